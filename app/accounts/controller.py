@@ -1,0 +1,119 @@
+"""GET /me, GET /health and the sub-account reads."""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg
+from litestar import Controller, Response, get
+
+from app.accounts.structs import Features, Health, Identity, RateLimit, SubAccount
+from app.auth.principal import Principal
+from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
+from app.core.errors import error_responses, not_found
+from app.core.sql import QUERIES
+
+
+def sub_account_from_row(row: asyncpg.Record) -> SubAccount:
+    return SubAccount(
+        id=row["id"],
+        name=row["name"],
+        status=row["status"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+class HealthController(Controller):
+    path = "/health"
+    opt = {"public": True}
+
+    @get(operation_id="getHealth", summary="Service and database health", security=[])
+    async def health(self, pool: asyncpg.Pool) -> Response[Single[Health]]:
+        try:
+            await pool.fetchval("SELECT 1", timeout=2)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
+            return Response(
+                Single(Health(status="unavailable", database="unavailable")), status_code=503
+            )
+        return Response(Single(Health(status="ok", database="ok")))
+
+
+class IdentityController(Controller):
+    path = "/me"
+
+    @get(operation_id="getMe", summary="The tenancy and scopes the key resolves to")
+    async def me(self, pool: asyncpg.Pool, principal: Principal) -> Single[Identity]:
+        row = await pool.fetchrow(QUERIES["accounts.describe_key"], principal.key_id)
+        return Single(
+            Identity(
+                key_id=principal.key_id,
+                key_name=row["key_name"],
+                bound_to="partner" if principal.is_partner_key else "sub_account",
+                partner_id=principal.partner_id,
+                partner_name=row["partner_name"],
+                sub_account_id=principal.sub_account_id,
+                sub_account_name=row["sub_account_name"],
+                scopes=sorted(principal.scopes),
+                api_write=principal.api_write,
+                retention_days=principal.retention_days,
+                features=Features(
+                    networks=principal.networks_enabled, multi_site=principal.multi_site_enabled
+                ),
+                rate_limit=RateLimit(
+                    per_minute=principal.rate_limit, remaining=principal.remaining
+                ),
+                expires_at=row["expires_at"],
+            )
+        )
+
+
+class SubAccountController(Controller):
+    path = "/sub-accounts"
+    opt = {"scope": "devices:read"}
+
+    @get(operation_id="listSubAccounts", summary="Sub-accounts visible to the key")
+    async def list_sub_accounts(
+        self, pool: asyncpg.Pool, principal: Principal, limit: Limit = 50, offset: Offset = 0
+    ) -> Listing[SubAccount]:
+        rows = await pool.fetch(
+            QUERIES["accounts.list_sub_accounts"],
+            principal.partner_id,
+            principal.sub_account_id,
+            limit,
+            offset,
+        )
+        if rows:
+            total = rows[0]["total"]
+        else:
+            total = await pool.fetchval(
+                QUERIES["accounts.count_sub_accounts"],
+                principal.partner_id,
+                principal.sub_account_id,
+            )
+        return Listing(
+            data=[sub_account_from_row(r) for r in rows],
+            pagination=Pagination(limit=limit, offset=offset, total=total),
+        )
+
+    @get(
+        "/{sub_account_id:str}",
+        operation_id="getSubAccount",
+        summary="One sub-account",
+        responses=error_responses(403, 404),
+    )
+    async def get_sub_account(
+        self, pool: asyncpg.Pool, principal: Principal, sub_account_id: str
+    ) -> Single[SubAccount]:
+        wanted: uuid.UUID | None = parse_uuid(sub_account_id)
+        row = None
+        if wanted is not None:
+            row = await pool.fetchrow(
+                QUERIES["accounts.get_sub_account"],
+                principal.partner_id,
+                principal.sub_account_id,
+                wanted,
+            )
+        if row is None:
+            raise not_found("sub-account")
+        return Single(sub_account_from_row(row))

@@ -1,0 +1,53 @@
+"""Who is calling: the key, its tenancy and its plan, resolved once per request."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from typing import Any
+
+import msgspec
+
+KEY_PATTERN = re.compile(r"^svc_live_[A-Za-z0-9_\-]{32,}$")
+
+
+def hash_secret(secret: str) -> bytes:
+    """SHA-256 of a whole high-entropy secret (API key or integration token).
+
+    A fast hash is right here: the secrets are random and long, so there is nothing to
+    brute-force, and a lookup by hash under a unique index does not leak the secret.
+    """
+    return hashlib.sha256(secret.encode()).digest()
+
+
+class Principal(msgspec.Struct, frozen=True):
+    key_id: uuid.UUID
+    partner_id: uuid.UUID
+    sub_account_id: uuid.UUID | None
+    scopes: frozenset[str]
+    api_write: bool
+    retention_days: int
+    networks_enabled: bool
+    multi_site_enabled: bool
+    rate_limit: int
+    remaining: int
+
+    @property
+    def is_partner_key(self) -> bool:
+        return self.sub_account_id is None
+
+
+def principal_from_row(row: Any) -> Principal:
+    return Principal(
+        key_id=row["key_id"],
+        partner_id=row["partner_id"],
+        sub_account_id=row["sub_account_id"],
+        scopes=frozenset(row["scopes"]),
+        api_write=row["api_write"],
+        retention_days=row["retention_days"],
+        networks_enabled=row["networks_enabled"],
+        multi_site_enabled=row["multi_site_enabled"],
+        rate_limit=row["rate_limit"],
+        remaining=row["remaining"],
+    )

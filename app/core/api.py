@@ -1,0 +1,93 @@
+"""Envelopes, paging parameters and the formats of identifiers and timestamps (D6, D7)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import UTC, datetime
+from typing import Annotated, Generic, TypeVar
+
+import msgspec
+from litestar.params import Parameter
+
+from app.core.errors import invalid_parameter
+
+T = TypeVar("T")
+
+API_PREFIX = "/api/v1"
+MAX_PAGE = 200
+
+
+class Pagination(msgspec.Struct):
+    limit: int
+    offset: int
+    total: int
+
+
+class Single(msgspec.Struct, Generic[T]):
+    data: T
+
+
+class Listing(msgspec.Struct, Generic[T]):
+    data: list[T]
+    pagination: Pagination
+
+
+Limit = Annotated[
+    int,
+    Parameter(ge=1, le=MAX_PAGE, description="Page size, 1 to 200.", default=50),
+]
+Offset = Annotated[int, Parameter(ge=0, description="Items to skip, 0 or more.", default=0)]
+
+
+_EUI_SEPARATORS = re.compile(r"[:\-]")
+_HEX16 = re.compile(r"^[0-9a-fA-F]{16}$")
+
+
+def normalize_eui(text: str) -> str | None:
+    """A DevEUI or GatewayEUI in canonical form (16 lowercase hex), or None."""
+    compact = _EUI_SEPARATORS.sub("", text)
+    return compact.lower() if _HEX16.match(compact) else None
+
+
+def parse_uuid(text: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(text)
+    except (ValueError, AttributeError, TypeError):
+        return None
+
+
+def parse_filter_id(
+    name: str, text: str | None, allow_none: bool = False
+) -> uuid.UUID | str | None:
+    """An id filter: None when absent, "none" where allowed, else a UUID or a 400 (D18)."""
+    if text is None:
+        return None
+    if allow_none and text == "none":
+        return "none"
+    parsed = parse_uuid(text)
+    if parsed is None:
+        expected = "a UUID or 'none'" if allow_none else "a UUID"
+        raise invalid_parameter(name, f"must be {expected}")
+    return parsed
+
+
+def parse_timestamp(name: str, text: str) -> datetime:
+    """RFC 3339 / ISO 8601 with an offset or Z; without an offset it is UTC (D6)."""
+    candidate = text.strip()
+    if candidate.endswith(("z", "Z")):
+        candidate = candidate[:-1] + "+00:00"
+    # A '+' in a query string may have been decoded to a space.
+    if re.match(r".*T.* \d{2}:?\d{2}$", candidate):
+        candidate = candidate[: candidate.rfind(" ")] + "+" + candidate[candidate.rfind(" ") + 1 :]
+    try:
+        value = datetime.fromisoformat(candidate)
+    except ValueError:
+        raise invalid_parameter(name, "must be an ISO 8601 timestamp") from None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)

@@ -1,0 +1,34 @@
+"""Settings read once from the environment."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import msgspec
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_PORT = 55432
+
+
+class Settings(msgspec.Struct, frozen=True):
+    database_url: str
+    statement_timeout_ms: int = 5000
+    pool_min_size: int = 2
+    pool_max_size: int = 10
+    max_body_bytes: int = 64 * 1024
+
+
+def local_database_url(database: str = "telemetry") -> str:
+    """The URL of the project's own cluster started by `telemetry db start`."""
+    port = int(os.environ.get("TELEMETRY_DB_PORT", DEFAULT_PORT))
+    return f"postgresql://telemetry@127.0.0.1:{port}/{database}"
+
+
+def load_settings() -> Settings:
+    return Settings(
+        database_url=os.environ.get("DATABASE_URL") or local_database_url(),
+        statement_timeout_ms=int(os.environ.get("STATEMENT_TIMEOUT_MS", 5000)),
+        pool_min_size=int(os.environ.get("DB_POOL_MIN", 2)),
+        pool_max_size=int(os.environ.get("DB_POOL_MAX", 10)),
+    )

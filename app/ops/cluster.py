@@ -1,0 +1,169 @@
+"""The project's own local TimescaleDB cluster (`telemetry db start|stop`).
+
+The data directory lives in the checkout (`.pgdata/`, git-ignored). PostgreSQL refuses
+to run as root, so when started by root the server runs as the `postgres` system user.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from app.core.config import DEFAULT_PORT, PROJECT_ROOT
+
+DATA_DIR = Path(os.environ.get("TELEMETRY_PGDATA", PROJECT_ROOT / ".pgdata"))
+PORT = int(os.environ.get("TELEMETRY_DB_PORT", DEFAULT_PORT))
+SUPERUSER = "telemetry"
+DATABASE = "telemetry"
+
+# Sized for the box this runs on (2 cores, 24 GiB) with room for the app and benchmarks.
+SERVER_SETTINGS = {
+    "listen_addresses": "'127.0.0.1'",
+    "port": str(PORT),
+    "unix_socket_directories": "''",
+    "shared_preload_libraries": "'timescaledb'",
+    "timescaledb.telemetry_level": "off",
+    "max_connections": "200",
+    "shared_buffers": "'3GB'",
+    "effective_cache_size": "'12GB'",
+    "work_mem": "'32MB'",
+    "maintenance_work_mem": "'1GB'",
+    "random_page_cost": "1.1",
+    "effective_io_concurrency": "200",
+    "max_wal_size": "'8GB'",
+    "checkpoint_timeout": "'15min'",
+    "wal_compression": "on",
+    # Short queries dominate; JIT compilation only adds latency to them.
+    "jit": "off",
+    "max_worker_processes": "16",
+    "max_parallel_workers_per_gather": "2",
+    "timescaledb.max_background_workers": "4",
+    "log_min_duration_statement": "1000",
+    "timezone": "'UTC'",
+}
+
+
+def pg_bindir() -> Path:
+    output = subprocess.run(
+        ["pg_config", "--bindir"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    return Path(output)
+
+
+def _run_as_owner(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    """Runs a server binary, as `postgres` when we are root."""
+    if os.geteuid() == 0:
+        args = ["runuser", "-u", "postgres", "--", *args]
+    return subprocess.run(args, check=True, text=True, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+
+def _prepare_data_dir() -> None:
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        owner = pwd.getpwnam("postgres")
+        os.chown(DATA_DIR, owner.pw_uid, owner.pw_gid)
+        # The server user must be able to reach the data directory inside the checkout.
+        for parent in DATA_DIR.parents:
+            mode = parent.stat().st_mode
+            if not mode & 0o001:
+                os.chmod(parent, mode | 0o001)
+    os.chmod(DATA_DIR, 0o700)
+
+
+def _initdb() -> None:
+    _prepare_data_dir()
+    bindir = pg_bindir()
+    _run_as_owner(
+        [
+            str(bindir / "initdb"),
+            "-D",
+            str(DATA_DIR),
+            "-U",
+            SUPERUSER,
+            "--auth=trust",
+            "--encoding=UTF8",
+            "--locale=C.UTF-8",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    conf = DATA_DIR / "postgresql.conf"
+    with conf.open("a") as handle:
+        handle.write("\n# telemetry: settings for this box\n")
+        for name, value in SERVER_SETTINGS.items():
+            handle.write(f"{name} = {value}\n")
+    (DATA_DIR / "pg_hba.conf").write_text(
+        "# Loopback only; the cluster belongs to the checkout.\nhost all all 127.0.0.1/32 trust\n"
+    )
+    if os.geteuid() == 0:
+        owner = pwd.getpwnam("postgres")
+        for path in (conf, DATA_DIR / "pg_hba.conf"):
+            os.chown(path, owner.pw_uid, owner.pw_gid)
+
+
+def is_running() -> bool:
+    if not (DATA_DIR / "postmaster.pid").exists():
+        return False
+    result = subprocess.run(
+        [str(pg_bindir() / "pg_isready"), "-h", "127.0.0.1", "-p", str(PORT)],
+        capture_output=True,
+        check=False,
+    )
+    return result.returncode == 0
+
+
+def database_url(database: str = DATABASE) -> str:
+    return f"postgresql://{SUPERUSER}@127.0.0.1:{PORT}/{database}"
+
+
+def start() -> str:
+    if not (DATA_DIR / "PG_VERSION").exists():
+        if shutil.which("pg_config") is None:
+            raise RuntimeError("PostgreSQL is not installed; run scripts/install-system.sh")
+        _initdb()
+    if not is_running():
+        log = DATA_DIR / "server.log"
+        _run_as_owner(
+            [
+                str(pg_bindir() / "pg_ctl"),
+                "-D",
+                str(DATA_DIR),
+                "-l",
+                str(log),
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+        for _ in range(100):
+            if is_running():
+                break
+            time.sleep(0.1)
+    ensure_database(DATABASE)
+    return database_url()
+
+
+def ensure_database(name: str) -> None:
+    psql = str(pg_bindir() / "psql")
+    base = [psql, "-h", "127.0.0.1", "-p", str(PORT), "-U", SUPERUSER, "-d", "postgres", "-tA"]
+    exists = subprocess.run(
+        [*base, "-c", f"SELECT 1 FROM pg_database WHERE datname = '{name}'"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    if not exists:
+        subprocess.run([*base, "-c", f'CREATE DATABASE "{name}"'], check=True, capture_output=True)
+
+
+def stop() -> None:
+    if (DATA_DIR / "postmaster.pid").exists():
+        _run_as_owner(
+            [str(pg_bindir() / "pg_ctl"), "-D", str(DATA_DIR), "-m", "fast", "-w", "stop"],
+            stdout=subprocess.DEVNULL,
+        )

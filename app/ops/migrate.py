@@ -1,0 +1,61 @@
+"""Forward-only migrations (`schema/NNN-description.sql`) and re-runnable definitions.
+
+Each migration runs in its own transaction together with its row in
+`schema_migrations`, so a failure leaves nothing half-applied. Definitions
+(`schema/definitions/*.sql`: functions, views) are re-applied on every run, after the
+migrations. An advisory lock serialises concurrent runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import asyncpg
+
+from app.core.config import PROJECT_ROOT
+
+SCHEMA_DIR = PROJECT_ROOT / "schema"
+_LOCK_ID = 7_301_994_211
+
+
+def migration_files(root: Path = SCHEMA_DIR) -> list[Path]:
+    return sorted(p for p in root.glob("[0-9][0-9][0-9]-*.sql"))
+
+
+def definition_files(root: Path = SCHEMA_DIR) -> list[Path]:
+    return sorted((root / "definitions").glob("*.sql"))
+
+
+async def migrate(connection: asyncpg.Connection) -> list[str]:
+    """Applies what is missing; returns the names of the migrations applied."""
+    applied_now: list[str] = []
+    await connection.execute("SELECT pg_advisory_lock($1)", _LOCK_ID)
+    try:
+        await connection.execute(
+            """CREATE TABLE IF NOT EXISTS schema_migrations (
+                   version     text PRIMARY KEY,
+                   checksum    text NOT NULL,
+                   applied_at  timestamptz NOT NULL DEFAULT now())"""
+        )
+        done = {
+            r["version"] for r in await connection.fetch("SELECT version FROM schema_migrations")
+        }
+        for path in migration_files():
+            if path.name in done:
+                continue
+            sql = path.read_text()
+            async with connection.transaction():
+                await connection.execute(sql)
+                await connection.execute(
+                    "INSERT INTO schema_migrations (version, checksum) VALUES ($1, $2)",
+                    path.name,
+                    hashlib.sha256(sql.encode()).hexdigest(),
+                )
+            applied_now.append(path.name)
+        async with connection.transaction():
+            for path in definition_files():
+                await connection.execute(path.read_text())
+    finally:
+        await connection.execute("SELECT pg_advisory_unlock($1)", _LOCK_ID)
+    return applied_now

@@ -1,0 +1,89 @@
+-- The write path of readings: raw rows plus the hourly and daily rollups, in the caller's
+-- transaction. One call stores one uplink's readings (all at the same time and site).
+-- Rollups hold mergeable partials; `last_*` moves only for a reading at least as new as
+-- the stored one, so late and out-of-order readings are summarised correctly.
+
+CREATE OR REPLACE FUNCTION record_readings(
+    p_device_num    integer,
+    p_site_num      integer,
+    p_time          timestamptz,
+    p_num_fields    integer[],
+    p_num_values    double precision[],
+    p_other_fields  integer[],
+    p_other_values  jsonb[]
+) RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF cardinality(p_num_fields) > 0 THEN
+        INSERT INTO readings_num (device_num, field_num, time, value, site_num)
+        SELECT p_device_num, f, p_time, v, p_site_num
+          FROM unnest(p_num_fields, p_num_values) AS r (f, v);
+
+        INSERT INTO rollup_hour_num AS r
+               (device_num, field_num, site_num, bucket, n, sum, min, max, last_time, last_value)
+        SELECT p_device_num, f, p_site_num, time_bucket('1 hour', p_time), 1, v, v, v, p_time, v
+          FROM unnest(p_num_fields, p_num_values) AS x (f, v)
+        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
+           SET n = r.n + 1, sum = r.sum + excluded.sum,
+               min = LEAST(r.min, excluded.min), max = GREATEST(r.max, excluded.max),
+               last_value = CASE WHEN excluded.last_time >= r.last_time
+                                 THEN excluded.last_value ELSE r.last_value END,
+               last_time = GREATEST(r.last_time, excluded.last_time);
+
+        INSERT INTO rollup_day_num AS r
+               (device_num, field_num, site_num, bucket, n, sum, min, max, last_time, last_value)
+        SELECT p_device_num, f, p_site_num, time_bucket('1 day', p_time), 1, v, v, v, p_time, v
+          FROM unnest(p_num_fields, p_num_values) AS x (f, v)
+        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
+           SET n = r.n + 1, sum = r.sum + excluded.sum,
+               min = LEAST(r.min, excluded.min), max = GREATEST(r.max, excluded.max),
+               last_value = CASE WHEN excluded.last_time >= r.last_time
+                                 THEN excluded.last_value ELSE r.last_value END,
+               last_time = GREATEST(r.last_time, excluded.last_time);
+    END IF;
+
+    IF cardinality(p_other_fields) > 0 THEN
+        INSERT INTO readings_other (device_num, field_num, time, value, site_num)
+        SELECT p_device_num, f, p_time, v, p_site_num
+          FROM unnest(p_other_fields, p_other_values) AS r (f, v);
+
+        INSERT INTO rollup_hour_other AS r
+               (device_num, field_num, site_num, bucket, n, last_time, last_value)
+        SELECT p_device_num, f, p_site_num, time_bucket('1 hour', p_time), 1, p_time, v
+          FROM unnest(p_other_fields, p_other_values) AS x (f, v)
+        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
+           SET n = r.n + 1,
+               last_value = CASE WHEN excluded.last_time >= r.last_time
+                                 THEN excluded.last_value ELSE r.last_value END,
+               last_time = GREATEST(r.last_time, excluded.last_time);
+
+        INSERT INTO rollup_day_other AS r
+               (device_num, field_num, site_num, bucket, n, last_time, last_value)
+        SELECT p_device_num, f, p_site_num, time_bucket('1 day', p_time), 1, p_time, v
+          FROM unnest(p_other_fields, p_other_values) AS x (f, v)
+        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
+           SET n = r.n + 1,
+               last_value = CASE WHEN excluded.last_time >= r.last_time
+                                 THEN excluded.last_value ELSE r.last_value END,
+               last_time = GREATEST(r.last_time, excluded.last_time);
+    END IF;
+END;
+$$;
+
+-- Deletes every trace of a device's telemetry (decisions D16), in the caller's transaction.
+CREATE OR REPLACE FUNCTION delete_device_telemetry(p_device_num integer) RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    DELETE FROM readings_num WHERE device_num = p_device_num;
+    DELETE FROM readings_other WHERE device_num = p_device_num;
+    DELETE FROM rollup_hour_num WHERE device_num = p_device_num;
+    DELETE FROM rollup_day_num WHERE device_num = p_device_num;
+    DELETE FROM rollup_hour_other WHERE device_num = p_device_num;
+    DELETE FROM rollup_day_other WHERE device_num = p_device_num;
+    DELETE FROM device_state WHERE device_num = p_device_num;
+    DELETE FROM device_alerts WHERE device_num = p_device_num;
+    DELETE FROM downlink_queue WHERE device_num = p_device_num;
+END;
+$$;

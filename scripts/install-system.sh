@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs what the service needs from Debian on a fresh bookworm machine:
+# PostgreSQL 15, TimescaleDB (built from Debian trixie's source package, Apache-2
+# edition) and wrk for the HTTP benchmarks. Safe to run again; skips what is there.
+set -euo pipefail
+
+need_root() { if [ "$(id -u)" -ne 0 ]; then echo "sudo"; fi; }
+SUDO=$(need_root)
+
+packages=(postgresql-15 postgresql-server-dev-15 postgresql-contrib cmake gcc make xz-utils wrk)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# The clusters of this project are owned by the project, not by Debian's service.
+$SUDO systemctl disable --now postgresql >/dev/null 2>&1 || true
+
+pg_libdir=$(pg_config --pkglibdir)
+if ls "$pg_libdir"/timescaledb*.so >/dev/null 2>&1; then
+  echo "timescaledb: already installed in $pg_libdir"
+  exit 0
+fi
+
+# A private apt configuration that only knows trixie's source packages, so that the
+# system's own sources and lists stay untouched. The mirror is the one the machine uses.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+if [ -z "$mirror" ]; then
+  mirror=$(awk '$1 == "deb" {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
+fi
+[ -n "$mirror" ] || { echo "cannot find the Debian mirror of this machine" >&2; exit 1; }
+mkdir -p "$work/lists/partial" "$work/archives/partial"
+echo "deb-src [trusted=yes] $mirror trixie main" >"$work/sources.list"
+apt_opts=(-o "Dir::Etc::SourceList=$work/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
+          -o "Dir::State::Lists=$work/lists" -o "Dir::Cache::Archives=$work/archives"
+          -o "APT::Get::AllowUnauthenticated=true" -o "Acquire::AllowInsecureRepositories=true")
+$SUDO apt-get "${apt_opts[@]}" update -qq
+(cd "$work" && $SUDO apt-get "${apt_opts[@]}" source --download-only -qq timescaledb/trixie)
+tar -C "$work" -xf "$work"/timescaledb_*.orig.tar.*
+src=$(find "$work" -maxdepth 1 -type d -name 'timescaledb-*' | head -n 1)
+(cd "$src" && ./bootstrap -DAPACHE_ONLY=ON -DREGRESS_CHECKS=OFF -DTAP_CHECKS=OFF \
+   -DWARNINGS_AS_ERRORS=OFF -DUSE_TELEMETRY=OFF >/dev/null && $SUDO make -C build -j2 install >/dev/null)
+echo "timescaledb: built and installed into $pg_libdir"

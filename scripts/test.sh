@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# README command 2: installs what is missing, then lint, type check and the test suite
+# against the project's own TimescaleDB cluster.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-system.sh
+bash scripts/setup-python.sh
+.venv/bin/telemetry db start >/dev/null
+echo "== ruff"
+.venv/bin/ruff check app tests benchmarks
+.venv/bin/ruff format --check app tests benchmarks
+echo "== mypy"
+.venv/bin/mypy
+echo "== pytest"
+.venv/bin/pytest "$@"
