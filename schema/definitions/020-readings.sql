@@ -87,3 +87,58 @@ BEGIN
     DELETE FROM downlink_queue WHERE device_num = p_device_num;
 END;
 $$;
+
+-- Recomputes the rollups of the buckets that overlap [p_from, p_to) from the raw readings,
+-- for the given devices (all when NULL). Used after bulk loads that bypass record_readings.
+CREATE OR REPLACE FUNCTION rebuild_rollups(
+    p_from timestamptz, p_to timestamptz, p_device_nums integer[] DEFAULT NULL
+) RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    hour_from timestamptz := time_bucket('1 hour', p_from);
+    day_from  timestamptz := time_bucket('1 day', p_from);
+    day_to    timestamptz := time_bucket('1 day', p_to - interval '1 microsecond') + interval '1 day';
+    hour_to   timestamptz := time_bucket('1 hour', p_to - interval '1 microsecond') + interval '1 hour';
+BEGIN
+    DELETE FROM rollup_hour_num WHERE bucket >= hour_from AND bucket < hour_to
+       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums));
+    INSERT INTO rollup_hour_num (device_num, field_num, site_num, bucket, n, sum, min, max, last_time, last_value)
+    SELECT device_num, field_num, site_num, time_bucket('1 hour', time), count(*), sum(value),
+           min(value), max(value), max(time), last(value, time)
+      FROM readings_num
+     WHERE time >= hour_from AND time < hour_to
+       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums))
+     GROUP BY 1, 2, 3, 4;
+
+    DELETE FROM rollup_day_num WHERE bucket >= day_from AND bucket < day_to
+       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums));
+    INSERT INTO rollup_day_num (device_num, field_num, site_num, bucket, n, sum, min, max, last_time, last_value)
+    SELECT device_num, field_num, site_num, time_bucket('1 day', bucket), sum(n), sum(sum),
+           min(min), max(max), max(last_time), last(last_value, last_time)
+      FROM rollup_hour_num
+     WHERE bucket >= day_from AND bucket < day_to
+       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums))
+     GROUP BY 1, 2, 3, 4;
+
+    DELETE FROM rollup_hour_other WHERE bucket >= hour_from AND bucket < hour_to
+       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums));
+    INSERT INTO rollup_hour_other (device_num, field_num, site_num, bucket, n, last_time, last_value)
+    SELECT device_num, field_num, site_num, time_bucket('1 hour', time), count(*), max(time),
+           last(value, time)
+      FROM readings_other
+     WHERE time >= hour_from AND time < hour_to
+       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums))
+     GROUP BY 1, 2, 3, 4;
+
+    DELETE FROM rollup_day_other WHERE bucket >= day_from AND bucket < day_to
+       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums));
+    INSERT INTO rollup_day_other (device_num, field_num, site_num, bucket, n, last_time, last_value)
+    SELECT device_num, field_num, site_num, time_bucket('1 day', bucket), sum(n), max(last_time),
+           last(last_value, last_time)
+      FROM rollup_hour_other
+     WHERE bucket >= day_from AND bucket < day_to
+       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums))
+     GROUP BY 1, 2, 3, 4;
+END;
+$$;

@@ -1,0 +1,10 @@
+-- name: resolve_device
+-- A device by id ($3) or DevEUI ($4) within the key's scope ($1 partner, $2 sub-account or NULL); sub-account keys see assigned devices only.
+SELECT d.id, d.num, d.status, d.partner_id, d.sub_account_id, d.profile_id, d.network_id,
+       d.site_id, s.num AS site_num, d.dev_eui, d.name
+  FROM devices d
+  LEFT JOIN sites s ON s.id = d.site_id
+ WHERE d.partner_id = $1
+   AND (d.id = $3 OR d.dev_eui = $4)
+   AND ($2::uuid IS NULL OR (d.sub_account_id = $2 AND d.status = 'assigned'))
+ LIMIT 1
