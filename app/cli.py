@@ -188,7 +188,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def run_benchmarks(argv: list[str]) -> int:
+    """`telemetry bench ...` is the benchmark suite's own command line (benchmarks/cli.py)."""
+    from app.core.config import PROJECT_ROOT
+
+    sys.path.insert(0, str(PROJECT_ROOT))
+    from benchmarks.cli import main as bench_main
+
+    return int(bench_main(argv) or 0)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bench"]:
+        return run_benchmarks(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         args.handler(args)
