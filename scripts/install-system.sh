@@ -7,7 +7,8 @@ set -euo pipefail
 need_root() { if [ "$(id -u)" -ne 0 ]; then echo "sudo"; fi; }
 SUDO=$(need_root)
 
-packages=(postgresql-15 postgresql-server-dev-15 postgresql-contrib cmake gcc make xz-utils wrk)
+packages=(postgresql-15 postgresql-server-dev-15 postgresql-contrib cmake gcc make xz-utils wrk
+          debian-archive-keyring dpkg-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -36,10 +37,10 @@ if [ -z "$mirror" ]; then
 fi
 [ -n "$mirror" ] || { echo "cannot find the Debian mirror of this machine" >&2; exit 1; }
 mkdir -p "$work/lists/partial" "$work/archives/partial"
-echo "deb-src [trusted=yes] $mirror trixie main" >"$work/sources.list"
+echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" >"$work/sources.list"
 apt_opts=(-o "Dir::Etc::SourceList=$work/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
           -o "Dir::State::Lists=$work/lists" -o "Dir::Cache::Archives=$work/archives"
-          -o "APT::Get::AllowUnauthenticated=true" -o "Acquire::AllowInsecureRepositories=true")
+          -o "APT::Sandbox::User=root")
 $SUDO apt-get "${apt_opts[@]}" update -qq
 (cd "$work" && $SUDO apt-get "${apt_opts[@]}" source --download-only -qq timescaledb/trixie)
 tar -C "$work" -xf "$work"/timescaledb_*.orig.tar.*
