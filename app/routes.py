@@ -10,7 +10,15 @@ from typing import Any
 
 
 def api_route_handlers() -> list[Any]:
-    return []
+    from app.downlinks.controller import DownlinkController
+    from app.members.controller import MembersController
+    from app.multicast.execute import MulticastExecuteController
+
+    return [
+        DownlinkController,
+        MulticastExecuteController,
+        MembersController,
+    ]
 
 
 def public_route_handlers() -> list[Any]:

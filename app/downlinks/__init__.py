@@ -1,0 +1,1 @@
+"""Downlink templates and the per-device downlink queue."""

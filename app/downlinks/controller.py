@@ -1,0 +1,125 @@
+"""GET and POST /devices/{id}/downlinks: a device's templates, and queueing a downlink."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncpg
+from litestar import Controller, Request, Response, get, post
+
+from app.auth.principal import Principal
+from app.core.api import Limit, Listing, Offset, Pagination, Single
+from app.core.body import json_body_operation, read_json_body
+from app.core.errors import ApiError, error_responses
+from app.core.sql import QUERIES
+from app.core.tenancy import resolve_device
+from app.downlinks.encoding import encode_payload
+from app.downlinks.queue import Planned, enqueue, load_templates, pick_template, require_reference
+from app.downlinks.structs import SEND_DECODER, DownlinkTemplate, QueuedDownlink, SendDownlink
+
+SEND_DESCRIPTION = (
+    "`key` or `templateId` (exactly one, or both naming the same template); `data` "
+    "overrides the template's `sampleData` field by field (a field the template does not "
+    "have is 400 `invalid_body`); `expiresInSeconds` is a JSON integer 1..2592000. The "
+    "payload is encoded from the template's layout; a value out of its type's range is "
+    "400 `invalid_body` naming the field."
+)
+
+
+def device_rate_limited(retry_after: int) -> ApiError:
+    return ApiError(
+        429,
+        "rate_limited",
+        "the device's hourly downlink limit is reached",
+        {"Retry-After": str(retry_after)},
+    )
+
+
+class DownlinkController(Controller):
+    path = "/devices/{device_id:str}/downlinks"
+    tags = ["Downlinks"]
+
+    @get(
+        operation_id="listDownlinkTemplates",
+        summary="The downlink templates of the device's profile",
+        description="Needs `devices:read`. Inventory and archived devices answer 404.",
+        opt={"scope": "devices:read"},
+        responses=error_responses(400, 403, 404),
+    )
+    async def list_templates(
+        self,
+        pool: asyncpg.Pool,
+        principal: Principal,
+        device_id: str,
+        limit: Limit = 50,
+        offset: Offset = 0,
+    ) -> Listing[DownlinkTemplate]:
+        device = await resolve_device(pool, principal, device_id, live=True)
+        rows = await pool.fetch(
+            QUERIES["downlinks.list_templates"], device.profile_id, limit, offset
+        )
+        total = (
+            rows[0]["total"]
+            if rows
+            else await pool.fetchval(QUERIES["downlinks.count_templates"], device.profile_id)
+        )
+        return Listing(
+            data=[
+                DownlinkTemplate(
+                    template_id=row["id"],
+                    key=row["key"],
+                    name=row["name"],
+                    f_port=row["f_port"],
+                    confirmed=row["confirmed"],
+                    sample_data=row["sample_data"],
+                )
+                for row in rows
+            ],
+            pagination=Pagination(limit=limit, offset=offset, total=total),
+        )
+
+    @post(
+        operation_id="sendDownlink",
+        summary="Queue a downlink to one device",
+        description=(
+            "Needs `downlinks:write` and a plan with API write access. At most the device's "
+            "`downlinkRatePerHour` (default 30) items per rolling hour; over it 429 "
+            "`rate_limited` with `Retry-After` (seconds until a slot frees). `expiresAt` is "
+            "now + `expiresInSeconds`, else now + the device's configured expiry, else null."
+        ),
+        opt={"scope": "downlinks:write", "write": True},
+        status_code=202,
+        operation_class=json_body_operation(SendDownlink, SEND_DESCRIPTION),
+        responses=error_responses(400, 403, 404, 413, 415),
+    )
+    async def send(
+        self,
+        request: Request[Any, Any, Any],
+        pool: asyncpg.Pool,
+        principal: Principal,
+        device_id: str,
+    ) -> Response[Single[QueuedDownlink]]:
+        body = await read_json_body(request, SEND_DECODER)
+        template_id = require_reference(body)
+        device = await resolve_device(pool, principal, device_id, live=True)
+        template = pick_template(await load_templates(pool, [device.profile_id]), body, template_id)
+        payload = encode_payload(template.layout, template.sample_data, body.data)
+        planned = Planned(device.num, template, payload, body.expires_in_seconds)
+        async with pool.acquire() as connection, connection.transaction():
+            outcome = (await enqueue(connection, [planned])).get(device.num)
+        if outcome is None:
+            raise ApiError(404, "not_found", "device not found")
+        if outcome.queue_item_id is None:
+            raise device_rate_limited(outcome.retry_after or 1)
+        return Response(
+            Single(
+                QueuedDownlink(
+                    status="queued",
+                    queue_item_id=outcome.queue_item_id,
+                    f_port=template.f_port,
+                    byte_count=len(payload),
+                    expires_at=outcome.expires_at,
+                )
+            ),
+            status_code=202,
+        )

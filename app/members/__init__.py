@@ -1,0 +1,1 @@
+"""Members of a sub-account: list, add, remove, and the login check."""

@@ -1,0 +1,15 @@
+-- name: find_group
+-- A multicast group in the key's scope ($1 partner, $2 sub-account or NULL, $3 group id).
+SELECT g.id, g.sub_account_id
+  FROM multicast_groups g
+  JOIN sub_accounts sa ON sa.id = g.sub_account_id
+ WHERE g.id = $3 AND sa.partner_id = $1 AND ($2::uuid IS NULL OR g.sub_account_id = $2)
+
+-- name: assigned_members
+-- The group's assigned member devices of its own sub-account ($1 group, $2 sub-account), by name.
+SELECT d.id, d.num, d.dev_eui, d.profile_id
+  FROM multicast_members m
+  JOIN devices d ON d.id = m.device_id
+ WHERE m.group_id = $1 AND d.sub_account_id = $2 AND d.status = 'assigned'
+ ORDER BY d.name, d.id
+ LIMIT 100000
