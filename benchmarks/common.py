@@ -562,6 +562,8 @@ class Manifest(msgspec.Struct, kw_only=True):
     readings_num: int
     readings_other: int
     load_seconds: float
+    load_rate: float = 0.0  # readings/s, rollups included
+    latest_primed: bool = False  # the newest uplink of every device went through ingest
     fleet: Fleet | None = None
 
     def key_for(self, device: DeviceRef) -> str:

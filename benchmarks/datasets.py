@@ -1,0 +1,929 @@
+"""Deterministic benchmark datasets, loaded at full speed into a scratch database.
+
+A dataset is a tenancy (partners, sub-accounts, sites, networks, gateways, profiles,
+devices, keys, ChirpStack integrations) written as a world dict and loaded through the
+product's own world loader, plus readings every 15 minutes for every assigned device:
+temperature (diurnal and seasonal), humidity, a slowly draining battery (role
+`battery_pct`), a string `status` (non-numeric: readings_other) and the signal quality
+series (field 0), with outages (gaps) and a few late arrivals.
+
+Readings bypass the ingest pipeline: they are packed with numpy into PostgreSQL's binary
+COPY format and streamed with asyncpg `copy_to_table(format="binary")` (the protocol of
+`copy_records_to_table`, without building a Python tuple per reading, which alone would
+cap the load far below the target), one time slice at a time over parallel connections;
+the rollups of each slice are rebuilt with `rebuild_rollups` while the next slice loads.
+Every device's newest uplink is then sent through the real pipeline (a second world with
+`uplinks`) so that `/latest` has its stored body, when the pipeline supports it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import io
+import itertools
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import msgspec
+import numpy as np
+import polars as pl
+
+from benchmarks.common import (
+    DeviceRef,
+    FieldRef,
+    Fleet,
+    KeyRef,
+    Manifest,
+    connect,
+    manifest_path,
+    progress,
+    scratch_database,
+)
+
+INTERVAL_S = 15 * 60
+SLICE_DAYS = 7  # slices never straddle a 14-day readings_num chunk (both epoch-aligned)
+PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+PG_EPOCH_US = int(PG_EPOCH.timestamp()) * 1_000_000
+COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + b"\x00\x00\x00\x00" + b"\x00\x00\x00\x00"
+COPY_TRAILER = b"\xff\xff"
+BIG_TIER = {"perMinute": 100_000_000, "perDay": 2_000_000_000}
+SCOPES = [
+    "devices:read",
+    "telemetry:read",
+    "profiles:read",
+    "downlinks:write",
+    "members:read",
+    "members:manage",
+]
+FIELDS = [
+    FieldRef(identifier="temperature", data_type="number"),
+    FieldRef(identifier="humidity", data_type="number"),
+    FieldRef(identifier="battery", data_type="number", role="battery_pct"),
+    FieldRef(identifier="status", data_type="string"),
+]
+STATUS_VALUES = ["ok", "low_battery", "alarm", "maintenance"]
+
+
+@dataclass(frozen=True)
+class Scale:
+    name: str
+    devices: int
+    days: int
+    partners: int
+    sub_accounts_per_partner: int
+    fleet_default: int = 0
+    copy_connections: int = 2
+
+
+SCALES = {
+    # XS is for the suite's own test: seconds to load.
+    "XS": Scale("XS", devices=4, days=3, partners=1, sub_accounts_per_partner=2),
+    "S": Scale("S", devices=50, days=30, partners=2, sub_accounts_per_partner=2),
+    "M": Scale("M", devices=500, days=365, partners=4, sub_accounts_per_partner=5),
+    "L": Scale("L", devices=2000, days=365, partners=8, sub_accounts_per_partner=5),
+}
+
+
+def database_name(scale: str) -> str:
+    return f"bench_{scale.lower()}"
+
+
+def _uuid(scale: str, *parts: object) -> str:
+    return str(
+        uuid.uuid5(uuid.NAMESPACE_URL, f"telemetry-bench/{scale}/" + "/".join(map(str, parts)))
+    )
+
+
+def _secret(scale: str, *parts: object) -> str:
+    digest = hashlib.sha256(f"telemetry-bench/{scale}/{'/'.join(map(str, parts))}".encode())
+    return digest.hexdigest()[:40]
+
+
+def _eui(prefix: int, partner: int, index: int) -> str:
+    return f"{prefix:06x}{partner:02x}{index:08x}"
+
+
+# --------------------------------------------------------------------------- the tenancy
+
+
+@dataclass
+class Plan:
+    """The world dict and what the benchmarks need to know about it."""
+
+    world: dict[str, Any]
+    devices: list[dict[str, Any]] = field(default_factory=list)  # assigned, reporting
+    keys: list[KeyRef] = field(default_factory=list)
+    tokens: dict[str, str] = field(default_factory=dict)
+
+
+def build_world(scale: Scale) -> Plan:
+    """Partners, each with sub-accounts, two nested sites, two networks, a gateway per
+    network, one profile (the four fields) and a few inventory devices; devices spread
+    round-robin over sub-accounts, sites (or none) and networks (or none)."""
+    s = scale.name
+    partners: list[dict[str, Any]] = []
+    plan = Plan(world={"partners": partners})
+    slots: list[tuple[int, dict[str, Any], dict[str, Any], dict[str, Any]]] = []
+    for p in range(scale.partners):
+        partner_id = _uuid(s, "partner", p)
+        profile_id = _uuid(s, "profile", p)
+        key = "svc_live_" + _secret(s, "partner-key", p)
+        token = "tok_" + _secret(s, "token", p)
+        plan.keys.append(KeyRef(secret=key, partner_id=partner_id, sub_account_id=None))
+        plan.tokens[partner_id] = token
+        subs: list[dict[str, Any]] = []
+        partner = {
+            "id": partner_id,
+            "name": f"Bench partner {p + 1}",
+            "plan": {"apiWrite": True, "retentionDays": 3650},
+            "tier": BIG_TIER,
+            "features": {"networks": True, "multiSite": True},
+            "keys": [{"id": _uuid(s, "pkey", p), "name": "bench", "secret": key, "scopes": SCOPES}],
+            "integrations": [
+                {"id": _uuid(s, "integration", p), "kind": "chirpstack", "token": token}
+            ],
+            "profiles": [
+                {
+                    "id": profile_id,
+                    "name": "ENV-4",
+                    "fields": [
+                        {
+                            "id": _uuid(s, "field", p, 0),
+                            "identifier": "temperature",
+                            "label": "Temperature",
+                            "unit": "°C",
+                            "dataType": "number",
+                        },
+                        {
+                            "id": _uuid(s, "field", p, 1),
+                            "identifier": "humidity",
+                            "label": "Humidity",
+                            "unit": "%",
+                            "dataType": "number",
+                        },
+                        {
+                            "id": _uuid(s, "field", p, 2),
+                            "identifier": "battery",
+                            "label": "Battery",
+                            "unit": "%",
+                            "dataType": "number",
+                            "role": "battery_pct",
+                        },
+                        {
+                            "id": _uuid(s, "field", p, 3),
+                            "identifier": "status",
+                            "label": "Status",
+                            "unit": "",
+                            "dataType": "string",
+                        },
+                    ],
+                }
+            ],
+            "inventory": {
+                "devices": [
+                    {
+                        "id": _uuid(s, "inventory", p, i),
+                        "devEui": _eui(0xB0B0B1, p, i),
+                        "name": f"Spare {i + 1}",
+                        "deviceProfileId": profile_id,
+                    }
+                    for i in range(2)
+                ]
+            },
+            "subAccounts": subs,
+        }
+        partners.append(partner)
+        for a in range(scale.sub_accounts_per_partner):
+            sub_id = _uuid(s, "sub", p, a)
+            campus, building = _uuid(s, "site", p, a, 0), _uuid(s, "site", p, a, 1)
+            north, south = _uuid(s, "net", p, a, 0), _uuid(s, "net", p, a, 1)
+            sub_key = "svc_live_" + _secret(s, "sub-key", p, a)
+            plan.keys.append(KeyRef(secret=sub_key, partner_id=partner_id, sub_account_id=sub_id))
+            sub = {
+                "id": sub_id,
+                "name": f"Customer {p + 1}.{a + 1}",
+                "keys": [
+                    {
+                        "id": _uuid(s, "skey", p, a),
+                        "name": "bench",
+                        "secret": sub_key,
+                        "scopes": SCOPES,
+                    }
+                ],
+                "sites": [
+                    {"id": campus, "name": "Campus", "parentSiteId": None},
+                    {"id": building, "name": "Building A", "parentSiteId": campus},
+                ],
+                "networks": [
+                    {"id": north, "name": "North", "siteId": campus},
+                    {"id": south, "name": "South", "siteId": None},
+                ],
+                "gateways": [
+                    {
+                        "id": _uuid(s, "gw", p, a, g),
+                        "gatewayEui": _eui(0x0016C0, p, a * 16 + g),
+                        "name": f"GW-{g + 1}",
+                        "networkId": net,
+                    }
+                    for g, net in enumerate((north, south))
+                ],
+                "devices": [],
+            }
+            subs.append(sub)
+            slots.append(
+                (
+                    p,
+                    partner,
+                    sub,
+                    {"sites": [campus, building, None], "networks": [north, south, None]},
+                )
+            )
+    for i in range(scale.devices):
+        p, partner, sub, where = slots[i % len(slots)]
+        site = where["sites"][i % 3]
+        network = where["networks"][(i // 3) % 3]
+        device = {
+            "id": _uuid(s, "device", i),
+            "devEui": _eui(0x70B3D5, p, i),
+            "name": f"Sensor {i + 1:05d}",
+            "serialNumber": f"SN-{i + 1:06d}",
+            "deviceProfileId": partner["profiles"][0]["id"],
+            "networkId": network,
+            "siteId": site,
+        }
+        sub["devices"].append(device)
+        plan.devices.append(
+            {**device, "partnerId": partner["id"], "subAccountId": sub["id"], "index": i}
+        )
+    return plan
+
+
+def build_fleet(scale: str, count: int, sub_accounts: int = 10) -> tuple[dict[str, Any], Fleet]:
+    """One partner with `count` devices over `sub_accounts` sub-accounts (directory only)."""
+    s = f"{scale}-fleet"
+    partner_id = _uuid(s, "partner")
+    profile_id = _uuid(s, "profile")
+    partner_key = "svc_live_" + _secret(s, "partner-key")
+    sub_keys: dict[str, str] = {}
+    subs: list[dict[str, Any]] = []
+    for a in range(sub_accounts):
+        sub_id = _uuid(s, "sub", a)
+        sub_keys[sub_id] = "svc_live_" + _secret(s, "sub-key", a)
+        site = _uuid(s, "site", a)
+        net = _uuid(s, "net", a)
+        subs.append(
+            {
+                "id": sub_id,
+                "name": f"Fleet customer {a + 1:02d}",
+                "keys": [
+                    {
+                        "id": _uuid(s, "skey", a),
+                        "name": "bench",
+                        "secret": sub_keys[sub_id],
+                        "scopes": SCOPES,
+                    }
+                ],
+                "sites": [{"id": site, "name": "Depot", "parentSiteId": None}],
+                "networks": [{"id": net, "name": "Fleet net", "siteId": None}],
+                "devices": [],
+            }
+        )
+    sample: list[str] = []
+    for i in range(count):
+        sub = subs[i % sub_accounts]
+        device_id = _uuid(s, "device", i)
+        sub["devices"].append(
+            {
+                "id": device_id,
+                "devEui": _eui(0xF1EE70, 0, i),
+                "name": f"Fleet unit {i:06d}",
+                "deviceProfileId": profile_id,
+                "networkId": sub["networks"][0]["id"] if i % 2 else None,
+                "siteId": sub["sites"][0]["id"] if i % 3 else None,
+            }
+        )
+        if i % max(1, count // 100) == 0:
+            sample.append(device_id)
+    world = {
+        "partners": [
+            {
+                "id": partner_id,
+                "name": "Bench fleet",
+                "plan": {"apiWrite": True, "retentionDays": 3650},
+                "tier": BIG_TIER,
+                "features": {"networks": True, "multiSite": True},
+                "keys": [
+                    {
+                        "id": _uuid(s, "pkey"),
+                        "name": "bench",
+                        "secret": partner_key,
+                        "scopes": SCOPES,
+                    }
+                ],
+                "profiles": [
+                    {
+                        "id": profile_id,
+                        "name": "Tracker",
+                        "fields": [
+                            {
+                                "id": _uuid(s, "field", 0),
+                                "identifier": "temperature",
+                                "label": "Temperature",
+                                "unit": "°C",
+                                "dataType": "number",
+                            }
+                        ],
+                    }
+                ],
+                "subAccounts": subs,
+            }
+        ]
+    }
+    fleet = Fleet(
+        partner_id=partner_id,
+        sub_account_ids=[sub["id"] for sub in subs],
+        device_count=count,
+        partner_key=partner_key,
+        sub_account_keys=sub_keys,
+        sample_device_ids=sample,
+    )
+    return world, fleet
+
+
+# --------------------------------------------------------------------------- readings
+
+
+@dataclass
+class Series:
+    """Per-device constants of the signals and the outage mask over the whole range."""
+
+    start: datetime
+    steps: int
+    base_temp: np.ndarray
+    drain_per_day: np.ndarray
+    battery_start: np.ndarray
+    present: np.ndarray  # bool [devices, steps]
+    late: list[tuple[int, int, int]]  # (device index, step, offset seconds)
+
+
+def plan_series(n_devices: int, start: datetime, steps: int, seed: int = 7) -> Series:
+    """Deterministic device constants, outages (gaps) and late arrivals.
+
+    Each device has about one outage a month, 2 to 36 hours long; a handful of readings
+    inside outages arrive late (after everything else), a few minutes off the 15-minute grid.
+    """
+    rng = np.random.default_rng(seed)
+    present = np.ones((n_devices, steps), dtype=bool)
+    late: list[tuple[int, int, int]] = []
+    days = steps * INTERVAL_S / 86400
+    for d in range(n_devices):
+        for _ in range(rng.poisson(max(days / 30, 0.5))):
+            length = int(rng.integers(8, 144))
+            begin = int(rng.integers(0, max(1, steps - length)))
+            present[d, begin : begin + length] = False
+            if rng.random() < 0.3:
+                late.append((d, begin + length // 2, int(rng.integers(30, 600))))
+    # The newest step stays present for every device: it is replayed through the pipeline.
+    present[:, -1] = True
+    return Series(
+        start=start,
+        steps=steps,
+        base_temp=rng.normal(20.0, 3.0, n_devices),
+        drain_per_day=rng.uniform(0.03, 0.12, n_devices),
+        battery_start=rng.uniform(85.0, 100.0, n_devices),
+        present=present,
+        late=late,
+    )
+
+
+def signals(series: Series, steps: np.ndarray, seed: int) -> dict[str, np.ndarray]:
+    """The four fields and signal quality at the given steps for every device: arrays
+    shaped [devices, len(steps)]; `status` holds indexes into STATUS_VALUES."""
+    rng = np.random.default_rng([seed, int(steps[0]) if len(steps) else 0])
+    n = len(series.base_temp)
+    seconds = (series.start.timestamp() + steps * INTERVAL_S).astype(np.float64)
+    day_fraction = (seconds % 86400) / 86400
+    year_fraction = (seconds / 86400 - 110) / 365.25
+    diurnal = np.sin(2 * np.pi * (day_fraction - 0.375))
+    seasonal = np.sin(2 * np.pi * year_fraction)
+    shape = (n, len(steps))
+    temperature = (
+        series.base_temp[:, None]
+        + 4.0 * diurnal[None, :]
+        + 7.0 * seasonal[None, :]
+        + rng.normal(0, 0.3, shape)
+    )
+    humidity = np.clip(
+        55 - 12 * diurnal[None, :] + 8 * seasonal[None, :] + rng.normal(0, 2, shape), 5, 100
+    )
+    elapsed_days = (steps * INTERVAL_S / 86400)[None, :]
+    battery = np.clip(
+        series.battery_start[:, None] - series.drain_per_day[:, None] * elapsed_days, 0, 100
+    )
+    battery = np.round(battery * 2) / 2
+    status = np.zeros(shape, dtype=np.int8)
+    status[battery < 20] = 1
+    status[rng.random(shape) < 0.002] = 2
+    status[rng.random(shape) < 0.001] = 3
+    quality = np.clip(np.round(72 + 12 * rng.standard_normal(shape)), 0, 100)
+    return {
+        "temperature": np.round(temperature, 2),
+        "humidity": np.round(humidity, 1),
+        "battery": battery,
+        "status": status,
+        "signal_quality": quality,
+    }
+
+
+NUM_ROW = np.dtype(
+    [
+        ("nf", ">i2"),
+        ("l1", ">i4"),
+        ("device", ">i4"),
+        ("l2", ">i4"),
+        ("field", ">i4"),
+        ("l3", ">i4"),
+        ("time", ">i8"),
+        ("l4", ">i4"),
+        ("value", ">f8"),
+        ("l5", ">i4"),
+        ("site", ">i4"),
+    ]
+)
+
+
+def pack_num(
+    device: np.ndarray,
+    field_num: np.ndarray,
+    time_us: np.ndarray,
+    value: np.ndarray,
+    site: np.ndarray,
+) -> bytes:
+    """Rows of readings_num in PostgreSQL's binary COPY format (without header)."""
+    rows = np.empty(len(device), dtype=NUM_ROW)
+    rows["nf"] = 5
+    rows["l1"], rows["l2"], rows["l5"] = 4, 4, 4
+    rows["l3"], rows["l4"] = 8, 8
+    rows["device"], rows["field"], rows["site"] = device, field_num, site
+    rows["time"] = time_us - PG_EPOCH_US
+    rows["value"] = value
+    return rows.tobytes()
+
+
+def pack_other(
+    device: np.ndarray,
+    field_num: np.ndarray,
+    time_us: np.ndarray,
+    value: np.ndarray,
+    site: np.ndarray,
+    choices: list[Any],
+) -> bytes:
+    """Rows of readings_other (value jsonb: version byte 1 + JSON text), grouped by value so
+    that each group is a fixed-width numpy record array."""
+    chunks: list[bytes] = []
+    for index, choice in enumerate(choices):
+        mask = value == index
+        if not mask.any():
+            continue
+        payload = b"\x01" + msgspec.json.encode(choice)
+        row = np.dtype(
+            [
+                ("nf", ">i2"),
+                ("l1", ">i4"),
+                ("device", ">i4"),
+                ("l2", ">i4"),
+                ("field", ">i4"),
+                ("l3", ">i4"),
+                ("time", ">i8"),
+                ("l4", ">i4"),
+                ("value", f"S{len(payload)}"),
+                ("l5", ">i4"),
+                ("site", ">i4"),
+            ]
+        )
+        rows = np.empty(int(mask.sum()), dtype=row)
+        rows["nf"] = 5
+        rows["l1"], rows["l2"], rows["l5"], rows["l3"] = 4, 4, 4, 8
+        rows["l4"] = len(payload)
+        rows["device"], rows["field"], rows["site"] = device[mask], field_num[mask], site[mask]
+        rows["time"] = time_us[mask] - PG_EPOCH_US
+        rows["value"] = payload
+        chunks.append(rows.tobytes())
+    return b"".join(chunks)
+
+
+@dataclass
+class Layout:
+    """Database numbers of the dataset's devices: device num, site num, field nums."""
+
+    device_num: np.ndarray
+    site_num: np.ndarray
+    field_nums: dict[str, np.ndarray]  # identifier -> per-device field num
+
+
+def slice_frames(
+    series: Series, layout: Layout, first: int, last: int, seed: int
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """readings_num and readings_other rows of steps [first, last) for every device, as
+    polars frames (device_num, field_num, time_us, value, site_num), gaps removed."""
+    steps = np.arange(first, last)
+    values = signals(series, steps, seed)
+    n = len(layout.device_num)
+    present = series.present[:, first:last].ravel()
+    time_us = (int(series.start.timestamp()) + steps * INTERVAL_S) * 1_000_000
+    base = pl.DataFrame(
+        {
+            "device_num": np.repeat(layout.device_num, len(steps)),
+            "site_num": np.repeat(layout.site_num, len(steps)),
+            "time_us": np.tile(time_us, n),
+            "row": np.arange(n * len(steps)),
+        }
+    ).filter(pl.Series(present))
+    rows = base["row"].to_numpy()
+    numeric = []
+    for identifier in ("signal_quality", "temperature", "humidity", "battery"):
+        nums = (
+            np.zeros(n, dtype=np.int32)
+            if identifier == "signal_quality"
+            else layout.field_nums[identifier]
+        )
+        numeric.append(
+            base.select(
+                "device_num",
+                pl.Series("field_num", np.repeat(nums, len(steps))[rows]),
+                "time_us",
+                pl.Series("value", values[identifier].ravel()[rows]),
+                "site_num",
+            )
+        )
+    other = base.select(
+        "device_num",
+        pl.Series("field_num", np.repeat(layout.field_nums["status"], len(steps))[rows]),
+        "time_us",
+        pl.Series("value", values["status"].ravel()[rows]),
+        "site_num",
+    )
+    # Sorted by series and time, as a device's readings arrive: index pages stay local.
+    return pl.concat(numeric).sort("device_num", "field_num", "time_us"), other
+
+
+def encode_num(frame: pl.DataFrame) -> bytes:
+    return pack_num(
+        frame["device_num"].to_numpy(),
+        frame["field_num"].to_numpy(),
+        frame["time_us"].to_numpy(),
+        frame["value"].to_numpy().astype(np.float64),
+        frame["site_num"].to_numpy(),
+    )
+
+
+def encode_other(frame: pl.DataFrame) -> bytes:
+    return pack_other(
+        frame["device_num"].to_numpy(),
+        frame["field_num"].to_numpy(),
+        frame["time_us"].to_numpy(),
+        frame["value"].to_numpy(),
+        frame["site_num"].to_numpy(),
+        STATUS_VALUES,
+    )
+
+
+async def copy_binary(connection: Any, table: str, payload: bytes) -> None:
+    if not payload:
+        return
+    await connection.copy_to_table(
+        table,
+        source=io.BytesIO(COPY_HEADER + payload + COPY_TRAILER),
+        columns=["device_num", "field_num", "time", "value", "site_num"],
+        format="binary",
+    )
+
+
+# --------------------------------------------------------------------------- loading
+
+
+@dataclass
+class LoadReport:
+    readings_num: int = 0
+    readings_other: int = 0
+    copy_seconds: float = 0.0
+    total_seconds: float = 0.0
+    primed: int = 0
+
+    @property
+    def readings(self) -> int:
+        return self.readings_num + self.readings_other
+
+    @property
+    def rate(self) -> float:
+        return self.readings / self.total_seconds if self.total_seconds else 0.0
+
+
+async def _layout(connection: Any, devices: list[dict[str, Any]]) -> Layout:
+    rows = await connection.fetch(
+        """SELECT d.id::text AS id, d.num, COALESCE(s.num, 0) AS site_num,
+                  jsonb_object_agg(f.identifier, f.num) AS fields
+             FROM devices d
+             LEFT JOIN sites s ON s.id = d.site_id
+             JOIN profile_fields f ON f.profile_id = d.profile_id
+            WHERE d.id = ANY($1::uuid[])
+            GROUP BY d.id, d.num, s.num""",
+        [d["id"] for d in devices],
+    )
+    by_id = {r["id"]: r for r in rows}
+    ordered = [by_id[d["id"]] for d in devices]
+    return Layout(
+        device_num=np.array([r["num"] for r in ordered], dtype=np.int32),
+        site_num=np.array([r["site_num"] for r in ordered], dtype=np.int32),
+        field_nums={
+            f.identifier: np.array([r["fields"][f.identifier] for r in ordered], dtype=np.int32)
+            for f in FIELDS
+        },
+    )
+
+
+async def load_readings(
+    database_url: str,
+    series: Series,
+    layout: Layout,
+    seed: int,
+    connections: int = 2,
+    label: str = "readings",
+) -> LoadReport:
+    """COPYs every step but the newest, slice by slice, rebuilding each slice's rollups
+    while the next one loads; then the late arrivals and their buckets."""
+    report = LoadReport()
+    conns = [await connect(database_url) for _ in range(connections + 1)]
+    for conn in conns:
+        # A bulk load can be redone from its seed: no need to wait for each WAL flush.
+        await conn.execute("SET synchronous_commit = off")
+    copy_conns, rollup_conn = conns[:-1], conns[-1]
+    started = time.perf_counter()
+    start_s = int(series.start.timestamp())
+    slice_steps = SLICE_DAYS * 86400 // INTERVAL_S
+    # The first slice ends on an epoch-aligned boundary so later ones stay aligned.
+    first_end = ((start_s // (SLICE_DAYS * 86400)) + 1) * SLICE_DAYS * 86400
+    bounds = [0]
+    edge = (first_end - start_s) // INTERVAL_S
+    while edge < series.steps - 1:
+        bounds.append(edge)
+        edge += slice_steps
+    bounds.append(series.steps - 1)
+    total = int(series.present[:, :-1].sum()) * 5
+    rollup_task: asyncio.Task[Any] | None = None
+    try:
+        for first, last in itertools.pairwise(bounds):
+            num_frame, other_frame = slice_frames(series, layout, first, last, seed)
+            parts = num_frame.partition_by("device_num", maintain_order=True, as_dict=False)
+            groups: list[list[pl.DataFrame]] = [[] for _ in copy_conns]
+            for i, part in enumerate(parts):
+                groups[i % len(groups)].append(part)
+            payloads = [encode_num(pl.concat(g)) if g else b"" for g in groups]
+            copy_started = time.perf_counter()
+            await asyncio.gather(
+                *(
+                    copy_binary(c, "readings_num", p)
+                    for c, p in zip(copy_conns, payloads, strict=True)
+                ),
+            )
+            await copy_binary(copy_conns[0], "readings_other", encode_other(other_frame))
+            report.copy_seconds += time.perf_counter() - copy_started
+            report.readings_num += num_frame.height
+            report.readings_other += other_frame.height
+            if rollup_task is not None:
+                await rollup_task
+            slice_from = series.start + timedelta(seconds=first * INTERVAL_S)
+            slice_to = series.start + timedelta(seconds=last * INTERVAL_S)
+            rollup_task = asyncio.create_task(
+                rollup_conn.execute("SELECT rebuild_rollups($1, $2, NULL)", slice_from, slice_to)
+            )
+            progress(label, report.readings, total, started)
+        if rollup_task is not None:
+            await rollup_task
+        await _load_late(copy_conns[0], series, layout, seed, report)
+        report.total_seconds = time.perf_counter() - started
+    finally:
+        for conn in conns:
+            await conn.close()
+    return report
+
+
+async def _load_late(
+    connection: Any, series: Series, layout: Layout, seed: int, report: LoadReport
+) -> None:
+    """Readings that arrive after the bulk, a few minutes off the grid, inside outages;
+    their hours and days are rebuilt for their device only."""
+    if not series.late:
+        return
+    frames = []
+    for d, step, offset in series.late:
+        values = signals(series, np.array([step]), seed + 1)
+        time_us = (int(series.start.timestamp()) + step * INTERVAL_S + offset) * 1_000_000
+        for identifier in ("temperature", "humidity", "battery"):
+            frames.append(
+                (
+                    int(layout.device_num[d]),
+                    int(layout.field_nums[identifier][d]),
+                    time_us,
+                    float(values[identifier][d, 0]),
+                    int(layout.site_num[d]),
+                )
+            )
+    frame = pl.DataFrame(
+        frames, schema=["device_num", "field_num", "time_us", "value", "site_num"], orient="row"
+    )
+    await copy_binary(connection, "readings_num", encode_num(frame))
+    report.readings_num += frame.height
+    for d, step, offset in series.late:
+        at = series.start + timedelta(seconds=step * INTERVAL_S + offset)
+        await connection.execute(
+            "SELECT rebuild_rollups($1, $2, $3)",
+            at,
+            at + timedelta(microseconds=1),
+            [int(layout.device_num[d])],
+        )
+
+
+def newest_uplinks(plan: Plan, series: Series, seed: int) -> list[dict[str, Any]]:
+    """The last step of every device as world-file uplinks, for the real pipeline."""
+    step = series.steps - 1
+    values = signals(series, np.array([step]), seed)
+    at = (series.start + timedelta(seconds=step * INTERVAL_S)).isoformat().replace("+00:00", "Z")
+    uplinks = []
+    for d, device in enumerate(plan.devices):
+        quality = float(values["signal_quality"][d, 0])
+        uplinks.append(
+            {
+                "device": device["id"],
+                "at": at,
+                "values": {
+                    "temperature": float(values["temperature"][d, 0]),
+                    "humidity": float(values["humidity"][d, 0]),
+                    "battery": float(values["battery"][d, 0]),
+                    "status": STATUS_VALUES[int(values["status"][d, 0])],
+                },
+                "rssi": -120 + quality * 0.8,
+                "snr": -10 + quality * 0.2,
+                "fPort": 1,
+            }
+        )
+    return uplinks
+
+
+async def _load_world(database_url: str, world: dict[str, Any]) -> None:
+    from app.world.loader import load_world
+
+    connection = await connect(database_url)
+    try:
+        await load_world(connection, world)
+    finally:
+        await connection.close()
+
+
+async def _prime_latest(database_url: str, plan: Plan, series: Series, seed: int) -> int:
+    """Sends each device's newest uplink through the pipeline (world `uplinks`); returns
+    how many, or 0 when the pipeline refuses them (then the newest step is COPYed)."""
+    from app.world.errors import WorldError
+
+    try:
+        await _load_world(database_url, {"uplinks": newest_uplinks(plan, series, seed)})
+    except WorldError as exc:
+        print(
+            f"note: newest uplinks not replayed ({exc}); /latest has no stored body",
+            file=sys.stderr,
+        )
+        return 0
+    return len(plan.devices)
+
+
+async def _copy_newest_step(database_url: str, series: Series, layout: Layout, seed: int) -> int:
+    last = series.steps - 1
+    num_frame, other_frame = slice_frames(series, layout, last, last + 1, seed)
+    connection = await connect(database_url)
+    try:
+        await copy_binary(connection, "readings_num", encode_num(num_frame))
+        await copy_binary(connection, "readings_other", encode_other(other_frame))
+        at = series.start + timedelta(seconds=last * INTERVAL_S)
+        await connection.execute(
+            "SELECT rebuild_rollups($1, $2, NULL)", at, at + timedelta(seconds=1)
+        )
+    finally:
+        await connection.close()
+    return num_frame.height + other_frame.height
+
+
+def dataset_window(scale: Scale, now: datetime | None = None) -> tuple[datetime, int]:
+    """Start and number of 15-minute steps: `days` days ending at the last whole hour."""
+    now = now or datetime.now(UTC)
+    end = now.replace(minute=0, second=0, microsecond=0)
+    start = end - timedelta(days=scale.days)
+    return start, scale.days * 86400 // INTERVAL_S
+
+
+async def generate_async(
+    scale_name: str, fleet: int = 0, seed: int = 7, fleet_only: bool = False
+) -> Manifest:
+    scale = SCALES[scale_name.upper()]
+    name = database_name(scale.name)
+    if fleet_only:
+        manifest = msgspec.json.decode(manifest_path(scale.name).read_bytes(), type=Manifest)
+        manifest.fleet = await _load_fleet(manifest.database_url, scale.name, fleet)
+        _write_manifest(manifest)
+        return manifest
+    url = await asyncio.to_thread(scratch_database, name, fresh=True)
+    plan = build_world(scale)
+    started = time.perf_counter()
+    await _load_world(url, plan.world)
+    print(
+        f"tenancy: {len(plan.devices)} devices loaded through the world loader in "
+        f"{time.perf_counter() - started:.1f} s",
+        file=sys.stderr,
+    )
+    start, steps = dataset_window(scale)
+    series = plan_series(len(plan.devices), start, steps, seed)
+    connection = await connect(url)
+    try:
+        layout = await _layout(connection, plan.devices)
+    finally:
+        await connection.close()
+    report = await load_readings(url, series, layout, seed, scale.copy_connections)
+    primed = await _prime_latest(url, plan, series, seed)
+    if primed:
+        report.readings_num += primed * 4  # signal quality + three numeric fields
+        report.readings_other += primed
+    else:
+        extra = await _copy_newest_step(url, series, layout, seed)
+        report.readings_num += extra - len(plan.devices)
+        report.readings_other += len(plan.devices)
+    print(
+        f"loaded {report.readings:,} readings in {report.total_seconds:.1f} s: "
+        f"{report.rate:,.0f} readings/s with rollups (COPY alone {report.copy_seconds:.1f} s)",
+        file=sys.stderr,
+    )
+    manifest = Manifest(
+        scale=scale.name,
+        database=name,
+        database_url=url,
+        start=start.isoformat().replace("+00:00", "Z"),
+        end=(start + timedelta(seconds=steps * INTERVAL_S)).isoformat().replace("+00:00", "Z"),
+        interval_s=INTERVAL_S,
+        fields=FIELDS,
+        devices=[
+            DeviceRef(
+                id=d["id"],
+                dev_eui=d["devEui"],
+                num=int(layout.device_num[i]),
+                partner_id=d["partnerId"],
+                sub_account_id=d["subAccountId"],
+                site_id=d["siteId"],
+                network_id=d["networkId"],
+                profile_id=d["deviceProfileId"],
+            )
+            for i, d in enumerate(plan.devices)
+        ],
+        keys=plan.keys,
+        tokens=plan.tokens,
+        readings_num=report.readings_num,
+        readings_other=report.readings_other,
+        load_seconds=report.total_seconds,
+        load_rate=report.rate,
+        latest_primed=primed > 0,
+    )
+    if fleet:
+        manifest.fleet = await _load_fleet(url, scale.name, fleet)
+    _write_manifest(manifest)
+    return manifest
+
+
+async def _load_fleet(database_url: str, scale: str, count: int) -> Fleet:
+    world, fleet = build_fleet(scale, count)
+    started = time.perf_counter()
+    await _load_world(database_url, world)
+    connection = await connect(database_url)
+    try:
+        await connection.execute("ANALYZE devices")
+    finally:
+        await connection.close()
+    print(
+        f"fleet: {count:,} devices loaded through the world loader in "
+        f"{time.perf_counter() - started:.1f} s",
+        file=sys.stderr,
+    )
+    return fleet
+
+
+def _write_manifest(manifest: Manifest) -> None:
+    path = manifest_path(manifest.scale)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(msgspec.json.format(msgspec.json.encode(manifest)))
+
+
+def generate(scale: str, fleet: int = 0, seed: int = 7, fleet_only: bool = False) -> Manifest:
+    import uvloop
+
+    return uvloop.run(generate_async(scale, fleet, seed, fleet_only))
