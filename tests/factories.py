@@ -1,0 +1,339 @@
+"""Builders of world files (operations.md section 2) for tests.
+
+Every builder returns the dict it adds to the world, so a test can read ids and tweak
+values before `load`. Defaults make a valid world: unique names, random EUIs, fresh ids.
+Overrides use the world file's own key names (camelCase).
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import uuid
+from datetime import datetime
+from typing import Any
+
+from app.world.loader import load_world
+from app.world.structs import ACTIVE_SCOPES, WorldSummary
+
+Entity = dict[str, Any]
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def new_eui() -> str:
+    return secrets.token_hex(8)
+
+
+def new_key_secret() -> str:
+    return "svc_live_" + secrets.token_urlsafe(32)
+
+
+class Secret(str):
+    """A key or token as the string a client sends, with the id it was created under."""
+
+    id: str
+
+    def __new__(cls, value: str, entity_id: str) -> Secret:
+        instance = super().__new__(cls, value)
+        instance.id = entity_id
+        return instance
+
+
+class World:
+    def __init__(self) -> None:
+        self.partners: list[Entity] = []
+        self.uplinks_list: list[Entity] = []
+        self.status_events_list: list[Entity] = []
+        self.gateway_stats_list: list[Entity] = []
+        self._serial = itertools.count(1)
+        # Which partner each sub-account belongs to, by id: owners are plain dicts.
+        self._partner_of: dict[str, Entity] = {}
+
+    def _n(self) -> int:
+        return next(self._serial)
+
+    def _is_partner(self, owner: Entity) -> bool:
+        return any(owner is partner for partner in self.partners)
+
+    def partner_of(self, owner: Entity) -> Entity:
+        return owner if self._is_partner(owner) else self._partner_of[owner["id"]]
+
+    # Tenancy -----------------------------------------------------------------------------
+
+    def partner(self, **overrides: Any) -> Entity:
+        n = self._n()
+        partner: Entity = {
+            "id": new_id(),
+            "name": f"Partner {n}",
+            "keys": [],
+            "integrations": [],
+            "users": [],
+            "profiles": [],
+            "inventory": {"devices": [], "gateways": []},
+            "subAccounts": [],
+        }
+        partner.update(overrides)
+        self.partners.append(partner)
+        return partner
+
+    def sub_account(self, partner: Entity, **overrides: Any) -> Entity:
+        n = self._n()
+        sub_account: Entity = {
+            "id": new_id(),
+            "name": f"Customer {n}",
+            "keys": [],
+            "sites": [],
+            "networks": [],
+            "gateways": [],
+            "devices": [],
+            "members": [],
+            "multicastGroups": [],
+        }
+        sub_account.update(overrides)
+        partner["subAccounts"].append(sub_account)
+        self._partner_of[sub_account["id"]] = partner
+        return sub_account
+
+    def key(self, owner: Entity, scopes: list[str] | None = None, **overrides: Any) -> Secret:
+        """A key of a partner or sub-account; returns the secret (its `.id` is the key id)."""
+        n = self._n()
+        key: Entity = {
+            "id": new_id(),
+            "name": f"key {n}",
+            "secret": new_key_secret(),
+            "scopes": list(ACTIVE_SCOPES) if scopes is None else list(scopes),
+        }
+        key.update(overrides)
+        owner["keys"].append(key)
+        return Secret(key["secret"], key["id"])
+
+    def integration(self, partner: Entity, **overrides: Any) -> Secret:
+        """A ChirpStack integration; returns its token (its `.id` is the integration id)."""
+        integration: Entity = {
+            "id": new_id(),
+            "kind": "chirpstack",
+            "token": secrets.token_urlsafe(32),
+        }
+        integration.update(overrides)
+        partner["integrations"].append(integration)
+        return Secret(integration["token"], integration["id"])
+
+    def user(self, partner: Entity, **overrides: Any) -> Entity:
+        n = self._n()
+        user: Entity = {
+            "id": new_id(),
+            "email": f"user{n}-{secrets.token_hex(3)}@example.com",
+            "name": f"User {n}",
+            "password": "correct horse battery staple",
+        }
+        user.update(overrides)
+        partner["users"].append(user)
+        return user
+
+    def member(
+        self,
+        sub_account: Entity,
+        user: Entity,
+        role: str = "subaccount_viewer",
+        site: Entity | None = None,
+        **overrides: Any,
+    ) -> Entity:
+        member: Entity = {
+            "userId": user["id"],
+            "role": role,
+            "siteId": site["id"] if site else None,
+        }
+        member.update(overrides)
+        sub_account["members"].append(member)
+        return member
+
+    # Catalog -----------------------------------------------------------------------------
+
+    def field(self, identifier: str, **overrides: Any) -> Entity:
+        field: Entity = {
+            "id": new_id(),
+            "identifier": identifier,
+            "label": identifier,
+            "unit": "",
+            "dataType": "number",
+            "kind": "decoded",
+        }
+        field.update(overrides)
+        return field
+
+    def profile(
+        self, partner: Entity, fields: list[Entity] | None = None, **overrides: Any
+    ) -> Entity:
+        n = self._n()
+        profile: Entity = {
+            "id": new_id(),
+            "name": f"Profile {n}",
+            "retainLastValue": False,
+            "fields": [self.field("temperature", unit="°C")] if fields is None else fields,
+            "downlinkTemplates": [],
+            "alertRules": [],
+        }
+        profile.update(overrides)
+        partner["profiles"].append(profile)
+        return profile
+
+    def downlink_template(self, profile: Entity, **overrides: Any) -> Entity:
+        n = self._n()
+        template: Entity = {
+            "id": new_id(),
+            "key": f"template_{n}",
+            "name": f"Template {n}",
+            "fPort": 10,
+            "confirmed": False,
+            "layout": [{"field": "minutes", "type": "uint16be"}],
+            "sampleData": {"minutes": 15},
+        }
+        template.update(overrides)
+        profile["downlinkTemplates"].append(template)
+        return template
+
+    def alert_rule(
+        self, profile: Entity, field: str, op: str, value: Any, level: str = "warning"
+    ) -> Entity:
+        rule: Entity = {"field": field, "op": op, "value": value, "level": level}
+        profile["alertRules"].append(rule)
+        return rule
+
+    # Places ------------------------------------------------------------------------------
+
+    def site(self, sub_account: Entity, parent: Entity | None = None, **overrides: Any) -> Entity:
+        n = self._n()
+        site: Entity = {
+            "id": new_id(),
+            "name": f"Site {n}",
+            "parentSiteId": parent["id"] if parent else None,
+        }
+        site.update(overrides)
+        sub_account["sites"].append(site)
+        return site
+
+    def network(self, sub_account: Entity, site: Entity | None = None, **overrides: Any) -> Entity:
+        n = self._n()
+        network: Entity = {
+            "id": new_id(),
+            "name": f"Network {n}",
+            "siteId": site["id"] if site else None,
+        }
+        network.update(overrides)
+        sub_account["networks"].append(network)
+        return network
+
+    # Equipment ---------------------------------------------------------------------------
+
+    def device(
+        self,
+        owner: Entity,
+        profile: Entity,
+        network: Entity | None = None,
+        site: Entity | None = None,
+        **overrides: Any,
+    ) -> Entity:
+        """A device of a sub-account (assigned) or of a partner's inventory."""
+        n = self._n()
+        in_inventory = self._is_partner(owner)
+        device: Entity = {
+            "id": new_id(),
+            "devEui": new_eui(),
+            "name": f"Device {n}",
+            "serialNumber": f"SN-{n:06d}",
+            "status": "inventory" if in_inventory else "assigned",
+            "deviceProfileId": profile["id"],
+        }
+        if network is not None:
+            device["networkId"] = network["id"]
+        if site is not None:
+            device["siteId"] = site["id"]
+        device.update(overrides)
+        if in_inventory:
+            owner["inventory"]["devices"].append(device)
+        else:
+            owner["devices"].append(device)
+        return device
+
+    def gateway(
+        self,
+        owner: Entity,
+        network: Entity | None = None,
+        site: Entity | None = None,
+        **overrides: Any,
+    ) -> Entity:
+        """A gateway of a sub-account (assigned) or of a partner's inventory."""
+        n = self._n()
+        in_inventory = self._is_partner(owner)
+        gateway: Entity = {
+            "id": new_id(),
+            "gatewayEui": new_eui(),
+            "name": f"Gateway {n}",
+            "status": "inventory" if in_inventory else "assigned",
+        }
+        if network is not None:
+            gateway["networkId"] = network["id"]
+        if site is not None:
+            gateway["siteId"] = site["id"]
+        gateway.update(overrides)
+        if in_inventory:
+            owner["inventory"]["gateways"].append(gateway)
+        else:
+            owner["gateways"].append(gateway)
+        return gateway
+
+    def multicast_group(
+        self, sub_account: Entity, devices: list[Entity] | None = None, **overrides: Any
+    ) -> Entity:
+        n = self._n()
+        group: Entity = {
+            "id": new_id(),
+            "name": f"Group {n}",
+            "deviceIds": [device["id"] for device in devices or []],
+        }
+        group.update(overrides)
+        sub_account["multicastGroups"].append(group)
+        return group
+
+    # Telemetry ---------------------------------------------------------------------------
+
+    def uplink(
+        self,
+        device: Entity,
+        at: str = "now",
+        values: dict[str, Any] | None = None,
+        **overrides: Any,
+    ) -> Entity:
+        """One uplink; other keyword arguments are world-file keys: rssi, snr, gatewayEui, fPort."""
+        uplink: Entity = {"device": device["id"], "at": at, "values": dict(values or {})}
+        uplink.update(overrides)
+        self.uplinks_list.append(uplink)
+        return uplink
+
+    def status_event(self, device: Entity, at: str = "now", battery: Any = 100) -> Entity:
+        event: Entity = {"device": device["id"], "at": at, "battery": battery}
+        self.status_events_list.append(event)
+        return event
+
+    def gateway_stats(self, gateway: Entity, at: str = "now") -> Entity:
+        stats: Entity = {"gateway": gateway["id"], "at": at}
+        self.gateway_stats_list.append(stats)
+        return stats
+
+    def to_dict(self) -> dict[str, Any]:
+        world: dict[str, Any] = {"partners": self.partners}
+        if self.uplinks_list:
+            world["uplinks"] = self.uplinks_list
+        if self.status_events_list:
+            world["statusEvents"] = self.status_events_list
+        if self.gateway_stats_list:
+            world["gatewayStats"] = self.gateway_stats_list
+        return world
+
+
+async def load(pool_or_connection: Any, world: World, now: datetime | None = None) -> WorldSummary:
+    """Loads the world through the real loader (one transaction)."""
+    return await load_world(pool_or_connection, world.to_dict(), now)
