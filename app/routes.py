@@ -10,11 +10,23 @@ from typing import Any
 
 
 def api_route_handlers() -> list[Any]:
+    from app.devices.controller import DeviceController
     from app.downlinks.controller import DownlinkController
+    from app.gateways.controller import GatewayController
     from app.members.controller import MembersController
+    from app.multicast.controller import MulticastGroupController
     from app.multicast.execute import MulticastExecuteController
+    from app.networks.controller import NetworkController
+    from app.profiles.controller import ProfileController
+    from app.sites.controller import SiteController
 
     return [
+        DeviceController,
+        GatewayController,
+        ProfileController,
+        NetworkController,
+        SiteController,
+        MulticastGroupController,
         DownlinkController,
         MulticastExecuteController,
         MembersController,

@@ -1,0 +1,127 @@
+"""GET /devices and GET /devices/{id} (api-spec 2.2, 3.1, 4.3, decisions D9, D17, D18)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import asyncpg
+from litestar import Controller, get
+from litestar.params import Parameter
+
+from app.auth.principal import Principal
+from app.core.api import Limit, Listing, Offset, Pagination, Single
+from app.core.errors import error_responses
+from app.core.sql import QUERIES
+from app.core.tenancy import resolve_device
+from app.devices.filters import (
+    like_patterns,
+    parse_bool,
+    parse_network_filter,
+    parse_plain_id,
+    parse_site_filter,
+    parse_statuses,
+)
+from app.devices.structs import Device, DeviceDetail, device_fields, device_from_row
+from app.profiles.service import profile_fields
+from app.profiles.structs import DeviceProfileDetail
+
+LIST_DEVICES = QUERIES["devices.list_devices"]
+GET_DEVICE = QUERIES["devices.get_device"]
+
+
+class DeviceController(Controller):
+    path = "/devices"
+    opt = {"scope": "devices:read"}
+    tags = ["Devices"]
+
+    @get(
+        operation_id="listDevices",
+        summary="Devices visible to the key, filtered",
+        description=(
+            "Ordered by name, then id. With no `status`, a partner key lists every status; "
+            "a sub-account key only ever lists its assigned devices. An id filter naming "
+            "something unknown or outside the key's scope gives an empty list. `search` is "
+            "a case-insensitive substring of the name, the serial number or the DevEUI "
+            "(`:` and `-` are ignored for DevEUIs). `includeDescendants=true` widens "
+            "`siteId` to the site's subtree."
+        ),
+        responses=error_responses(400, 403),
+    )
+    async def list_devices(
+        self,
+        pool: asyncpg.Pool,
+        principal: Principal,
+        sub_account_id: Annotated[str | None, Parameter(query="subAccountId")] = None,
+        device_profile_id: Annotated[str | None, Parameter(query="deviceProfileId")] = None,
+        network_id: Annotated[
+            str | None, Parameter(query="networkId", description="A network id or `none`.")
+        ] = None,
+        status: Annotated[
+            str | None,
+            Parameter(description="`inventory`, `assigned`, `archived` or `all`."),
+        ] = None,
+        online: Annotated[str | None, Parameter(description="`true` or `false`.")] = None,
+        search: str | None = None,
+        site_id: Annotated[
+            str | None, Parameter(query="siteId", description="A site id or `none`.")
+        ] = None,
+        include_descendants: Annotated[
+            str | None, Parameter(query="includeDescendants", description="`true` or `false`.")
+        ] = None,
+        limit: Limit = 50,
+        offset: Offset = 0,
+    ) -> Listing[Device]:
+        network = parse_network_filter(principal, network_id)
+        site = parse_site_filter(principal, site_id)
+        statuses = parse_statuses(principal, status)
+        sub_account = parse_plain_id("subAccountId", sub_account_id)
+        profile = parse_plain_id("deviceProfileId", device_profile_id)
+        wanted_online = parse_bool("online", online)
+        descendants = parse_bool("includeDescendants", include_descendants) or False
+        name_pattern, eui_pattern = like_patterns(search)
+        if statuses == []:
+            return Listing(data=[], pagination=Pagination(limit=limit, offset=offset, total=0))
+        rows = await pool.fetch(
+            LIST_DEVICES,
+            principal.partner_id,
+            principal.sub_account_id,
+            sub_account,
+            profile,
+            network.id,
+            network.none,
+            statuses,
+            wanted_online,
+            name_pattern,
+            eui_pattern,
+            site.id,
+            site.none,
+            descendants,
+            limit,
+            offset,
+        )
+        return Listing(
+            data=[device_from_row(r) for r in rows if r["id"] is not None],
+            pagination=Pagination(limit=limit, offset=offset, total=rows[0]["total"]),
+        )
+
+    @get(
+        "/{device_id:str}",
+        operation_id="getDevice",
+        summary="One device with its profile and field catalog",
+        description="`{device_id}` is the service id or the DevEUI (any case, `:`/`-` allowed).",
+        responses=error_responses(403, 404),
+    )
+    async def get_device(
+        self, pool: asyncpg.Pool, principal: Principal, device_id: str
+    ) -> Single[DeviceDetail]:
+        ref = await resolve_device(pool, principal, device_id)
+        row = await pool.fetchrow(GET_DEVICE, ref.id)
+        fields = await profile_fields(pool, ref.profile_id)
+        profile = DeviceProfileDetail(
+            id=ref.profile_id,
+            name=row["profile_name"],
+            retain_last_value=row["profile_retain_last_value"],
+            field_count=len(fields),
+            fields=fields,
+        )
+        return Single(DeviceDetail(**device_fields(row), device_profile=profile))

@@ -1,0 +1,97 @@
+"""Query filters shared by the device, gateway and network lists (api-spec 4.3, D17, D18).
+
+Feature switches are checked before any parameter is parsed (D3). Booleans and statuses
+are parsed strictly here, so `online=yes` is a 400 naming the parameter rather than a
+guess.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import msgspec
+
+from app.auth.guards import require_multi_site, require_networks
+from app.auth.principal import Principal
+from app.core.api import parse_filter_id
+from app.core.errors import invalid_parameter
+
+STATUSES = ("inventory", "assigned", "archived")
+
+
+class IdFilter(msgspec.Struct, frozen=True):
+    """An id filter that may also be `none`: (id, none) ready for the SQL parameters."""
+
+    id: uuid.UUID | None = None
+    none: bool = False
+
+
+def parse_bool(name: str, text: str | None) -> bool | None:
+    if text is None:
+        return None
+    lowered = text.lower()
+    if lowered == "true":
+        return True
+    if lowered == "false":
+        return False
+    raise invalid_parameter(name, "must be true or false")
+
+
+def parse_statuses(principal: Principal, text: str | None) -> list[str] | None:
+    """The statuses to list: a sub-account key only ever sees assigned items (D9).
+
+    None means every status (no filter at all); an empty list means nothing can match.
+    """
+    if text is None or text == "all":
+        wanted = list(STATUSES)
+    elif text in STATUSES:
+        wanted = [text]
+    else:
+        raise invalid_parameter("status", "must be inventory, assigned, archived or all")
+    if principal.sub_account_id is not None:
+        wanted = [s for s in wanted if s == "assigned"]
+    return None if len(wanted) == len(STATUSES) else wanted
+
+
+def parse_plain_id(name: str, text: str | None) -> uuid.UUID | None:
+    parsed = parse_filter_id(name, text)
+    assert parsed is None or isinstance(parsed, uuid.UUID)
+    return parsed
+
+
+def parse_network_filter(principal: Principal, text: str | None) -> IdFilter:
+    if text is None:
+        return IdFilter()
+    require_networks(principal)
+    return _id_or_none("networkId", text)
+
+
+def parse_site_filter(principal: Principal, text: str | None) -> IdFilter:
+    if text is None:
+        return IdFilter()
+    require_multi_site(principal)
+    return _id_or_none("siteId", text)
+
+
+def _id_or_none(name: str, text: str) -> IdFilter:
+    parsed = parse_filter_id(name, text, allow_none=True)
+    if parsed == "none":
+        return IdFilter(none=True)
+    assert isinstance(parsed, uuid.UUID)
+    return IdFilter(id=parsed)
+
+
+def like_patterns(search: str | None) -> tuple[str | None, str | None]:
+    """ILIKE pattern for names and serial numbers, LIKE pattern for EUIs (D9, D17).
+
+    The EUI pattern is None when the text, without `:` and `-`, could not be part of an
+    EUI, so that branch costs nothing.
+    """
+    if search is None or search == "":
+        return None, None
+    escaped = search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    compact = search.replace(":", "").replace("-", "").lower()
+    eui = None
+    if compact and all(c in "0123456789abcdef" for c in compact):
+        eui = f"%{compact}%"
+    return f"%{escaped}%", eui

@@ -1,0 +1,111 @@
+"""GET /gateways and GET /gateways/{id} (api-spec 2.6, 3.1, 4.4, decisions D17, D18)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import asyncpg
+from litestar import Controller, get
+from litestar.params import Parameter
+
+from app.auth.principal import Principal
+from app.core.api import Limit, Listing, Offset, Pagination, Single
+from app.core.errors import error_responses, not_found
+from app.core.sql import QUERIES
+from app.core.tenancy import split_reference
+from app.devices.filters import (
+    parse_bool,
+    parse_network_filter,
+    parse_plain_id,
+    parse_site_filter,
+    parse_statuses,
+)
+from app.gateways.structs import Gateway, gateway_from_row
+
+LIST_GATEWAYS = QUERIES["gateways.list_gateways"]
+GET_GATEWAY = QUERIES["gateways.get_gateway"]
+
+
+class GatewayController(Controller):
+    path = "/gateways"
+    opt = {"scope": "devices:read"}
+    tags = ["Gateways"]
+
+    @get(
+        operation_id="listGateways",
+        summary="Gateways visible to the key, filtered",
+        description=(
+            "Ordered by name, then id; `status` as for devices. A gateway is online when "
+            "assigned and it reported (stats or a relayed uplink) within 30 minutes."
+        ),
+        responses=error_responses(400, 403),
+    )
+    async def list_gateways(
+        self,
+        pool: asyncpg.Pool,
+        principal: Principal,
+        sub_account_id: Annotated[str | None, Parameter(query="subAccountId")] = None,
+        network_id: Annotated[
+            str | None, Parameter(query="networkId", description="A network id or `none`.")
+        ] = None,
+        status: Annotated[
+            str | None,
+            Parameter(description="`inventory`, `assigned`, `archived` or `all`."),
+        ] = None,
+        online: Annotated[str | None, Parameter(description="`true` or `false`.")] = None,
+        site_id: Annotated[
+            str | None, Parameter(query="siteId", description="A site id or `none`.")
+        ] = None,
+        include_descendants: Annotated[
+            str | None, Parameter(query="includeDescendants", description="`true` or `false`.")
+        ] = None,
+        limit: Limit = 50,
+        offset: Offset = 0,
+    ) -> Listing[Gateway]:
+        network = parse_network_filter(principal, network_id)
+        site = parse_site_filter(principal, site_id)
+        statuses = parse_statuses(principal, status)
+        sub_account = parse_plain_id("subAccountId", sub_account_id)
+        wanted_online = parse_bool("online", online)
+        descendants = parse_bool("includeDescendants", include_descendants) or False
+        if statuses == []:
+            return Listing(data=[], pagination=Pagination(limit=limit, offset=offset, total=0))
+        rows = await pool.fetch(
+            LIST_GATEWAYS,
+            principal.partner_id,
+            principal.sub_account_id,
+            sub_account,
+            statuses,
+            network.id,
+            network.none,
+            wanted_online,
+            site.id,
+            site.none,
+            descendants,
+            limit,
+            offset,
+        )
+        return Listing(
+            data=[gateway_from_row(r) for r in rows if r["id"] is not None],
+            pagination=Pagination(limit=limit, offset=offset, total=rows[0]["total"]),
+        )
+
+    @get(
+        "/{gateway_id:str}",
+        operation_id="getGateway",
+        summary="One gateway",
+        description="`{gateway_id}` is the service id or the GatewayEUI (any case, `:`/`-`).",
+        responses=error_responses(403, 404),
+    )
+    async def get_gateway(
+        self, pool: asyncpg.Pool, principal: Principal, gateway_id: str
+    ) -> Single[Gateway]:
+        wanted_id, eui = split_reference(gateway_id)
+        row = None
+        if wanted_id is not None or eui is not None:
+            row = await pool.fetchrow(
+                GET_GATEWAY, principal.partner_id, principal.sub_account_id, wanted_id, eui
+            )
+        if row is None:
+            raise not_found("gateway")
+        return Single(gateway_from_row(row))

@@ -1,0 +1,75 @@
+"""GET /device-profiles and GET /device-profiles/{profile_id} (api-spec 4.5, D10)."""
+
+from __future__ import annotations
+
+import asyncpg
+from litestar import Controller, get
+
+from app.auth.principal import Principal
+from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
+from app.core.errors import error_responses, not_found
+from app.core.sql import QUERIES
+from app.profiles.service import profile_fields
+from app.profiles.structs import DeviceProfile, DeviceProfileDetail
+
+LIST_PROFILES = QUERIES["profiles.list_profiles"]
+GET_PROFILE = QUERIES["profiles.get_profile"]
+
+
+class ProfileController(Controller):
+    path = "/device-profiles"
+    opt = {"scope": "profiles:read"}
+    tags = ["Device profiles"]
+
+    @get(
+        operation_id="listDeviceProfiles",
+        summary="Device profiles visible to the key",
+        description="A sub-account key sees the profiles used by its assigned devices.",
+        responses=error_responses(400, 403),
+    )
+    async def list_profiles(
+        self, pool: asyncpg.Pool, principal: Principal, limit: Limit = 50, offset: Offset = 0
+    ) -> Listing[DeviceProfile]:
+        rows = await pool.fetch(
+            LIST_PROFILES, principal.partner_id, principal.sub_account_id, limit, offset
+        )
+        return Listing(
+            data=[
+                DeviceProfile(
+                    id=r["id"],
+                    name=r["name"],
+                    retain_last_value=r["retain_last_value"],
+                    field_count=r["field_count"],
+                )
+                for r in rows
+                if r["id"] is not None
+            ],
+            pagination=Pagination(limit=limit, offset=offset, total=rows[0]["total"]),
+        )
+
+    @get(
+        "/{profile_id:str}",
+        operation_id="getDeviceProfile",
+        summary="One device profile with its field catalog",
+        responses=error_responses(403, 404),
+    )
+    async def get_profile(
+        self, pool: asyncpg.Pool, principal: Principal, profile_id: str
+    ) -> Single[DeviceProfileDetail]:
+        wanted = parse_uuid(profile_id)
+        row = None
+        if wanted is not None:
+            row = await pool.fetchrow(
+                GET_PROFILE, principal.partner_id, principal.sub_account_id, wanted
+            )
+        if row is None:
+            raise not_found("device profile")
+        return Single(
+            DeviceProfileDetail(
+                id=row["id"],
+                name=row["name"],
+                retain_last_value=row["retain_last_value"],
+                field_count=row["field_count"],
+                fields=await profile_fields(pool, row["id"]),
+            )
+        )

@@ -1,0 +1,74 @@
+"""GET /sites and GET /sites/{site_id} (api-spec 2.11, 4.9, decisions D8, D17, D18)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import asyncpg
+from litestar import Controller, get
+from litestar.params import Parameter
+
+from app.auth.guards import require_multi_site
+from app.auth.principal import Principal
+from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
+from app.core.errors import error_responses, not_found
+from app.core.sql import QUERIES
+from app.devices.filters import parse_plain_id
+from app.sites.structs import Site, site_from_row
+
+LIST_SITES = QUERIES["sites.list_sites"]
+GET_SITE = QUERIES["sites.get_site"]
+
+
+class SiteController(Controller):
+    path = "/sites"
+    opt = {"scope": "devices:read"}
+    tags = ["Sites"]
+
+    @get(
+        operation_id="listSites",
+        summary="Sites visible to the key",
+        description=(
+            "Needs the multi-site feature (else 403 `multi_site_disabled`); a partner key "
+            "sees the sites of its sub-accounts where the feature is on. Sites nest at most "
+            "three levels; `parentSiteId` is null for a root site."
+        ),
+        responses=error_responses(400, 403),
+    )
+    async def list_sites(
+        self,
+        pool: asyncpg.Pool,
+        principal: Principal,
+        sub_account_id: Annotated[str | None, Parameter(query="subAccountId")] = None,
+        limit: Limit = 50,
+        offset: Offset = 0,
+    ) -> Listing[Site]:
+        require_multi_site(principal)
+        sub_account = parse_plain_id("subAccountId", sub_account_id)
+        rows = await pool.fetch(
+            LIST_SITES, principal.partner_id, principal.sub_account_id, sub_account, limit, offset
+        )
+        return Listing(
+            data=[site_from_row(r) for r in rows if r["id"] is not None],
+            pagination=Pagination(limit=limit, offset=offset, total=rows[0]["total"]),
+        )
+
+    @get(
+        "/{site_id:str}",
+        operation_id="getSite",
+        summary="One site",
+        responses=error_responses(403, 404),
+    )
+    async def get_site(
+        self, pool: asyncpg.Pool, principal: Principal, site_id: str
+    ) -> Single[Site]:
+        require_multi_site(principal)
+        wanted = parse_uuid(site_id)
+        row = None
+        if wanted is not None:
+            row = await pool.fetchrow(
+                GET_SITE, principal.partner_id, principal.sub_account_id, wanted
+            )
+        if row is None:
+            raise not_found("site")
+        return Single(site_from_row(row))

@@ -1,0 +1,117 @@
+-- The device directory: list with every filter (api-spec 4.3, decisions D9, D17, D18) and
+-- the detail. Live fields are shown only for assigned devices; networkId/siteId only where
+-- the feature is on for the device's sub-account (the partner's value when it has none).
+-- Optional filters are written `($n IS NULL OR ...)`: each parameter set is planned with
+-- its values, so the branches of absent filters fold away (and so does the device_state
+-- join when `online` is not asked for). The feature of a network or site filter is checked
+-- once, on the network's or site's own sub-account, which is the sub-account of its
+-- members. $7 is NULL when every status is wanted.
+
+-- name: list_devices
+-- A page of devices in the key's scope ($1 partner, $2 key sub-account) matching the filters, with the total.
+WITH defaults AS MATERIALIZED (
+    SELECT networks_enabled AS networks, multi_site_enabled AS multi_site
+      FROM partners WHERE id = $1
+),
+root AS MATERIALIZED (
+    -- The site filter ($11), if multi-site is on for its sub-account.
+    SELECT s.id FROM sites s JOIN sub_accounts sa ON sa.id = s.sub_account_id
+     WHERE s.id = $11 AND sa.partner_id = $1
+       AND COALESCE(sa.multi_site_enabled, (SELECT multi_site FROM defaults))
+),
+subtree AS MATERIALIZED (
+    -- With includeDescendants ($13), the subtree of the site (at most 3 levels).
+    SELECT id FROM root
+    UNION ALL
+    SELECT c.id FROM sites c WHERE $13 AND c.parent_site_id IN (SELECT id FROM root)
+    UNION ALL
+    SELECT g.id FROM sites c JOIN sites g ON g.parent_site_id = c.id
+     WHERE $13 AND c.parent_site_id IN (SELECT id FROM root)
+),
+matching AS NOT MATERIALIZED (
+    SELECT d.id, d.name
+      FROM devices d
+      LEFT JOIN sub_accounts sa ON sa.id = d.sub_account_id
+      LEFT JOIN device_state ds ON ds.device_num = d.num
+     WHERE d.partner_id = $1
+       AND ($2::uuid IS NULL OR d.sub_account_id = $2)
+       AND ($3::uuid IS NULL OR d.sub_account_id = $3)
+       AND ($4::uuid IS NULL OR d.profile_id = $4)
+       AND ($7::text[] IS NULL OR d.status = ANY ($7::text[]))
+       AND ($5::uuid IS NULL
+            OR (d.network_id = $5
+                AND EXISTS (SELECT 1 FROM networks n JOIN sub_accounts nsa ON nsa.id = n.sub_account_id
+                             WHERE n.id = $5
+                               AND COALESCE(nsa.networks_enabled, (SELECT networks FROM defaults)))))
+       AND (NOT $6::boolean
+            OR (d.network_id IS NULL
+                AND COALESCE(sa.networks_enabled, (SELECT networks FROM defaults))))
+       AND ($11::uuid IS NULL OR d.site_id IN (SELECT id FROM subtree))
+       AND (NOT $12::boolean
+            OR (d.site_id IS NULL
+                AND COALESCE(sa.multi_site_enabled, (SELECT multi_site FROM defaults))))
+       AND ($8::boolean IS NULL
+            OR COALESCE(d.status = 'assigned'
+                        AND ds.last_uplink_at >= now() - make_interval(mins => d.offline_threshold_minutes),
+                        false) = $8)
+       AND ($9::text IS NULL
+            OR d.name ILIKE $9
+            OR d.serial_number ILIKE $9
+            OR ($10::text IS NOT NULL AND d.dev_eui LIKE $10))
+),
+page AS (
+    SELECT id, name FROM matching ORDER BY name, id LIMIT $14 OFFSET $15
+),
+total AS (
+    SELECT count(*) AS total FROM matching
+)
+SELECT t.total, d.id, d.dev_eui, d.name, d.serial_number, d.status, d.sub_account_id,
+       d.profile_id,
+       CASE WHEN COALESCE(sa.networks_enabled, df.networks) THEN d.network_id END AS network_id,
+       CASE WHEN COALESCE(sa.multi_site_enabled, df.multi_site) THEN d.site_id END AS site_id,
+       COALESCE(d.status = 'assigned'
+                AND ds.last_uplink_at >= now() - make_interval(mins => d.offline_threshold_minutes),
+                false) AS online,
+       CASE WHEN d.status = 'assigned' THEN ds.signal_quality END AS signal_quality,
+       CASE WHEN d.status = 'assigned' THEN ds.battery END AS battery,
+       CASE WHEN d.status = 'assigned' THEN ds.last_seen_at END AS last_seen_at,
+       CASE WHEN d.status = 'assigned' THEN ds.last_uplink_at END AS last_uplink_at,
+       CASE WHEN d.status <> 'assigned' THEN NULL
+            WHEN ds.reported_location IS NULL THEN d.manual_location
+            WHEN d.manual_location IS NULL THEN ds.reported_location
+            WHEN COALESCE(ds.reported_location_at, '-infinity')
+                 >= COALESCE(d.manual_location_at, '-infinity') THEN ds.reported_location
+            ELSE d.manual_location END AS location
+  FROM total t
+  CROSS JOIN defaults df
+  LEFT JOIN page pg ON true
+  LEFT JOIN devices d ON d.id = pg.id
+  LEFT JOIN sub_accounts sa ON sa.id = d.sub_account_id
+  LEFT JOIN device_state ds ON ds.device_num = d.num
+ ORDER BY pg.name, pg.id
+
+-- name: get_device
+-- One device by service id with its live fields, already resolved in the key's scope.
+SELECT d.id, d.dev_eui, d.name, d.serial_number, d.status, d.sub_account_id, d.profile_id,
+       CASE WHEN COALESCE(sa.networks_enabled, p.networks_enabled) THEN d.network_id END AS network_id,
+       CASE WHEN COALESCE(sa.multi_site_enabled, p.multi_site_enabled) THEN d.site_id END AS site_id,
+       COALESCE(d.status = 'assigned'
+                AND ds.last_uplink_at >= now() - make_interval(mins => d.offline_threshold_minutes),
+                false) AS online,
+       CASE WHEN d.status = 'assigned' THEN ds.signal_quality END AS signal_quality,
+       CASE WHEN d.status = 'assigned' THEN ds.battery END AS battery,
+       CASE WHEN d.status = 'assigned' THEN ds.last_seen_at END AS last_seen_at,
+       CASE WHEN d.status = 'assigned' THEN ds.last_uplink_at END AS last_uplink_at,
+       CASE WHEN d.status <> 'assigned' THEN NULL
+            WHEN ds.reported_location IS NULL THEN d.manual_location
+            WHEN d.manual_location IS NULL THEN ds.reported_location
+            WHEN COALESCE(ds.reported_location_at, '-infinity')
+                 >= COALESCE(d.manual_location_at, '-infinity') THEN ds.reported_location
+            ELSE d.manual_location END AS location,
+       dp.name AS profile_name, dp.retain_last_value AS profile_retain_last_value
+  FROM devices d
+  JOIN partners p ON p.id = d.partner_id
+  JOIN device_profiles dp ON dp.id = d.profile_id
+  LEFT JOIN sub_accounts sa ON sa.id = d.sub_account_id
+  LEFT JOIN device_state ds ON ds.device_num = d.num
+ WHERE d.id = $1
