@@ -137,7 +137,7 @@ def build_world(scale: Scale) -> Plan:
         plan.keys.append(KeyRef(secret=key, partner_id=partner_id, sub_account_id=None))
         plan.tokens[partner_id] = token
         subs: list[dict[str, Any]] = []
-        partner = {
+        partner: dict[str, Any] = {
             "id": partner_id,
             "name": f"Bench partner {p + 1}",
             "plan": {"apiWrite": True, "retentionDays": 3650},
@@ -204,7 +204,7 @@ def build_world(scale: Scale) -> Plan:
             north, south = _uuid(s, "net", p, a, 0), _uuid(s, "net", p, a, 1)
             sub_key = "svc_live_" + _secret(s, "sub-key", p, a)
             plan.keys.append(KeyRef(secret=sub_key, partner_id=partner_id, sub_account_id=sub_id))
-            sub = {
+            sub: dict[str, Any] = {
                 "id": sub_id,
                 "name": f"Customer {p + 1}.{a + 1}",
                 "keys": [
@@ -568,8 +568,11 @@ def slice_frames(
         pl.Series("value", values["status"].ravel()[rows]),
         "site_num",
     )
-    # Sorted by series and time, as a device's readings arrive: index pages stay local.
-    return pl.concat(numeric).sort("device_num", "field_num", "time_us"), other
+    # In the index order (series, newest first): each insert lands just after the previous
+    # one, which PostgreSQL splits leaving pages full (index 37 instead of 54 bytes/entry).
+    return pl.concat(numeric).sort(
+        "device_num", "field_num", "time_us", descending=[False, False, True]
+    ), other
 
 
 def encode_num(frame: pl.DataFrame) -> bytes:

@@ -1,0 +1,370 @@
+"""The report of a run: results.json, report.md and PNG plots in one directory."""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import re
+import subprocess
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from benchmarks.common import RESULTS_DIR, Manifest, Measure, connect
+from benchmarks.suite import Outcome
+
+
+def machine() -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "cores": os.cpu_count(),
+        "platform": platform.platform(),
+        "load_average": list(os.getloadavg()),
+    }
+    try:
+        meminfo = Path("/proc/meminfo").read_text()
+        kb = int(re.search(r"MemTotal:\s+(\d+)", meminfo).group(1))  # type: ignore[union-attr]
+        info["memory_gib"] = round(kb / 1024 / 1024, 1)
+        cpuinfo = Path("/proc/cpuinfo").read_text()
+        model = re.search(r"model name\s*:\s*(.+)", cpuinfo)
+        info["cpu"] = model.group(1).strip() if model else platform.processor()
+    except (OSError, AttributeError):
+        pass
+    return info
+
+
+async def _database_versions(url: str) -> dict[str, str]:
+    connection = await connect(url)
+    try:
+        return {
+            "postgres": await connection.fetchval("SHOW server_version"),
+            "timescaledb": await connection.fetchval(
+                "SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'"
+            ),
+        }
+    finally:
+        await connection.close()
+
+
+def versions(database_url: str) -> dict[str, str]:
+    import uvloop
+
+    out = {"python": platform.python_version()}
+    for package in ("litestar", "granian", "asyncpg", "msgspec", "polars", "uvloop"):
+        try:
+            out[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            out[package] = "missing"
+    try:
+        out.update(uvloop.run(_database_versions(database_url)))
+    except Exception as exc:
+        out["postgres"] = f"unknown ({type(exc).__name__})"
+    try:
+        wrk = subprocess.run(["wrk", "-v"], capture_output=True, text=True, check=False)
+        out["wrk"] = (wrk.stdout or wrk.stderr).split()[1]
+    except (OSError, IndexError):
+        out["wrk"] = "missing"
+    return out
+
+
+def dataset(manifest: Manifest) -> dict[str, Any]:
+    summary = msgspec.to_builtins(manifest)
+    summary["devices"] = len(manifest.devices)
+    summary["keys"] = len(manifest.keys)
+    summary.pop("tokens", None)
+    if manifest.fleet is not None:
+        summary["fleet"] = {
+            "device_count": manifest.fleet.device_count,
+            "sub_accounts": len(manifest.fleet.sub_account_ids),
+        }
+    return summary
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+def _number(value: float | None, unit: str = "") -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if abs(value) >= 100:
+        text = f"{value:,.0f}"
+    elif abs(value) >= 1:
+        text = f"{value:,.2f}"
+    else:
+        text = f"{value:.3f}"
+    return f"{text} {unit}".strip()
+
+
+def table(measures: list[Measure]) -> str:
+    lines = [
+        "| measure | value | floor or baseline | ratio | target | met? |",
+        "|---|---:|---|---:|---|:---:|",
+    ]
+    for m in measures:
+        floor = ""
+        if m.floor is not None:
+            floor = f"{_number(m.floor)} ({m.floor_name or 'floor'})"
+        ratio = "" if m.ratio is None else f"{m.ratio:,.2f}x"
+        met = {None: "", True: "yes", False: "**NO**"}[m.met]
+        lines.append(
+            f"| {m.name} | {_number(m.value, m.unit)} | {floor} | {ratio} | {m.target or ''} "
+            f"| {met} |"
+        )
+    return "\n".join(lines)
+
+
+def slowest(measures: list[Measure]) -> Measure | None:
+    """The measure furthest below its target (lowest ratio to the floor when none missed)."""
+    missed = [m for m in measures if m.met is False]
+    pool = missed or [m for m in measures if m.ratio is not None and m.group != "floors"]
+    if not pool:
+        return None
+    return min(pool, key=lambda m: m.ratio if m.ratio is not None else math.inf)
+
+
+def markdown(results: dict[str, Any], outcomes: list[Outcome], measures: list[Measure]) -> str:
+    m = results["machine"]
+    v = results["versions"]
+    d = results["dataset"]
+    lines = [
+        f"# Benchmark report {results['started']}",
+        "",
+        f"Run: {'quick (smoke, scale S)' if results['quick'] else 'full'}, "
+        f"{results['seconds']:.0f} s. Machine: {m.get('cores')} cores, "
+        f"{m.get('memory_gib', '?')} GiB, {m.get('cpu', '')}; load average at the end "
+        f"{', '.join(f'{x:.2f}' for x in m.get('load_average', []))}.",
+        f"Versions: Python {v.get('python')}, PostgreSQL {v.get('postgres')}, TimescaleDB "
+        f"{v.get('timescaledb')}, Litestar {v.get('litestar')}, granian {v.get('granian')}, "
+        f"asyncpg {v.get('asyncpg')}, msgspec {v.get('msgspec')}, wrk {v.get('wrk')}.",
+        f"Dataset: scale {d.get('scale')} in `{d.get('database')}`: {d.get('devices')} devices, "
+        f"{d.get('readings_num', 0) + d.get('readings_other', 0):,} readings, "
+        f"{d.get('start')} to {d.get('end')}"
+        + (f"; fleet of {d['fleet']['device_count']:,} devices" if d.get("fleet") else "")
+        + ".",
+        "",
+        "Ratio: value / floor for throughput, baseline / value for latency (a speed-up). "
+        "HTTP floor: the same granian/Litestar configuration serving a constant body "
+        "(benchmarks/floor_app.py), measured in this run.",
+        "",
+        table(measures),
+        "",
+    ]
+    worst = slowest(measures)
+    if worst is not None:
+        lines += [
+            f"Slowest against its target or floor: **{worst.name}** "
+            f"({_number(worst.value, worst.unit)}"
+            + (f", {worst.ratio:.2f}x {worst.floor_name or 'floor'}" if worst.ratio else "")
+            + ").",
+            "",
+        ]
+    problems = [o for o in outcomes if o.error or o.skipped]
+    if problems:
+        lines.append("Classes not measured:")
+        for o in problems:
+            lines.append(f"- {o.group}: {o.error or o.skipped}")
+        lines.append("")
+    lines.append("Time per class: " + ", ".join(f"{o.group} {o.seconds:.0f} s" for o in outcomes))
+    plots = results.get("plots", [])
+    if plots:
+        lines += ["", "Plots: " + ", ".join(f"[{p}]({p})" for p in plots)]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- plots
+
+
+def _short(name: str, width: int = 38) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def plot_latency(measures: list[Measure], path: Path) -> bool:
+    """p50 and p99 per route (every measure whose details carry both)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [
+        m
+        for m in measures
+        if isinstance(m.details.get("p50_ms"), int | float)
+        and isinstance(m.details.get("p99_ms"), int | float)
+    ]
+    if not rows:
+        return False
+    rows = rows[:40]
+    fig, ax = plt.subplots(figsize=(10, 0.35 * len(rows) + 1.5))
+    y = range(len(rows))
+    ax.barh([i + 0.2 for i in y], [m.details["p99_ms"] for m in rows], 0.4, label="p99")
+    ax.barh([i - 0.2 for i in y], [m.details["p50_ms"] for m in rows], 0.4, label="p50")
+    ax.set_yticks(list(y), [_short(m.name, 55) for m in rows], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("latency (ms, log scale)")
+    ax.set_title("Latency percentiles per route and query")
+    ax.legend()
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def plot_speedups(measures: list[Measure], path: Path) -> bool:
+    """Rollup (or project SQL) vs naive raw time_bucket: the speed-up per query class."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [
+        m
+        for m in measures
+        if m.ratio is not None and m.floor_name and "raw" in m.floor_name.lower()
+    ]
+    if not rows:
+        return False
+    fig, ax = plt.subplots(figsize=(10, 0.4 * len(rows) + 1.5))
+    y = list(range(len(rows)))
+    colors = ["tab:green" if m.met is not False else "tab:red" for m in rows]
+    ax.barh(y, [m.ratio or 0 for m in rows], color=colors)
+    ax.set_yticks(y, [_short(m.name, 55) for m in rows], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("speed-up over raw time_bucket (x, log scale)")
+    ax.set_title("Rollups vs raw readings")
+    for i, m in enumerate(rows):
+        ax.text(m.ratio or 0, i, f" {m.ratio:,.0f}x", va="center", fontsize=7)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def _route_of(m: Measure) -> str:
+    route = m.details.get("route")
+    if isinstance(route, str):
+        return route
+    return re.sub(r"\s*@\s*\d+\s*conns?", "", m.name)
+
+
+def plot_throughput(measures: list[Measure], path: Path) -> bool:
+    """req/s against connections, one line per route, the HTTP floor among them."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series: dict[str, list[tuple[int, float]]] = {}
+    for m in measures:
+        connections = m.details.get("connections")
+        if m.unit in ("req/s", "uplinks/s", "calls/s") and isinstance(connections, int):
+            series.setdefault(f"{_route_of(m)} ({m.unit})", []).append((connections, m.value))
+    if not series:
+        return False
+    fig, ax = plt.subplots(figsize=(10, 6))
+    for label, points in sorted(series.items()):
+        points.sort()
+        style = "--" if "floor" in label.lower() else "-"
+        ax.plot(
+            [p[0] for p in points],
+            [p[1] for p in points],
+            style,
+            marker="o",
+            label=_short(label, 50),
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("concurrent connections")
+    ax.set_ylabel("requests (calls, uplinks) per second")
+    ax.set_title("Throughput vs connections")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def write_report(
+    out_dir: Path,
+    manifest: Manifest,
+    outcomes: list[Outcome],
+    quick: bool,
+    started: datetime,
+    seconds: float,
+) -> Path:
+    measures = [m for o in outcomes for m in o.measures]
+    plots = []
+    for name, plot in (
+        ("latency.png", plot_latency),
+        ("speedups.png", plot_speedups),
+        ("throughput.png", plot_throughput),
+    ):
+        try:
+            if plot(measures, out_dir / name):
+                plots.append(name)
+        except Exception as exc:  # a plot must never lose the figures
+            print(f"plot {name} failed: {exc}")
+    results = {
+        "started": started.isoformat().replace("+00:00", "Z"),
+        "finished": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        "seconds": seconds,
+        "quick": quick,
+        "machine": machine(),
+        "versions": versions(manifest.database_url),
+        "dataset": dataset(manifest),
+        "classes": [
+            {
+                "group": o.group,
+                "seconds": o.seconds,
+                "measures": len(o.measures),
+                "error": o.error,
+                "skipped": o.skipped,
+            }
+            for o in outcomes
+        ],
+        "measures": msgspec.to_builtins(measures),
+        "plots": plots,
+    }
+    worst = slowest(measures)
+    results["slowest"] = worst.name if worst else None
+    (out_dir / "results.json").write_bytes(msgspec.json.format(msgspec.json.encode(results)))
+    (out_dir / "report.md").write_text(markdown(results, outcomes, measures))
+    return out_dir / "report.md"
+
+
+def latest_report() -> Path | None:
+    runs = sorted(p for p in RESULTS_DIR.glob("*/report.md") if p.parent.name != "scratch")
+    return runs[-1] if runs else None
+
+
+def rerender(out_dir: Path) -> Path:
+    """Rewrites report.md and the plots of a finished run from its results.json."""
+    results = msgspec.json.decode((out_dir / "results.json").read_bytes())
+    measures = msgspec.convert(results["measures"], list[Measure])
+    outcomes = [
+        Outcome(
+            c["group"],
+            c["seconds"],
+            [m for m in measures if m.group == c["group"]],
+            c.get("error"),
+            c.get("skipped"),
+        )
+        for c in results["classes"]
+    ]
+    for name, plot in (
+        ("latency.png", plot_latency),
+        ("speedups.png", plot_speedups),
+        ("throughput.png", plot_throughput),
+    ):
+        plot(measures, out_dir / name)
+    (out_dir / "report.md").write_text(markdown(results, outcomes, measures))
+    return out_dir / "report.md"

@@ -1,0 +1,316 @@
+"""`telemetry bench run`: every benchmark class against floors measured in the same run.
+
+Order: floors (HTTP floor per connection count, database round trip), bulk load (from
+the dataset's generation), storage, then the modules: auth cost, /latest, history,
+directory, member validation timing, and ingest last (it adds readings). Each module runs
+in its own process (benchmarks/runner.py) with a time limit; a module that fails or is
+missing is reported as such and the run goes on.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from benchmarks.common import (
+    ROOT,
+    Context,
+    Measure,
+    Request,
+    connect,
+    load_manifest,
+    measure,
+    run_wrk,
+    start_floor_server,
+    time_query,
+    write_requests,
+)
+from benchmarks.runner import ContextSpec
+
+
+@dataclass
+class Outcome:
+    group: str
+    seconds: float
+    measures: list[Measure]
+    error: str | None = None
+    skipped: str | None = None
+
+
+# Module classes, in run order: (class, module).
+MODULES = [
+    ("auth", "benchmarks.auth_cost"),
+    ("latest", "benchmarks.bench_latest"),
+    ("history", "benchmarks.bench_history"),
+    ("directory", "benchmarks.bench_directory"),
+    ("writes", "benchmarks.bench_validate_timing"),
+    ("ingest", "benchmarks.bench_ingest"),
+]
+BUILTIN = ["floors", "load", "storage"]
+CLASSES = BUILTIN + [name for name, _ in MODULES]
+
+
+# --------------------------------------------------------------------------- built-ins
+
+
+def floors(ctx: Context) -> list[Measure]:
+    """The HTTP floor at every connection count, and the database round trip."""
+    out: list[Measure] = []
+    path = write_requests(ctx.work_dir / "floor.txt", [Request("GET", "/floor")])
+    with start_floor_server() as server:
+        for connections in sorted(set(ctx.connections) | {64}):
+            result = run_wrk(server.base_url, path, connections=connections, duration=ctx.duration)
+            ctx.floors[f"http@{connections}"] = result.rps
+            out.append(
+                measure(
+                    f"HTTP floor (constant body) @{connections} conns",
+                    result.rps,
+                    "req/s",
+                    group="floors",
+                    details={
+                        "p50_ms": result.p50_ms,
+                        "p90_ms": result.p90_ms,
+                        "p99_ms": result.p99_ms,
+                        "connections": connections,
+                        "route": "HTTP floor",
+                        "requests": result.requests,
+                    },
+                )
+            )
+    ctx.floors["http"] = ctx.floors["http@64"]
+
+    async def database() -> Any:
+        connection = await connect(ctx.database_url)
+        try:
+            return await time_query(connection, "SELECT 1", [()], max(ctx.repetitions, 200))
+        finally:
+            await connection.close()
+
+    import uvloop
+
+    lat = uvloop.run(database())
+    ctx.floors["db_roundtrip_ms"] = lat.p50_ms
+    out.append(
+        measure(
+            "database floor: SELECT 1 round trip p50 (asyncpg)",
+            lat.p50_ms,
+            "ms",
+            group="floors",
+            details={
+                "p50_ms": lat.p50_ms,
+                "p95_ms": lat.p95_ms,
+                "p99_ms": lat.p99_ms,
+                "route": "SELECT 1 (db)",
+            },
+        )
+    )
+    return out
+
+
+def load(ctx: Context) -> list[Measure]:
+    m = ctx.manifest
+    return [
+        measure(
+            "bulk load, rollups included (binary COPY)",
+            m.load_rate,
+            "readings/s",
+            group="load",
+            min_value=300_000,
+            details={
+                "readings": m.readings_num + m.readings_other,
+                "seconds": m.load_seconds,
+                "scale": m.scale,
+                "devices": len(m.devices),
+            },
+        )
+    ]
+
+
+STORAGE_SQL = """
+SELECT h, (hypertable_detailed_size(h::regclass)).*
+  FROM unnest(ARRAY['readings_num', 'readings_other', 'rollup_hour_num', 'rollup_day_num',
+                    'rollup_hour_other', 'rollup_day_other']) AS h
+"""
+
+
+def storage(ctx: Context) -> list[Measure]:
+    async def sizes() -> tuple[list[Any], int, int]:
+        connection = await connect(ctx.database_url)
+        try:
+            await connection.execute("VACUUM ANALYZE readings_num, readings_other")
+            rows = await connection.fetch(STORAGE_SQL)
+            num = await connection.fetchval("SELECT count(*) FROM readings_num")
+            other = await connection.fetchval("SELECT count(*) FROM readings_other")
+            return list(rows), int(num), int(other)
+        finally:
+            await connection.close()
+
+    import uvloop
+
+    rows, num, other = uvloop.run(sizes())
+    by = {r["h"]: r for r in rows}
+    readings = num + other
+    raw = sum(by[t]["total_bytes"] for t in ("readings_num", "readings_other"))
+    rollups = sum(by[t]["total_bytes"] for t in by if t.startswith("rollup"))
+    indexes = sum(by[t]["index_bytes"] for t in by)
+    details: dict[str, Any] = {
+        t: {
+            "table": by[t]["table_bytes"],
+            "index": by[t]["index_bytes"],
+            "toast": by[t]["toast_bytes"],
+            "total": by[t]["total_bytes"],
+        }
+        for t in by
+    }
+    details.update(count_readings_num=num, count_readings_other=other)
+    per = (raw + rollups) / readings if readings else 0.0
+    return [
+        measure(
+            "storage: raw + rollups + indexes per reading",
+            per,
+            "bytes/reading",
+            group="storage",
+            max_value=100,
+            details=details,
+        ),
+        measure(
+            "storage: numeric raw row + index per reading",
+            by["readings_num"]["total_bytes"] / num if num else 0.0,
+            "bytes/reading",
+            group="storage",
+            details={"indexes_bytes_all": indexes},
+        ),
+        measure(
+            "storage: rollups per reading",
+            rollups / readings if readings else 0.0,
+            "bytes/reading",
+            group="storage",
+        ),
+    ]
+
+
+BUILTIN_FUNCTIONS: dict[str, Callable[[Context], list[Measure]]] = {
+    "floors": floors,
+    "load": load,
+    "storage": storage,
+}
+
+
+# --------------------------------------------------------------------------- modules
+
+
+def module_exists(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def run_module(ctx: Context, group: str, module: str, timeout: float) -> Outcome:
+    if not module_exists(module):
+        return Outcome(group, 0.0, [], skipped=f"{module} does not exist yet")
+    spec = ContextSpec(
+        scale=ctx.manifest.scale,
+        quick=ctx.quick,
+        work_dir=str(ctx.work_dir),
+        duration=ctx.duration,
+        repetitions=ctx.repetitions,
+        connections=ctx.connections,
+        floors=ctx.floors,
+    )
+    context_file = ctx.work_dir / f"context-{group}.json"
+    out_file = ctx.work_dir / f"measures-{group}.json"
+    context_file.write_bytes(msgspec.json.encode(spec))
+    out_file.unlink(missing_ok=True)
+    started = time.perf_counter()
+    log = ctx.work_dir / f"{group}.log"
+    try:
+        with log.open("w") as handle:
+            completed = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "benchmarks.runner",
+                    str(context_file),
+                    module,
+                    str(out_file),
+                ],
+                cwd=ROOT,
+                stdout=handle,
+                stderr=subprocess.STDOUT,
+                timeout=timeout,
+                check=False,
+            )
+    except subprocess.TimeoutExpired:
+        return Outcome(
+            group,
+            time.perf_counter() - started,
+            [],
+            error=f"timed out after {timeout:.0f} s (log: {log})",
+        )
+    elapsed = time.perf_counter() - started
+    if completed.returncode != 0 or not out_file.exists():
+        tail = log.read_text().strip().splitlines()[-1:] or ["no output"]
+        return Outcome(group, elapsed, [], error=f"exit {completed.returncode}: {tail[0]}")
+    measures = msgspec.json.decode(out_file.read_bytes(), type=list[Measure])
+    for m in measures:
+        m.group = m.group or group
+    return Outcome(group, elapsed, measures)
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def make_context(scale: str, quick: bool, work_dir: Path) -> Context:
+    return Context(
+        manifest=load_manifest(scale),
+        quick=quick,
+        work_dir=work_dir,
+        duration=3.0 if quick else 10.0,
+        repetitions=30 if quick else 300,
+        connections=[64] if quick else [64, 16, 128, 256],
+    )
+
+
+def run_suite(scale: str, quick: bool, only: list[str] | None, out_dir: Path) -> list[Outcome]:
+    work = out_dir / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    ctx = make_context(scale, quick, work)
+    wanted = set(only or CLASSES)
+    if wanted & {"latest", "auth", "history", "directory", "ingest", "writes"}:
+        wanted.add("floors")  # ratios need the floors of the same run
+    outcomes: list[Outcome] = []
+    timeout = 150.0 if quick else 1800.0
+    try:
+        for group in CLASSES:
+            if group not in wanted:
+                continue
+            print(f"bench: {group} ...", file=sys.stderr, flush=True)
+            started = time.perf_counter()
+            if group in BUILTIN_FUNCTIONS:
+                try:
+                    outcome = Outcome(group, 0.0, BUILTIN_FUNCTIONS[group](ctx))
+                except Exception as exc:
+                    traceback.print_exc()
+                    outcome = Outcome(group, 0.0, [], error=f"{type(exc).__name__}: {exc}")
+                outcome.seconds = time.perf_counter() - started
+            else:
+                module = dict(MODULES)[group]
+                outcome = run_module(ctx, group, module, timeout)
+            status = outcome.error or outcome.skipped or f"{len(outcome.measures)} measures"
+            print(f"bench: {group}: {status} ({outcome.seconds:.1f} s)", file=sys.stderr)
+            outcomes.append(outcome)
+    finally:
+        ctx.close()
+    return outcomes
+
+
+def timestamp() -> str:
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
