@@ -19,6 +19,7 @@ def api_route_handlers() -> list[Any]:
     from app.networks.controller import NetworkController
     from app.profiles.controller import ProfileController
     from app.sites.controller import SiteController
+    from app.telemetry.controller import LatestController
 
     return [
         DeviceController,
@@ -30,8 +31,11 @@ def api_route_handlers() -> list[Any]:
         DownlinkController,
         MulticastExecuteController,
         MembersController,
+        LatestController,
     ]
 
 
 def public_route_handlers() -> list[Any]:
-    return []
+    from app.telemetry.ingest import IngestController
+
+    return [IngestController]

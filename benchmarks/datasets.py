@@ -829,10 +829,17 @@ def dataset_window(scale: Scale, now: datetime | None = None) -> tuple[datetime,
 
 
 async def generate_async(
-    scale_name: str, fleet: int = 0, seed: int = 7, fleet_only: bool = False
+    scale_name: str,
+    fleet: int = 0,
+    seed: int = 7,
+    fleet_only: bool = False,
+    database: str | None = None,
+    write_manifest: bool = True,
 ) -> Manifest:
+    """Generates and loads a dataset into a fresh scratch database (`bench_<scale>` unless
+    `database` names another) and writes its manifest."""
     scale = SCALES[scale_name.upper()]
-    name = database_name(scale.name)
+    name = database or database_name(scale.name)
     if fleet_only:
         manifest = msgspec.json.decode(manifest_path(scale.name).read_bytes(), type=Manifest)
         manifest.fleet = await _load_fleet(manifest.database_url, scale.name, fleet)
@@ -899,7 +906,8 @@ async def generate_async(
     )
     if fleet:
         manifest.fleet = await _load_fleet(url, scale.name, fleet)
-    _write_manifest(manifest)
+    if write_manifest:
+        _write_manifest(manifest)
     return manifest
 
 
