@@ -22,7 +22,8 @@ def current_principal(connection: ASGIConnection[Any, Any, Any, Any]) -> Princip
 
 
 def access_guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
-    if handler.opt.get("public"):
+    if handler.opt.get("public") or handler.opt.get("inline_auth"):
+        # Inline-auth handlers check their scope after their own authentication.
         return
     principal = current_principal(connection)
     scope = handler.opt.get("scope")

@@ -1,7 +1,9 @@
 """Authentication and rate limiting for every `/api/v1` route (decisions D2-D4).
 
 Runs after routing, so an unknown path is a 404 before any key is looked at (D18).
-Routes marked `opt={"public": True}` (health) skip it.
+Routes marked `opt={"public": True}` (health) skip it; routes marked
+`opt={"inline_auth": True}` get only the key's hash (`scope["state"]["key_hash"]`) and run
+`api_authenticate` themselves, with the same order of checks.
 """
 
 from __future__ import annotations
@@ -68,6 +70,13 @@ class AuthMiddleware(AbstractMiddleware):
         key = bearer_key(scope)
         if key is None:
             raise unauthorized("unauthorized")
+        if scope["route_handler"].opt.get("inline_auth"):
+            # The handler authenticates in the same SQL statement as its own lookup (one
+            # round trip) and adds the rate-limit headers itself; see
+            # app/telemetry/controller.py.
+            scope.setdefault("state", {})["key_hash"] = hash_secret(key)
+            await self.app(scope, receive, send)
+            return
         pool = scope["app"].state.pool
         row = await pool.fetchrow(AUTHENTICATE, hash_secret(key))
         principal = outcome_to_principal(row)

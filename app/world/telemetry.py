@@ -1,27 +1,169 @@
-"""Replays a world file's telemetry sections through the ingest pipeline.
+"""Replays a world file's telemetry through the ingest pipeline (operations.md section 2).
 
-Owned by the telemetry area; until the pipeline lands, telemetry sections are refused.
+`uplinks`, `statusEvents` and `gatewayStats` are merged and replayed in time order
+(file order among equal times) with the same functions as live ChirpStack events, inside
+the loader's transaction. Devices and gateways are named by id or EUI and may come from
+an earlier file. Events of devices that are not assigned are skipped, as live ingest
+would refuse them and such devices keep no telemetry (D16).
 """
 
 from __future__ import annotations
 
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
+from app.core.api import normalize_eui, parse_uuid
+from app.core.sql import QUERIES
+from app.telemetry import catalog
+from app.telemetry.pipeline import Outcome, Uplink, status_battery, store_event, store_uplink
+from app.world.errors import fail
+from app.world.times import resolve_time
+
+log = logging.getLogger("telemetry.world")
+
+DEVICES_BY_REFERENCE = QUERIES["telemetry.devices_by_reference"]
+GATEWAYS_BY_REFERENCE = QUERIES["telemetry.gateways_by_reference"]
+GATEWAY_STATS = QUERIES["telemetry.gateway_stats"]
+
 
 class TelemetryNotSupported(Exception):
-    pass
+    """Kept for the loader's import; telemetry sections are supported."""
+
+
+def _split(references: set[str]) -> tuple[list[uuid.UUID], list[str]]:
+    ids: list[uuid.UUID] = []
+    euis: list[str] = []
+    for reference in references:
+        as_uuid = parse_uuid(reference) if len(reference) >= 32 else None
+        if as_uuid is not None:
+            ids.append(as_uuid)
+        else:
+            eui = normalize_eui(reference)
+            if eui is not None:
+                euis.append(eui)
+    return ids, euis
+
+
+def _index(rows: list[Any], eui_column: str, partners: set[uuid.UUID]) -> dict[str, Any]:
+    """Rows by id and by EUI; an EUI used by several partners is resolved in favour of the
+    partners of this file, and left out when still ambiguous."""
+    found: dict[str, Any] = {}
+    by_eui: dict[str, list[Any]] = {}
+    for row in rows:
+        found[str(row["id"])] = row
+        by_eui.setdefault(row[eui_column], []).append(row)
+    for eui, candidates in by_eui.items():
+        if len(candidates) > 1:
+            candidates = [r for r in candidates if r["partner_id"] in partners]
+        if len(candidates) == 1:
+            found[eui] = candidates[0]
+    return found
+
+
+def _lookup(found: dict[str, Any], reference: str, path: str, what: str) -> Any:
+    as_uuid = parse_uuid(reference) if len(reference) >= 32 else None
+    key = str(as_uuid) if as_uuid is not None else normalize_eui(reference)
+    row = found.get(key) if key is not None else None
+    if row is None:
+        raise fail(path, f"no {what} with id or EUI {reference!r}")
+    return row
 
 
 async def replay_telemetry(connection: Any, world: Any, now: datetime) -> int:
     """Stores the world's uplinks, statusEvents and gatewayStats; returns how many events."""
-    if (
-        getattr(world, "uplinks", None)
-        or getattr(world, "status_events", None)
-        or getattr(world, "gateway_stats", None)
-    ):
-        raise TelemetryNotSupported(
-            "uplinks, statusEvents and gatewayStats are not supported yet: "
-            "the ingest pipeline has not landed"
+    uplinks = list(getattr(world, "uplinks", None) or [])
+    statuses = list(getattr(world, "status_events", None) or [])
+    stats = list(getattr(world, "gateway_stats", None) or [])
+    if not (uplinks or statuses or stats):
+        return 0
+    partners = {p.id for p in getattr(world, "partners", [])}
+
+    device_refs = {e.device for e in uplinks} | {e.device for e in statuses}
+    devices: dict[str, Any] = {}
+    if device_refs:
+        ids, euis = _split(device_refs)
+        rows = await connection.fetch(DEVICES_BY_REFERENCE, ids, euis)
+        devices = _index(rows, "dev_eui", partners)
+    gateways: dict[str, Any] = {}
+    if stats:
+        ids, euis = _split({e.gateway for e in stats})
+        rows = await connection.fetch(GATEWAYS_BY_REFERENCE, ids, euis)
+        gateways = _index(rows, "gateway_eui", partners)
+
+    events: list[tuple[datetime, int, Callable[[], Awaitable[str | None]]]] = []
+    for index, uplink in enumerate(uplinks):
+        path = f"uplinks[{index}]"
+        row = _lookup(devices, uplink.device, f"{path}.device", "device")
+        at = resolve_time(uplink.at, now)
+        receptions = (
+            [(uplink.rssi or 0.0, uplink.snr or 0.0)]
+            if uplink.rssi is not None or uplink.snr is not None
+            else []
         )
-    return 0
+        eui = normalize_eui(uplink.gateway_eui) if uplink.gateway_eui else None
+        event = Uplink(
+            time=at,
+            values=dict(uplink.values),
+            receptions=receptions,
+            gateways=[eui] if eui else [],
+        )
+        events.append((at, len(events), _uplink_step(connection, row, event)))
+    for index, status in enumerate(statuses):
+        path = f"statusEvents[{index}]"
+        row = _lookup(devices, status.device, f"{path}.device", "device")
+        at = resolve_time(status.at, now)
+        battery = status_battery(
+            None if isinstance(status.battery, str) else status.battery,
+            external=status.battery == "external",
+            unavailable=status.battery == "unavailable",
+        )
+        events.append((at, len(events), _status_step(connection, row, at, battery)))
+    for index, message in enumerate(stats):
+        path = f"gatewayStats[{index}]"
+        row = _lookup(gateways, message.gateway, f"{path}.gateway", "gateway")
+        at = resolve_time(message.at, now)
+        events.append((at, len(events), _stats_step(connection, row["num"], at)))
+
+    events.sort(key=lambda item: (item[0], item[1]))
+    try:
+        for _, _, step in events:
+            await step()
+    except BaseException:
+        # The loader rolls back: nothing cached from this transaction may outlive it.
+        catalog.clear_caches()
+        raise
+    return len(events)
+
+
+def _uplink_step(connection: Any, row: Any, uplink: Uplink) -> Callable[[], Awaitable[str]]:
+    async def step() -> str:
+        if row["status"] != "assigned":
+            log.info("world uplink of unassigned device %s skipped", row["id"])
+            return Outcome.NOT_FOUND
+        context = await catalog.context_from_row(connection, row)
+        return await store_uplink(connection, context, uplink)
+
+    return step
+
+
+def _status_step(
+    connection: Any, row: Any, at: datetime, battery: dict[str, Any]
+) -> Callable[[], Awaitable[str]]:
+    async def step() -> str:
+        if row["status"] != "assigned":
+            log.info("world status event of unassigned device %s skipped", row["id"])
+            return Outcome.NOT_FOUND
+        context = await catalog.context_from_row(connection, row)
+        return await store_event(connection, context, "status", at, battery=battery)
+
+    return step
+
+
+def _stats_step(connection: Any, num: int, at: datetime) -> Callable[[], Awaitable[None]]:
+    async def step() -> None:
+        await connection.execute(GATEWAY_STATS, num, at)
+
+    return step

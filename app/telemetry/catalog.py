@@ -1,0 +1,256 @@
+"""Profile catalogs and per-device ingest contexts, cached per process.
+
+Profiles, their fields and rules, and a device's static values and calibration are written
+once (world file) and never edited afterwards, so they can be cached; the short TTL only
+bounds memory and staleness should that ever change. What does change (a device's status
+and site) is never cached: the ingest functions read it in their own transaction.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+import uuid
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, TypeVar
+
+import asyncpg
+import msgspec
+
+from app.core.sql import QUERIES
+from app.telemetry.values import Evaluator, coerce
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+TTL_SECONDS = 30.0
+MAX_ENTRIES = 50_000
+
+
+class TtlCache(Generic[K, V]):
+    """A small per-process cache whose entries expire after `ttl` seconds."""
+
+    def __init__(self, ttl: float = TTL_SECONDS, clock: Callable[[], float] = time.monotonic):
+        self.ttl = ttl
+        self.clock = clock
+        self.entries: dict[K, tuple[float, V]] = {}
+
+    def get(self, key: K) -> V | None:
+        entry = self.entries.get(key)
+        if entry is None:
+            return None
+        if entry[0] < self.clock():
+            del self.entries[key]
+            return None
+        return entry[1]
+
+    def put(self, key: K, value: V) -> V:
+        if len(self.entries) >= MAX_ENTRIES:
+            self.entries.clear()
+        self.entries[key] = (self.clock() + self.ttl, value)
+        return value
+
+    def drop(self, key: K) -> None:
+        self.entries.pop(key, None)
+
+    def clear(self) -> None:
+        self.entries.clear()
+
+
+class Field(msgspec.Struct, frozen=True):
+    num: int
+    identifier: str
+    data_type: str
+    kind: str
+    role: str | None
+    formula: str | None
+    source: str | None
+    mapping: dict[str, Any] | None
+    default: Any
+    parsed: ast.Expression | None = None
+
+    @property
+    def stored_as_number(self) -> bool:
+        return self.data_type == "number"
+
+
+class Rule(msgspec.Struct, frozen=True):
+    id: int
+    field: str
+    op: str
+    value: Any
+    level: str
+
+
+class Catalog(msgspec.Struct, frozen=True):
+    profile_id: uuid.UUID
+    retain: bool
+    decoded: dict[str, Field]
+    computed: list[Field]  # formula and mapping fields, in catalog order
+    static: list[Field]
+    by_identifier: dict[str, Field]
+    battery_field: str | None
+    rules: list[Rule]
+
+    @property
+    def has_formula_or_mapping(self) -> bool:
+        return bool(self.computed)
+
+
+class DeviceContext(msgspec.Struct, frozen=True):
+    """What the pipeline needs of one device besides its status and site."""
+
+    num: int
+    id: uuid.UUID
+    partner_id: uuid.UUID
+    catalog: Catalog
+    statics: dict[str, Any]  # static fields' values (device value, else profile default)
+    calibration: dict[str, tuple[float, float]]  # decoded number field -> (scale, offset)
+    static_part: dict[str, Any]  # statics plus formulas and mappings over them
+    static_derived: list[str]
+    has_derived: bool
+
+
+_catalogs: TtlCache[uuid.UUID, Catalog] = TtlCache()
+_contexts: TtlCache[int, DeviceContext] = TtlCache()
+
+
+def build_catalog(profile_id: uuid.UUID, field_rows: list[Any], rule_rows: list[Any]) -> Catalog:
+    retain = bool(field_rows[0]["retain_last_value"]) if field_rows else False
+    decoded: dict[str, Field] = {}
+    computed: list[Field] = []
+    static: list[Field] = []
+    by_identifier: dict[str, Field] = {}
+    battery: str | None = None
+    for row in field_rows:
+        if row["num"] is None:
+            continue
+        parsed = None
+        if row["kind"] == "formula" and row["formula"]:
+            try:
+                parsed = Evaluator.parse(row["formula"])
+            except Exception:  # a broken formula yields no value, never a failure
+                parsed = None
+        field = Field(
+            num=row["num"],
+            identifier=row["identifier"],
+            data_type=row["data_type"],
+            kind=row["kind"],
+            role=row["role"],
+            formula=row["formula"],
+            source=row["source"],
+            mapping=row["mapping"] if isinstance(row["mapping"], dict) else None,
+            default=row["default_value"],
+            parsed=parsed,
+        )
+        by_identifier[field.identifier] = field
+        if field.kind == "decoded":
+            decoded[field.identifier] = field
+            if field.role == "battery_pct":
+                battery = field.identifier
+        elif field.kind == "static":
+            static.append(field)
+        else:
+            computed.append(field)
+    rules = [
+        Rule(id=r["id"], field=r["field"], op=r["op"], value=r["value"], level=r["level"])
+        for r in rule_rows
+    ]
+    return Catalog(
+        profile_id=profile_id,
+        retain=retain,
+        decoded=decoded,
+        computed=computed,
+        static=static,
+        by_identifier=by_identifier,
+        battery_field=battery,
+        rules=rules,
+    )
+
+
+async def get_catalog(
+    connection: asyncpg.Connection | asyncpg.Pool, profile_id: uuid.UUID
+) -> Catalog:
+    catalog = _catalogs.get(profile_id)
+    if catalog is None:
+        fields = await connection.fetch(QUERIES["telemetry.profile_fields"], profile_id)
+        rules = await connection.fetch(QUERIES["telemetry.profile_rules"], profile_id)
+        catalog = _catalogs.put(profile_id, build_catalog(profile_id, fields, rules))
+    return catalog
+
+
+def build_context(
+    catalog: Catalog,
+    num: int,
+    device_id: uuid.UUID,
+    partner_id: uuid.UUID,
+    static_values: dict[str, Any] | None,
+    calibration: dict[str, Any] | None,
+) -> DeviceContext:
+    from app.telemetry.pipeline import compute_derived
+
+    static_values = static_values or {}
+    statics: dict[str, Any] = {}
+    for field in catalog.static:
+        value = static_values.get(field.identifier, field.default)
+        if value is None:
+            continue
+        coerced = coerce(value, field.data_type)
+        # A static value of another type than its field is still shown as given.
+        statics[field.identifier] = value if coerced is None else coerced
+    scales: dict[str, tuple[float, float]] = {}
+    for name, spec in (calibration or {}).items():
+        decoded = catalog.decoded.get(name)
+        if decoded is None or decoded.data_type != "number" or not isinstance(spec, dict):
+            continue
+        scale, offset = spec.get("scale", 1.0), spec.get("offset", 0.0)
+        scales[name] = (
+            1.0 if scale is None else float(scale),
+            0.0 if offset is None else float(offset),
+        )
+    static_part = dict(statics)
+    derived_values = compute_derived(catalog, static_part)
+    static_part.update(derived_values)
+    return DeviceContext(
+        num=num,
+        id=device_id,
+        partner_id=partner_id,
+        catalog=catalog,
+        statics=statics,
+        calibration=scales,
+        static_part=static_part,
+        static_derived=list(derived_values),
+        has_derived=catalog.has_formula_or_mapping or bool(scales),
+    )
+
+
+async def context_from_row(
+    connection: asyncpg.Connection | asyncpg.Pool, row: Any
+) -> DeviceContext:
+    """The context of a device row (partner_id, num, id, profile_id, static_values, calibration)."""
+    cached = _contexts.get(row["num"])
+    if cached is not None:
+        return cached
+    catalog = await get_catalog(connection, row["profile_id"])
+    context = build_context(
+        catalog,
+        row["num"],
+        row["id"],
+        row["partner_id"],
+        row["static_values"],
+        row["calibration"],
+    )
+    return _contexts.put(row["num"], context)
+
+
+def cached_context(num: int) -> DeviceContext | None:
+    return _contexts.get(num)
+
+
+def forget(num: int) -> None:
+    _contexts.drop(num)
+
+
+def clear_caches() -> None:
+    _catalogs.clear()
+    _contexts.clear()

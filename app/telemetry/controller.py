@@ -1,0 +1,122 @@
+"""GET /devices/{id}/latest: the stored latest values body with a strong ETag (D11).
+
+Dashboards poll this all day, mostly answered 304. The route authenticates inline
+(`opt={"inline_auth": True}`): the middleware only checks the key's form, and one SQL
+statement does authentication, the rate limit and the device lookup, so any answer costs
+one database round trip. The order of D3 is kept: 401, 429, 403 scope, then 404.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import asyncpg
+import msgspec
+from litestar import Controller, Request, Response, get
+
+from app.auth.middleware import outcome_to_principal, rate_headers
+from app.core.api import Single
+from app.core.errors import ApiError, error_responses
+from app.core.sql import QUERIES
+from app.core.tenancy import split_reference
+from app.telemetry import catalog
+from app.telemetry.catalog import DeviceContext
+from app.telemetry.structs import LatestValues
+
+SCOPE = "telemetry:read"
+LATEST_WITH_AUTH = QUERIES["telemetry.latest_with_auth"]
+DEVICE_BY_NUM = QUERIES["telemetry.device_by_num"]
+_encode = msgspec.json.Encoder().encode
+
+
+def static_body(context: DeviceContext) -> bytes:
+    """The body of a device that has not reported yet: its static values and formulas
+    over them (api-spec 2.4)."""
+    body = LatestValues(
+        device_id=context.id,
+        time=None,
+        values=dict(context.static_part),
+        signal_quality=None,
+    )
+    if context.has_derived:
+        body.derived = {k: context.static_part[k] for k in context.static_derived}
+    return _encode(body)
+
+
+def etag_of(body: bytes) -> str:
+    return '"' + hashlib.md5(body, usedforsecurity=False).hexdigest() + '"'
+
+
+def matches(if_none_match: str | None, etag: str) -> bool:
+    """`If-None-Match` with a list, `*`, and weak comparison (RFC 9110 13.1.2)."""
+    if not if_none_match:
+        return False
+    for candidate in if_none_match.split(","):
+        tag = candidate.strip()
+        if tag == "*":
+            return True
+        if tag.startswith(("W/", "w/")):
+            tag = tag[2:]
+        if tag == etag:
+            return True
+    return False
+
+
+async def _static(pool: asyncpg.Pool, device_num: int) -> tuple[bytes, str]:
+    context = catalog.cached_context(device_num)
+    if context is None:
+        row = await pool.fetchrow(DEVICE_BY_NUM, device_num)
+        context = await catalog.context_from_row(pool, row)
+    body = static_body(context)
+    return body, etag_of(body)
+
+
+def _raw(content: bytes, status: int, headers: dict[str, str]) -> Response[Any]:
+    """A response of ready-made JSON bytes (the stored body is never decoded)."""
+    return Response(
+        content=content, status_code=status, headers=headers, media_type="application/json"
+    )
+
+
+class LatestController(Controller):
+    path = "/devices"
+    tags = ["telemetry"]
+
+    @get(
+        "/{device_ref:str}/latest",
+        operation_id="getDeviceLatest",
+        summary="Latest values of a device",
+        description=(
+            "The latest values object (api-spec 2.4). Carries a strong `ETag`; send it back "
+            "in `If-None-Match` to get 304 with an empty body while nothing changed. A 304 "
+            "counts toward the rate limit. Inventory and archived devices: 404."
+        ),
+        opt={"scope": SCOPE, "inline_auth": True},
+        responses=error_responses(403, 404),
+    )
+    async def latest(
+        self, request: Request[Any, Any, Any], device_ref: str
+    ) -> Response[Single[LatestValues]]:
+        pool: asyncpg.Pool = request.app.state.pool
+        device_id, dev_eui = split_reference(device_ref)
+        row = await pool.fetchrow(
+            LATEST_WITH_AUTH, request.scope["state"]["key_hash"], device_id, dev_eui
+        )
+        principal = outcome_to_principal(row)
+        headers = rate_headers(principal.rate_limit, principal.remaining)
+        if SCOPE not in principal.scopes:
+            raise ApiError(
+                403, "insufficient_scope", f"this API key lacks the scope {SCOPE}", headers
+            )
+        if row["device_num"] is None or row["status"] != "assigned":
+            raise ApiError(404, "not_found", "device not found", headers)
+        body: bytes | None = row["latest_body"]
+        etag: str = row["latest_etag"]
+        if body is None:
+            body, etag = await _static(pool, row["device_num"])
+        headers["ETag"] = etag
+        headers["Cache-Control"] = "private, no-cache"
+        if matches(request.headers.get("if-none-match"), etag):
+            return _raw(b"", 304, headers)
+        return _raw(b'{"data":' + body + b"}", 200, headers)

@@ -1,0 +1,278 @@
+-- The write side of the ingest pipeline (api-spec 2.3, 2.4; decisions D11, D15, D17, D18).
+-- Python matches, coerces, calibrates and computes formula and mapping values; each event
+-- is then stored by ONE call of one of these functions, in one implicit transaction, so a
+-- live uplink costs one database round trip. Re-runnable: applied on every migrate.
+
+-- Timestamps exactly as msgspec writes them (RFC 3339 UTC with Z; a fraction only when
+-- there is one), so stored bodies and API responses look alike.
+CREATE OR REPLACE FUNCTION rfc3339(p_time timestamptz) RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN date_part('microseconds', p_time)::bigint % 1000000 = 0
+                THEN to_char(p_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+                ELSE to_char(p_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') END
+$$;
+
+-- The checks every ingest event starts with: the integration token still belongs to the
+-- partner (NULL on the world-file path), the device is the partner's and assigned, and the
+-- event was not stored before. The device row is share-locked so that a concurrent move
+-- to inventory (D16) either waits for this event or makes it a 404.
+-- Returns the device's site num (0 = none), or NULL with the outcome in p_outcome.
+DROP FUNCTION IF EXISTS ingest_admit(bytea, uuid, integer, text);
+CREATE FUNCTION ingest_admit(
+    p_token_hash    bytea,
+    p_partner_id    uuid,
+    p_device_num    integer,
+    p_dedup_key     text,
+    OUT outcome     text,
+    OUT device_id   uuid,
+    OUT site_num    integer
+)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_status text;
+BEGIN
+    IF p_token_hash IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM integrations i
+         WHERE i.token_hash = p_token_hash AND i.partner_id = p_partner_id) THEN
+        outcome := 'unauthorized';
+        RETURN;
+    END IF;
+    SELECT d.id, d.status, COALESCE(s.num, 0) INTO device_id, v_status, site_num
+      FROM devices d LEFT JOIN sites s ON s.id = d.site_id
+     WHERE d.num = p_device_num AND d.partner_id = p_partner_id
+       FOR SHARE OF d;
+    IF NOT FOUND OR v_status <> 'assigned' THEN
+        outcome := 'not_found';
+        RETURN;
+    END IF;
+    IF p_dedup_key IS NOT NULL THEN
+        INSERT INTO ingest_dedup (partner_id, deduplication_id)
+        VALUES (p_partner_id, p_dedup_key)
+        ON CONFLICT DO NOTHING;
+        IF NOT FOUND THEN
+            outcome := 'duplicate';
+            RETURN;
+        END IF;
+    END IF;
+    outcome := 'stored';
+END;
+$$;
+
+-- The device_state row of a device, locked for this transaction, created when missing.
+DROP FUNCTION IF EXISTS lock_device_state(integer);
+CREATE FUNCTION lock_device_state(p_device_num integer) RETURNS device_state
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    st device_state;
+BEGIN
+    SELECT * INTO st FROM device_state WHERE device_num = p_device_num FOR UPDATE;
+    IF NOT FOUND THEN
+        INSERT INTO device_state (device_num) VALUES (p_device_num) ON CONFLICT DO NOTHING;
+        SELECT * INTO st FROM device_state WHERE device_num = p_device_num FOR UPDATE;
+    END IF;
+    RETURN st;
+END;
+$$;
+
+-- One uplink. Arguments computed by app/telemetry/pipeline.py:
+--   p_values         identifier -> stored value of this uplink (decoded after calibration,
+--                    formula and mapping outputs); p_derived names the derived ones
+--   p_static         static values and formulas over them (shown before any uplink);
+--                    p_static_derived names the derived ones
+--   p_has_derived    whether /latest carries `derived` at all (D10, api-spec 2.4)
+--   p_signal         D15 signal quality of the best gateway, or NULL without rxInfo
+--   p_battery        the battery_pct field's value (rounded, clamped), or NULL
+--   p_gateways       GatewayEUIs that relayed the uplink
+--   p_rule_*         the alert rules whose field is in this uplink, and whether it breaks them
+-- Returns 'stored', 'duplicate', 'not_found' or 'unauthorized'.
+DROP FUNCTION IF EXISTS ingest_uplink(bytea, uuid, integer, text, timestamptz, integer[],
+    double precision[], integer[], jsonb[], jsonb, text[], jsonb, text[], boolean, boolean,
+    integer, integer, text[], integer[], text[], boolean[], text[]);
+CREATE FUNCTION ingest_uplink(
+    p_token_hash        bytea,
+    p_partner_id        uuid,
+    p_device_num        integer,
+    p_dedup_key         text,
+    p_time              timestamptz,
+    p_num_fields        integer[],
+    p_num_values        double precision[],
+    p_other_fields      integer[],
+    p_other_values      jsonb[],
+    p_values            jsonb,
+    p_derived           text[],
+    p_static            jsonb,
+    p_static_derived    text[],
+    p_has_derived       boolean,
+    p_retain            boolean,
+    p_signal            integer,
+    p_battery           integer,
+    p_gateways          text[],
+    p_rule_ids          integer[],
+    p_rule_fields       text[],
+    p_rule_breaks       boolean[],
+    p_rule_levels       text[]
+) RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    adm         record;
+    st          device_state;
+    old_fs      jsonb;
+    fs          jsonb;
+    fresh       jsonb;
+    newest      timestamptz;
+    time_text   text := rfc3339(p_time);
+    sq          integer;
+    vals        jsonb;
+    retained    jsonb;
+    derived     jsonb;
+    v_battery   jsonb;
+    body        text;
+    body_bytes  bytea;
+BEGIN
+    -- The network server is answered only after this is durable, whatever the session says.
+    SET LOCAL synchronous_commit = on;
+    SELECT * INTO adm FROM ingest_admit(p_token_hash, p_partner_id, p_device_num, p_dedup_key);
+    IF adm.outcome <> 'stored' THEN
+        RETURN adm.outcome;
+    END IF;
+
+    PERFORM record_readings(p_device_num, adm.site_num, p_time, p_num_fields, p_num_values,
+                            p_other_fields, p_other_values);
+
+    st := lock_device_state(p_device_num);
+    old_fs := st.field_state;
+
+    -- Alerts follow the newest reading of their field: only a reading at least as new as
+    -- the stored one of that field may raise or clear them.
+    IF cardinality(p_rule_ids) > 0 THEN
+        DELETE FROM device_alerts a
+         USING unnest(p_rule_ids, p_rule_fields, p_rule_breaks) AS r (id, f, b)
+         WHERE a.device_num = p_device_num AND a.rule_id = r.id AND NOT r.b
+           AND (old_fs -> r.f IS NULL OR (old_fs -> r.f ->> 't')::timestamptz <= p_time);
+        INSERT INTO device_alerts (device_num, rule_id, level, since)
+        SELECT p_device_num, r.id, r.l, p_time
+          FROM unnest(p_rule_ids, p_rule_fields, p_rule_breaks, p_rule_levels) AS r (id, f, b, l)
+         WHERE r.b AND (old_fs -> r.f IS NULL OR (old_fs -> r.f ->> 't')::timestamptz <= p_time)
+        ON CONFLICT DO NOTHING;
+    END IF;
+
+    -- Per field, the newest stored value and the time it was reported: what retain last
+    -- value carries. A late uplink only fills in fields whose stored value is older.
+    SELECT COALESCE(jsonb_object_agg(n.key, jsonb_build_object(
+               'v', n.value, 't', time_text, 'd', n.key = ANY (p_derived))), '{}')
+      INTO fresh
+      FROM jsonb_each(p_values) AS n
+     WHERE old_fs -> n.key IS NULL OR (old_fs -> n.key ->> 't')::timestamptz <= p_time;
+    fs := old_fs || fresh;
+
+    newest := GREATEST(st.last_uplink_at, p_time);
+    sq := CASE WHEN p_signal IS NOT NULL AND p_time >= COALESCE(st.last_uplink_at, p_time)
+               THEN p_signal ELSE st.signal_quality END;
+
+    IF p_retain THEN
+        SELECT jsonb_object_agg(e.key, e.value -> 'v'),
+               jsonb_object_agg(e.key, e.value -> 't')
+                   FILTER (WHERE (e.value ->> 't')::timestamptz < newest),
+               jsonb_object_agg(e.key, e.value -> 'v') FILTER (WHERE (e.value ->> 'd')::boolean)
+          INTO vals, retained, derived
+          FROM jsonb_each(fs) AS e;
+    ELSE
+        SELECT jsonb_object_agg(e.key, e.value -> 'v'),
+               jsonb_object_agg(e.key, e.value -> 'v') FILTER (WHERE (e.value ->> 'd')::boolean)
+          INTO vals, derived
+          FROM jsonb_each(fs) AS e
+         WHERE (e.value ->> 't')::timestamptz = newest;
+    END IF;
+    vals := p_static || COALESCE(vals, '{}');
+    derived := COALESCE((SELECT jsonb_object_agg(k, p_static -> k)
+                           FROM unnest(p_static_derived) AS k WHERE p_static ? k), '{}')
+               || COALESCE(derived, '{}');
+
+    body := '{"deviceId":"' || adm.device_id::text || '","time":"' || rfc3339(newest)
+            || '","values":' || vals::text || ',"signalQuality":' || COALESCE(sq::text, 'null')
+            || CASE WHEN retained IS NOT NULL THEN ',"retained":' || retained::text ELSE '' END
+            || CASE WHEN p_has_derived THEN ',"derived":' || derived::text ELSE '' END
+            || '}';
+    body_bytes := convert_to(body, 'UTF8');
+
+    -- Battery: the newest reading of either source wins; on equal times the status source.
+    v_battery := st.battery;
+    IF p_battery IS NOT NULL AND (v_battery IS NULL
+            OR (v_battery ->> 'at')::timestamptz < p_time
+            OR ((v_battery ->> 'at')::timestamptz = p_time AND v_battery ->> 'source' = 'field')) THEN
+        v_battery := jsonb_build_object('state', 'pct', 'value', p_battery, 'at', time_text,
+                                        'source', 'field');
+    END IF;
+
+    UPDATE device_state
+       SET last_seen_at = GREATEST(last_seen_at, p_time),
+           last_uplink_at = newest,
+           signal_quality = sq,
+           battery = v_battery,
+           field_state = fs,
+           latest_body = body_bytes,
+           latest_etag = '"' || md5(body_bytes) || '"'
+     WHERE device_num = p_device_num;
+
+    -- Many devices share a gateway: a gateway row locked by a concurrent uplink is being
+    -- moved to practically the same time already, and waiting for it would serialise
+    -- every uplink of the gateway behind one commit flush.
+    IF cardinality(p_gateways) > 0 THEN
+        UPDATE gateways g SET last_seen_at = p_time
+         WHERE g.num IN (SELECT x.num FROM gateways x
+                          WHERE x.partner_id = p_partner_id AND x.gateway_eui = ANY (p_gateways)
+                            AND (x.last_seen_at IS NULL OR x.last_seen_at < p_time)
+                            FOR UPDATE SKIP LOCKED);
+    END IF;
+    RETURN 'stored';
+END;
+$$;
+
+-- A status, join or location message (p_kind). Moves lastSeenAt; a status message may
+-- carry a battery reading (p_battery: {state, value}), a location message a location.
+DROP FUNCTION IF EXISTS ingest_event(bytea, uuid, integer, text, timestamptz, text, jsonb, jsonb);
+CREATE FUNCTION ingest_event(
+    p_token_hash    bytea,
+    p_partner_id    uuid,
+    p_device_num    integer,
+    p_dedup_key     text,
+    p_time          timestamptz,
+    p_kind          text,
+    p_battery       jsonb,
+    p_location      jsonb
+) RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    adm     record;
+    st          device_state;
+    v_battery   jsonb;
+BEGIN
+    SET LOCAL synchronous_commit = on;
+    SELECT * INTO adm FROM ingest_admit(p_token_hash, p_partner_id, p_device_num, p_dedup_key);
+    IF adm.outcome <> 'stored' THEN
+        RETURN adm.outcome;
+    END IF;
+    st := lock_device_state(p_device_num);
+    v_battery := st.battery;
+    IF p_battery IS NOT NULL
+       AND (v_battery IS NULL OR (v_battery ->> 'at')::timestamptz <= p_time) THEN
+        v_battery := p_battery || jsonb_build_object('at', rfc3339(p_time), 'source', 'status');
+    END IF;
+    UPDATE device_state
+       SET last_seen_at = GREATEST(last_seen_at, p_time),
+           battery = v_battery,
+           reported_location = CASE WHEN p_location IS NOT NULL
+                                     AND (reported_location_at IS NULL OR reported_location_at <= p_time)
+                                    THEN p_location ELSE reported_location END,
+           reported_location_at = CASE WHEN p_location IS NOT NULL
+                                     AND (reported_location_at IS NULL OR reported_location_at <= p_time)
+                                    THEN p_time ELSE reported_location_at END
+     WHERE device_num = p_device_num;
+    RETURN 'stored';
+END;
+$$;
