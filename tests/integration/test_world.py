@@ -575,3 +575,19 @@ def test_times_and_durations() -> None:
     for bad in ("P", "PT", "P1H", "1D", "P-1D", "PT1.5"):
         with pytest.raises(ValueError):
             parse_duration(bad)
+
+
+def test_demo_world_is_valid_and_deterministic() -> None:
+    from app.world.loader import parse_world
+    from app.world.validate import check_world
+    from demo.world import build
+
+    world = build()
+    assert world == build()
+    rows = check_world(parse_world(world), NOW)
+    assert len(rows.devices) == 200
+    kinds = {f[7] for f in rows.fields}
+    data_types = {f[6] for f in rows.fields}
+    assert kinds == {"decoded", "static", "formula", "mapping"}
+    assert data_types == {"number", "string", "boolean", "date", "location"}
+    assert len(parse_world(world).uplinks) > 1000

@@ -1,0 +1,1 @@
+"""The demo world: `python -m demo.world > world.json`."""
