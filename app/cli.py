@@ -135,6 +135,13 @@ def cmd_features(args: argparse.Namespace) -> None:
     print("features updated")
 
 
+def cmd_retention(args: argparse.Namespace) -> None:
+    from app.history.retention import run_retention
+
+    dropped = run_with_connection(run_retention)
+    print("another runner holds the lock" if dropped is None else f"chunks dropped: {dropped}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="telemetry", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -185,6 +192,10 @@ def build_parser() -> argparse.ArgumentParser:
     set_features.add_argument("--networks", choices=["on", "off"])
     set_features.add_argument("--multi-site", dest="multi_site", choices=["on", "off"])
     features.set_defaults(handler=cmd_features)
+
+    retention = commands.add_parser("retention", help="drop readings no plan may read")
+    retention.add_argument("action", choices=["run"])
+    retention.set_defaults(handler=cmd_retention)
     return parser
 
 

@@ -23,6 +23,7 @@ from app.core.config import Settings, load_settings
 from app.core.db import create_pool
 from app.core.errors import handle_exception
 from app.docs import DocsController
+from app.history.retention import retention_lifespan
 from app.routes import api_route_handlers, public_route_handlers
 
 
@@ -64,7 +65,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     return Litestar(
         route_handlers=[api, *public_route_handlers()],
-        lifespan=[lifespan],
+        lifespan=[lifespan, retention_lifespan],
         dependencies={
             "pool": Provide(provide_pool, sync_to_thread=False),
             "principal": Provide(provide_principal, sync_to_thread=False),

@@ -13,6 +13,7 @@ def api_route_handlers() -> list[Any]:
     from app.devices.controller import DeviceController
     from app.downlinks.controller import DownlinkController
     from app.gateways.controller import GatewayController
+    from app.history.controller import HistoryController
     from app.members.controller import MembersController
     from app.multicast.controller import MulticastGroupController
     from app.multicast.execute import MulticastExecuteController
@@ -28,6 +29,7 @@ def api_route_handlers() -> list[Any]:
         NetworkController,
         SiteController,
         MulticastGroupController,
+        HistoryController,
         DownlinkController,
         MulticastExecuteController,
         MembersController,

@@ -1,7 +1,8 @@
 -- The write path of readings: raw rows plus the hourly and daily rollups, in the caller's
 -- transaction. One call stores one uplink's readings (all at the same time and site).
--- Rollups hold mergeable partials; `last_*` moves only for a reading at least as new as
--- the stored one, so late and out-of-order readings are summarised correctly.
+-- Rollups hold mergeable partials; `last_*` keeps the greatest (time, value), so late and
+-- out-of-order readings are summarised correctly and a tie on time goes to the greatest
+-- value whatever the arrival order (the rule of sql/history/history.sql).
 
 CREATE OR REPLACE FUNCTION record_readings(
     p_device_num    integer,
@@ -27,7 +28,8 @@ BEGIN
         ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
            SET n = r.n + 1, sum = r.sum + excluded.sum,
                min = LEAST(r.min, excluded.min), max = GREATEST(r.max, excluded.max),
-               last_value = CASE WHEN excluded.last_time >= r.last_time
+               last_value = CASE WHEN (excluded.last_time, excluded.last_value)
+                                      > (r.last_time, r.last_value)
                                  THEN excluded.last_value ELSE r.last_value END,
                last_time = GREATEST(r.last_time, excluded.last_time);
 
@@ -38,7 +40,8 @@ BEGIN
         ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
            SET n = r.n + 1, sum = r.sum + excluded.sum,
                min = LEAST(r.min, excluded.min), max = GREATEST(r.max, excluded.max),
-               last_value = CASE WHEN excluded.last_time >= r.last_time
+               last_value = CASE WHEN (excluded.last_time, excluded.last_value)
+                                      > (r.last_time, r.last_value)
                                  THEN excluded.last_value ELSE r.last_value END,
                last_time = GREATEST(r.last_time, excluded.last_time);
     END IF;
@@ -54,7 +57,8 @@ BEGIN
           FROM unnest(p_other_fields, p_other_values) AS x (f, v)
         ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
            SET n = r.n + 1,
-               last_value = CASE WHEN excluded.last_time >= r.last_time
+               last_value = CASE WHEN (excluded.last_time, excluded.last_value)
+                                      > (r.last_time, r.last_value)
                                  THEN excluded.last_value ELSE r.last_value END,
                last_time = GREATEST(r.last_time, excluded.last_time);
 
@@ -64,7 +68,8 @@ BEGIN
           FROM unnest(p_other_fields, p_other_values) AS x (f, v)
         ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
            SET n = r.n + 1,
-               last_value = CASE WHEN excluded.last_time >= r.last_time
+               last_value = CASE WHEN (excluded.last_time, excluded.last_value)
+                                      > (r.last_time, r.last_value)
                                  THEN excluded.last_value ELSE r.last_value END,
                last_time = GREATEST(r.last_time, excluded.last_time);
     END IF;
@@ -105,7 +110,8 @@ BEGIN
        AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums));
     INSERT INTO rollup_hour_num (device_num, field_num, site_num, bucket, n, sum, min, max, last_time, last_value)
     SELECT device_num, field_num, site_num, time_bucket('1 hour', time), count(*), sum(value),
-           min(value), max(value), max(time), last(value, time)
+           min(value), max(value), max(time),
+           (max(ARRAY[(extract(epoch FROM time) * 1000000)::double precision, value]))[2]
       FROM readings_num
      WHERE time >= hour_from AND time < hour_to
        AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums))
@@ -115,7 +121,8 @@ BEGIN
        AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums));
     INSERT INTO rollup_day_num (device_num, field_num, site_num, bucket, n, sum, min, max, last_time, last_value)
     SELECT device_num, field_num, site_num, time_bucket('1 day', bucket), sum(n), sum(sum),
-           min(min), max(max), max(last_time), last(last_value, last_time)
+           min(min), max(max), max(last_time),
+           (max(ARRAY[(extract(epoch FROM last_time) * 1000000)::double precision, last_value]))[2]
       FROM rollup_hour_num
      WHERE bucket >= day_from AND bucket < day_to
        AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums))
@@ -125,7 +132,7 @@ BEGIN
        AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums));
     INSERT INTO rollup_hour_other (device_num, field_num, site_num, bucket, n, last_time, last_value)
     SELECT device_num, field_num, site_num, time_bucket('1 hour', time), count(*), max(time),
-           last(value, time)
+           (array_agg(value ORDER BY time DESC, value DESC))[1]
       FROM readings_other
      WHERE time >= hour_from AND time < hour_to
        AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums))
@@ -135,7 +142,7 @@ BEGIN
        AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums));
     INSERT INTO rollup_day_other (device_num, field_num, site_num, bucket, n, last_time, last_value)
     SELECT device_num, field_num, site_num, time_bucket('1 day', bucket), sum(n), max(last_time),
-           last(last_value, last_time)
+           (array_agg(last_value ORDER BY last_time DESC, last_value DESC))[1]
       FROM rollup_hour_other
      WHERE bucket >= day_from AND bucket < day_to
        AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums))

@@ -1,0 +1,73 @@
+"""GET /devices/{id}/history (api-spec 4.3, decisions D12)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import asyncpg
+from litestar import Controller, get
+from litestar.params import Parameter
+
+from app.auth.principal import Principal
+from app.core.api import Single
+from app.core.errors import error_responses
+from app.history.service import parse_query, read_history
+from app.history.structs import History
+
+HISTORY_DESCRIPTION = """\
+The readings of one field in `[from, to)`.
+
+- `resolution=raw` (default): the newest 500 readings, newest first, each with the
+  `siteId` of the site the device was at when the reading arrived; `truncated: true`
+  when more matched (page back with `to` = the oldest `time` received).
+- `hourly`, `daily` or an ISO 8601 duration of at least `PT1S` (`PT15M`, `PT6H`, `P1W`,
+  `P1M`, ...): one point per non-empty bucket, newest first, `time` = the bucket start.
+  Buckets follow TimescaleDB `time_bucket` in UTC (weeks start on Mondays, months on the
+  1st); a bucket at an edge of the range aggregates only the readings inside it. At most
+  10,000 buckets. `agg`: `avg` (default), `min`, `max`, `sum`, `count`, `last` (the
+  value of the newest reading; on equal times the greatest value); string, boolean,
+  date and location fields take `count` and `last` only.
+- The range is bounded by the plan's telemetry retention: a range that starts before
+  the cutoff starts at it, with `clamped: true` and `retentionCutoff`; a range entirely
+  before it is 403 `outside_retention`.
+"""
+
+
+class HistoryController(Controller):
+    path = "/devices/{device_id:str}/history"
+    opt = {"scope": "telemetry:read"}
+
+    @get(
+        operation_id="getDeviceHistory",
+        summary="Time series of one device field",
+        description=HISTORY_DESCRIPTION,
+        responses=error_responses(400, 403, 404),
+    )
+    async def history(
+        self,
+        pool: asyncpg.Pool,
+        principal: Principal,
+        device_id: Annotated[str, Parameter(description="Service id (UUID) or DevEUI.")],
+        field: Annotated[
+            str | None,
+            Parameter(description="Required. Field identifier, field UUID or `signal_quality`."),
+        ] = None,
+        from_: Annotated[
+            str | None, Parameter(query="from", description="Required. ISO 8601 timestamp.")
+        ] = None,
+        to: Annotated[str | None, Parameter(description="Required. ISO 8601 timestamp.")] = None,
+        resolution: Annotated[
+            str | None,
+            Parameter(description="`raw` (default), `hourly`, `daily` or an ISO 8601 duration."),
+        ] = None,
+        agg: Annotated[
+            str | None,
+            Parameter(description="Bucketed only: avg (default), min, max, sum, count, last."),
+        ] = None,
+        site_id: Annotated[
+            str | None,
+            Parameter(query="siteId", description="Only readings recorded at this site."),
+        ] = None,
+    ) -> Single[History]:
+        query = parse_query(principal, field, from_, to, resolution, agg, site_id)
+        return Single(await read_history(pool, principal, device_id, query))

@@ -1,0 +1,181 @@
+"""Reads of one device field's history: request checks in D3 order, then one query."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from app.auth.guards import require_multi_site
+from app.auth.principal import Principal
+from app.core.api import parse_timestamp, parse_uuid, utc_now
+from app.core.errors import forbidden, invalid_parameter
+from app.core.sql import QUERIES
+from app.core.tenancy import resolve_device
+from app.history.planner import (
+    MAX_BUCKETS,
+    Resolution,
+    bucket_count,
+    parse_resolution,
+    plan_segments,
+)
+from app.history.structs import History, HistoryPoint
+
+RAW_LIMIT = 500
+AGGS = ("avg", "min", "max", "sum", "count", "last")
+NON_NUMERIC_AGGS = ("count", "last")
+SIGNAL_QUALITY = "signal_quality"
+NO_SITE_MATCH = -1
+
+
+@dataclass(frozen=True)
+class HistoryQuery:
+    field: str
+    start: datetime
+    end: datetime
+    resolution: Resolution | None
+    resolution_text: str
+    agg: str | None
+    site_id: uuid.UUID | None
+
+
+def parse_query(
+    principal: Principal,
+    field: str | None,
+    start: str | None,
+    end: str | None,
+    resolution: str | None,
+    agg: str | None,
+    site_id: str | None,
+) -> HistoryQuery:
+    """The checks that need no database: feature switch first, then parameters (D3)."""
+    if site_id is not None:
+        require_multi_site(principal)
+    if not field:
+        raise invalid_parameter("field", "is required")
+    if start is None:
+        raise invalid_parameter("from", "is required")
+    if end is None:
+        raise invalid_parameter("to", "is required")
+    begin, finish = parse_timestamp("from", start), parse_timestamp("to", end)
+    if begin >= finish:
+        raise invalid_parameter("from", "must be before to")
+    resolution_text = resolution if resolution is not None else "raw"
+    parsed = parse_resolution(resolution_text)
+    if parsed is None:
+        if agg is not None:
+            raise invalid_parameter("agg", "applies to bucketed resolutions only, not raw")
+    else:
+        agg = agg if agg is not None else "avg"
+        if agg not in AGGS:
+            raise invalid_parameter("agg", f"must be one of {', '.join(AGGS)}")
+        if bucket_count(begin, finish, parsed) > MAX_BUCKETS:
+            raise invalid_parameter(
+                "resolution", f"the range holds more than {MAX_BUCKETS} buckets"
+            )
+    site = None
+    if site_id is not None:
+        site = parse_uuid(site_id)
+        if site is None:
+            raise invalid_parameter("siteId", "must be a UUID")
+    return HistoryQuery(field, begin, finish, parsed, resolution_text, agg, site)
+
+
+async def read_history(
+    pool: asyncpg.Pool, principal: Principal, reference: str, query: HistoryQuery
+) -> History:
+    device = await resolve_device(pool, principal, reference, live=True)
+    context: Any = await pool.fetchrow(
+        QUERIES["history.context"],
+        device.profile_id,
+        device.sub_account_id,
+        query.field,
+        parse_uuid(query.field),
+        query.site_id,
+        principal.partner_id,
+        principal.sub_account_id,
+    )
+    if query.field == SIGNAL_QUALITY:
+        field_num, identifier, data_type, kind = 0, SIGNAL_QUALITY, "number", "decoded"
+    elif context["num"] is None:
+        raise invalid_parameter("field", "is not a field of the device's profile")
+    else:
+        field_num, identifier = context["num"], context["identifier"]
+        data_type, kind = context["data_type"], context["kind"]
+    numeric = data_type == "number"
+    if query.agg is not None and not numeric and query.agg not in NON_NUMERIC_AGGS:
+        raise invalid_parameter("agg", f"a {data_type} field takes count or last only")
+
+    start, end = query.start, query.end
+    cutoff = utc_now() - timedelta(days=principal.retention_days)
+    if end <= cutoff:
+        raise forbidden("outside_retention", "the range is entirely outside the plan retention")
+    clamped = start < cutoff
+    if clamped:
+        start = cutoff
+
+    site_num: int | None = None
+    if query.site_id is not None:
+        site_num = context["site_num"] if context["site_num"] is not None else NO_SITE_MATCH
+
+    history = History(
+        device_id=device.id,
+        field=identifier,
+        resolution=query.resolution_text,
+        agg=query.agg if query.agg is not None else msgspec.UNSET,
+        from_=start,
+        to=end,
+        clamped=True if clamped else msgspec.UNSET,
+        retention_cutoff=cutoff if clamped else msgspec.UNSET,
+        points=[],
+    )
+    if kind == "static":
+        return history
+    if query.resolution is None:
+        rows = await pool.fetch(
+            QUERIES["history.raw_num" if numeric else "history.raw_other"],
+            device.num,
+            field_num,
+            start,
+            end,
+            RAW_LIMIT + 1,
+            site_num,
+        )
+        if len(rows) > RAW_LIMIT:
+            history.truncated = True
+            rows = rows[:RAW_LIMIT]
+        with_site = bool(context["multi_site"])
+        history.points = [
+            HistoryPoint(time=r[0], value=r[1], site_id=r[2] if with_site else None) for r in rows
+        ]
+        return history
+
+    assert query.agg is not None
+    segments = plan_segments(start, end, query.resolution)
+    rows = await pool.fetch(
+        QUERIES["history.bucketed_num" if numeric else "history.bucketed_other"],
+        device.num,
+        field_num,
+        start,
+        end,
+        query.resolution.interval,
+        segments.hour_lo,
+        segments.day_lo,
+        segments.day_hi,
+        segments.hour_hi,
+        site_num,
+        query.agg,
+    )
+    history.points = [bucket_point(r, numeric, query.agg) for r in rows]
+    return history
+
+
+def bucket_point(row: Any, numeric: bool, agg: str) -> HistoryPoint:
+    if numeric:
+        value = row[1]
+        return HistoryPoint(time=row[0], value=int(value) if agg == "count" else value)
+    return HistoryPoint(time=row[0], value=row[1] if agg == "count" else row[2])

@@ -1,0 +1,29 @@
+"""The history response (api-spec 2.5, decisions D12)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+
+class HistoryPoint(msgspec.Struct, rename="camel", omit_defaults=True):
+    time: datetime
+    value: Any
+    # Raw points only: the site at arrival, null when none or multi-site is off.
+    site_id: uuid.UUID | msgspec.UnsetType | None = msgspec.UNSET
+
+
+class History(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
+    device_id: uuid.UUID
+    field: str
+    resolution: str
+    agg: str | msgspec.UnsetType = msgspec.UNSET
+    from_: datetime = msgspec.field(name="from")
+    to: datetime
+    clamped: bool | msgspec.UnsetType = msgspec.UNSET
+    retention_cutoff: datetime | msgspec.UnsetType = msgspec.UNSET
+    truncated: bool | msgspec.UnsetType = msgspec.UNSET
+    points: list[HistoryPoint]

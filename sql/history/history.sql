@@ -1,0 +1,144 @@
+-- History of one device field (api-spec 4.3, decisions D12).
+--
+-- Bucketed queries read five consecutive segments of [from, to), chosen by
+-- app/history/planner.py so that each rollup row nests in exactly one result bucket:
+--   raw [$3,$6)  hourly [$6,$7)  daily [$7,$8)  hourly [$8,$9)  raw [$9,$4)
+-- Empty segments have lo = hi and cost one index probe per chunk they touch (usually
+-- none: chunk exclusion drops them). Every segment becomes mergeable partials
+-- (n, sum, min, max, last) that are re-bucketed with time_bucket and merged once.
+-- `last` is the value of the greatest (time, value): ties on time go to the greatest
+-- value, the same rule as record_readings and rebuild_rollups, so the answer never
+-- depends on arrival order. For numbers it is max(ARRAY[epoch microseconds, value])[2]
+-- (exact: epoch microseconds fit a float8 mantissa until 2255), a plain C aggregate.
+--
+-- Plans, measured on 50 devices x 5 series x 365 days at 15 minutes (9.1M readings,
+-- benchmarks/bench_history.py --devices 50 --days 365), generic plans after warm-up:
+--   daily over a year:   Append of 5 ChunkAppend scans; the daily segment is an Index Scan
+--                        on rollup_day_num_pkey (device, field, bucket) of ~365 rows, the
+--                        other segments are excluded at run time; HashAggregate; ~0.3 ms.
+--   hourly over 30 days: Index Scan on the rollup_hour_num chunks (~720 rows), raw edges
+--                        under one hour each; HashAggregate; ~0.7 ms.
+--   PT15M over 7 days:   raw only: Index Scan on readings_num_series over 672 rows.
+-- See the figures of the benchmark in the commit messages.
+
+-- name: bucketed_num
+-- Merged partials of a numeric series ($1 device, $2 field) per $5-bucket over five segments; $10 site_num or NULL; $11 agg; newest first.
+WITH parts AS (
+    SELECT r.time AS t, 1::bigint AS n, r.value AS sum, r.value AS min, r.value AS max,
+           r.time AS last_time, r.value AS last_value
+      FROM readings_num r
+     WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $3 AND r.time < $6
+       AND ($10::integer IS NULL OR r.site_num = $10)
+    UNION ALL
+    SELECT h.bucket, h.n, h.sum, h.min, h.max, h.last_time, h.last_value
+      FROM rollup_hour_num h
+     WHERE h.device_num = $1 AND h.field_num = $2 AND h.bucket >= $6 AND h.bucket < $7
+       AND ($10::integer IS NULL OR h.site_num = $10)
+    UNION ALL
+    SELECT d.bucket, d.n, d.sum, d.min, d.max, d.last_time, d.last_value
+      FROM rollup_day_num d
+     WHERE d.device_num = $1 AND d.field_num = $2 AND d.bucket >= $7 AND d.bucket < $8
+       AND ($10::integer IS NULL OR d.site_num = $10)
+    UNION ALL
+    SELECT h.bucket, h.n, h.sum, h.min, h.max, h.last_time, h.last_value
+      FROM rollup_hour_num h
+     WHERE h.device_num = $1 AND h.field_num = $2 AND h.bucket >= $8 AND h.bucket < $9
+       AND ($10::integer IS NULL OR h.site_num = $10)
+    UNION ALL
+    SELECT r.time, 1::bigint, r.value, r.value, r.value, r.time, r.value
+      FROM readings_num r
+     WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $9 AND r.time < $4
+       AND ($10::integer IS NULL OR r.site_num = $10)
+)
+SELECT time_bucket($5::text::interval, t) AS bucket,
+       CASE $11::text
+            WHEN 'avg' THEN sum(sum) / sum(n)::double precision
+            WHEN 'sum' THEN sum(sum)
+            WHEN 'min' THEN min(min)
+            WHEN 'max' THEN max(max)
+            WHEN 'count' THEN sum(n)::double precision
+            ELSE (max(ARRAY[(extract(epoch FROM last_time) * 1000000)::double precision, last_value])
+                      FILTER (WHERE $11::text = 'last'))[2]
+       END AS value
+  FROM parts
+ GROUP BY 1
+ ORDER BY 1 DESC
+
+-- name: bucketed_other
+-- Merged count and last of a string/boolean/date/location series per $5-bucket over five segments (as bucketed_num); newest first.
+WITH parts AS (
+    SELECT r.time AS t, 1::bigint AS n, r.time AS last_time, r.value AS last_value
+      FROM readings_other r
+     WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $3 AND r.time < $6
+       AND ($10::integer IS NULL OR r.site_num = $10)
+    UNION ALL
+    SELECT h.bucket, h.n, h.last_time, h.last_value
+      FROM rollup_hour_other h
+     WHERE h.device_num = $1 AND h.field_num = $2 AND h.bucket >= $6 AND h.bucket < $7
+       AND ($10::integer IS NULL OR h.site_num = $10)
+    UNION ALL
+    SELECT d.bucket, d.n, d.last_time, d.last_value
+      FROM rollup_day_other d
+     WHERE d.device_num = $1 AND d.field_num = $2 AND d.bucket >= $7 AND d.bucket < $8
+       AND ($10::integer IS NULL OR d.site_num = $10)
+    UNION ALL
+    SELECT h.bucket, h.n, h.last_time, h.last_value
+      FROM rollup_hour_other h
+     WHERE h.device_num = $1 AND h.field_num = $2 AND h.bucket >= $8 AND h.bucket < $9
+       AND ($10::integer IS NULL OR h.site_num = $10)
+    UNION ALL
+    SELECT r.time, 1::bigint, r.time, r.value
+      FROM readings_other r
+     WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $9 AND r.time < $4
+       AND ($10::integer IS NULL OR r.site_num = $10)
+)
+SELECT time_bucket($5::text::interval, t) AS bucket,
+       sum(n)::bigint AS n,
+       (array_agg(last_value ORDER BY last_time DESC, last_value DESC)
+            FILTER (WHERE $11::text = 'last'))[1] AS last_value
+  FROM parts
+ GROUP BY 1
+ ORDER BY 1 DESC
+
+-- name: raw_num
+-- The newest $5 numeric readings of a series in [$3, $4), site filter $6 or NULL, with the site's id; newest first (ties: greatest value).
+SELECT p.time, p.value, s.id AS site_id
+  FROM (SELECT r.time, r.value, r.site_num
+          FROM readings_num r
+         WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $3 AND r.time < $4
+           AND ($6::integer IS NULL OR r.site_num = $6)
+         ORDER BY r.time DESC, r.value DESC
+         LIMIT $5) p
+  LEFT JOIN sites s ON s.num = p.site_num
+ ORDER BY p.time DESC, p.value DESC
+
+-- name: raw_other
+-- The newest $5 non-numeric readings of a series in [$3, $4), site filter $6 or NULL, with the site's id; newest first.
+SELECT p.time, p.value, s.id AS site_id
+  FROM (SELECT r.time, r.value, r.site_num
+          FROM readings_other r
+         WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $3 AND r.time < $4
+           AND ($6::integer IS NULL OR r.site_num = $6)
+         ORDER BY r.time DESC, r.value DESC
+         LIMIT $5) p
+  LEFT JOIN sites s ON s.num = p.site_num
+ ORDER BY p.time DESC, p.value DESC
+
+-- name: context
+-- The device's field by identifier ($3) or id ($4) in its profile ($1), whether multi-site is on for the device's sub-account ($2), and the site num of $5 in the key's scope ($6 partner, $7 sub-account or NULL) with the feature on.
+SELECT f.num, f.identifier, f.data_type, f.kind,
+       COALESCE((SELECT COALESCE(sa.multi_site_enabled, p.multi_site_enabled)
+                   FROM sub_accounts sa JOIN partners p ON p.id = sa.partner_id
+                  WHERE sa.id = $2), false) AS multi_site,
+       (SELECT s.num
+          FROM sites s
+          JOIN sub_accounts sa ON sa.id = s.sub_account_id
+          JOIN partners p ON p.id = sa.partner_id
+         WHERE s.id = $5 AND sa.partner_id = $6
+           AND ($7::uuid IS NULL OR sa.id = $7)
+           AND COALESCE(sa.multi_site_enabled, p.multi_site_enabled)) AS site_num
+  FROM (SELECT 1) one
+  LEFT JOIN profile_fields f
+    ON f.profile_id = $1 AND (f.identifier = $3 OR f.id = $4)
+ ORDER BY (f.identifier = $3) DESC
+ LIMIT 1

@@ -1,0 +1,708 @@
+"""GET /devices/{id}/history: every rule of api-spec 4.3 and decisions D12 (and D3 order)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+from litestar.testing import AsyncTestClient
+
+from tests.factories import World, load
+
+HISTORY = "/api/v1/devices/{}/history"
+RETENTION_DAYS = 90
+NOW = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def parse(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+async def nums(pool: asyncpg.Pool, table: str, ids: list[str]) -> list[int]:
+    rows = await pool.fetch(f"SELECT id, num FROM {table} WHERE id = ANY($1::uuid[])", ids)
+    by_id = {str(r["id"]): r["num"] for r in rows}
+    return [by_id[i] for i in ids]
+
+
+async def record(
+    pool: asyncpg.Pool | asyncpg.Connection,
+    device_num: int,
+    at: datetime,
+    numbers: dict[int, float] | None = None,
+    others: dict[int, Any] | None = None,
+    site_num: int = 0,
+) -> None:
+    numbers, others = numbers or {}, others or {}
+    await pool.execute(
+        "SELECT record_readings($1, $2, $3, $4, $5, $6, $7)",
+        device_num,
+        site_num,
+        at,
+        list(numbers),
+        list(numbers.values()),
+        list(others),
+        list(others.values()),
+    )
+
+
+@dataclass
+class Setup:
+    partner_key: str
+    sub_key: str
+    other_sub_key: str
+    no_scope_key: str
+    foreign_key: str
+    single_site_key: str
+    device: dict[str, Any]
+    device_num: int
+    other_device: dict[str, Any]
+    inventory: dict[str, Any]
+    archived: dict[str, Any]
+    foreign: dict[str, Any]
+    single_site_device: dict[str, Any]
+    single_site_num: int
+    fields: dict[str, dict[str, Any]]
+    field_nums: dict[str, int]
+    sites: list[dict[str, Any]]
+    site_nums: list[int]
+    foreign_site: dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+async def setup(pool: asyncpg.Pool) -> Setup:
+    w = World()
+    tier = {"perMinute": 100000, "perDay": 10000000}
+    partner = w.partner(
+        plan={"apiWrite": False, "retentionDays": RETENTION_DAYS},
+        features={"networks": False, "multiSite": True},
+        tier=tier,
+    )
+    sub = w.sub_account(partner)
+    other_sub = w.sub_account(partner)
+    fields = {
+        "temperature": w.field("temperature"),
+        "label": w.field("label", dataType="string"),
+        "open": w.field("open", dataType="boolean"),
+        "where": w.field("where", dataType="location"),
+        "installed": w.field("installed", dataType="date", kind="static", default="2026-01-01"),
+    }
+    profile = w.profile(partner, fields=list(fields.values()))
+    sites = [w.site(sub), w.site(sub)]
+    device = w.device(sub, profile, site=sites[0])
+    other_device = w.device(other_sub, profile)
+    inventory = w.device(partner, profile)
+    archived = w.device(sub, profile, status="archived")
+
+    foreign_partner = w.partner(features={"multiSite": True}, tier=tier)
+    foreign_sub = w.sub_account(foreign_partner)
+    foreign_profile = w.profile(foreign_partner)
+    foreign = w.device(foreign_sub, foreign_profile)
+    foreign_site = w.site(foreign_sub)
+
+    single = w.partner(plan={"retentionDays": RETENTION_DAYS}, tier=tier)
+    single_sub = w.sub_account(single)
+    single_device = w.device(single_sub, w.profile(single))
+
+    setup = Setup(
+        partner_key=w.key(partner, scopes=["devices:read", "telemetry:read"]),
+        sub_key=w.key(sub, scopes=["telemetry:read"]),
+        other_sub_key=w.key(other_sub, scopes=["telemetry:read"]),
+        no_scope_key=w.key(partner, scopes=["devices:read"]),
+        foreign_key=w.key(foreign_partner, scopes=["telemetry:read"]),
+        single_site_key=w.key(single, scopes=["telemetry:read"]),
+        device=device,
+        device_num=0,
+        other_device=other_device,
+        inventory=inventory,
+        archived=archived,
+        foreign=foreign,
+        single_site_device=single_device,
+        single_site_num=0,
+        fields=fields,
+        field_nums={},
+        sites=sites,
+        site_nums=[],
+        foreign_site=foreign_site,
+    )
+    await load(pool, w)
+    setup.device_num, setup.single_site_num = await nums(
+        pool, "devices", [device["id"], single_device["id"]]
+    )
+    field_nums = await nums(pool, "profile_fields", [f["id"] for f in fields.values()])
+    setup.field_nums = dict(zip(fields, field_nums, strict=True))
+    setup.site_nums = await nums(pool, "sites", [s["id"] for s in sites])
+    return setup
+
+
+async def get(client: AsyncTestClient, key: str, device: str, **params: Any) -> Any:
+    return await client.get(HISTORY.format(device), params=params, headers=bearer(key))
+
+
+def assert_error(response: Any, status: int, code: str, names: str | None = None) -> None:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"}
+    assert body["error"]["code"] == code
+    if names is not None:
+        assert names in body["error"]["message"]
+
+
+# Raw -------------------------------------------------------------------------------------
+
+
+async def test_raw_newest_first_with_site_at_arrival(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    temp = setup.field_nums["temperature"]
+    base = NOW - timedelta(days=3)
+    for i, (minutes, site) in enumerate([(10, 0), (0, 1), (20, 0), (5, 2)]):
+        site_num = setup.site_nums[site - 1] if site else 0
+        await record(
+            pool,
+            setup.device_num,
+            base + timedelta(minutes=minutes),
+            {temp: i + 0.5},
+            site_num=site_num,
+        )
+    response = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="temperature",
+        **{"from": iso(base), "to": iso(base + timedelta(hours=1))},
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert set(body) == {"data"}
+    data = body["data"]
+    assert set(data) == {"deviceId", "field", "resolution", "from", "to", "points"}
+    assert data["deviceId"] == setup.device["id"]
+    assert data["field"] == "temperature"
+    assert data["resolution"] == "raw"
+    assert data["from"] == iso(base) and data["to"] == iso(base + timedelta(hours=1))
+    assert data["points"] == [
+        {"time": iso(base + timedelta(minutes=20)), "value": 2.5, "siteId": None},
+        {"time": iso(base + timedelta(minutes=10)), "value": 0.5, "siteId": None},
+        {"time": iso(base + timedelta(minutes=5)), "value": 3.5, "siteId": setup.sites[1]["id"]},
+        {"time": iso(base), "value": 1.5, "siteId": setup.sites[0]["id"]},
+    ]
+
+    by_uuid = await get(
+        client,
+        setup.sub_key,
+        setup.device["devEui"],
+        field=setup.fields["temperature"]["id"],
+        **{"from": iso(base), "to": iso(base + timedelta(minutes=10))},
+    )
+    assert by_uuid.status_code == 200, by_uuid.text
+    assert by_uuid.json()["data"]["field"] == "temperature"
+    assert [p["value"] for p in by_uuid.json()["data"]["points"]] == [3.5, 1.5]
+
+    at_site = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="temperature",
+        siteId=setup.sites[1]["id"],
+        **{"from": iso(base), "to": iso(base + timedelta(hours=1))},
+    )
+    assert at_site.json()["data"]["points"] == [
+        {"time": iso(base + timedelta(minutes=5)), "value": 3.5, "siteId": setup.sites[1]["id"]}
+    ]
+    for other_site in (setup.foreign_site["id"], str(uuid.uuid4())):
+        nothing = await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field="temperature",
+            siteId=other_site,
+            **{"from": iso(base), "to": iso(base + timedelta(hours=1))},
+        )
+        assert nothing.status_code == 200
+        assert nothing.json()["data"]["points"] == []
+
+
+async def test_raw_is_capped_at_500_with_truncated(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    temp = setup.field_nums["temperature"]
+    base = NOW - timedelta(days=10)
+    for i in range(501):
+        await record(pool, setup.device_num, base + timedelta(seconds=i), {temp: float(i)})
+    window = {"from": iso(base), "to": iso(base + timedelta(hours=1))}
+    full = (
+        await get(client, setup.partner_key, setup.device["id"], field="temperature", **window)
+    ).json()["data"]
+    assert full["truncated"] is True
+    assert len(full["points"]) == 500
+    assert full["points"][0]["value"] == 500.0
+    assert full["points"][-1]["value"] == 1.0
+    # Paging back: `to` = the oldest time received.
+    older = (
+        await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field="temperature",
+            **{"from": iso(base), "to": full["points"][-1]["time"]},
+        )
+    ).json()["data"]
+    assert "truncated" not in older
+    assert [p["value"] for p in older["points"]] == [0.0]
+    exactly = (
+        await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field="temperature",
+            **{"from": iso(base + timedelta(seconds=1)), "to": window["to"]},
+        )
+    ).json()["data"]
+    assert len(exactly["points"]) == 500 and "truncated" not in exactly
+
+
+# Bucketed --------------------------------------------------------------------------------
+
+
+async def test_bucketed_aggregates_with_partial_edges(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    temp = setup.field_nums["temperature"]
+    day = (NOW - timedelta(days=20)).replace(hour=0)
+    readings = {  # minutes after midnight -> value
+        30: 1.0,
+        50: 3.0,
+        70: 10.0,
+        119: 4.0,
+        125: -2.0,
+        24 * 60 + 5: 7.0,
+        2 * 24 * 60 + 1: 8.0,
+    }
+    for minutes, value in readings.items():
+        await record(pool, setup.device_num, day + timedelta(minutes=minutes), {temp: value})
+    # [00:40, 2nd day 00:30): hour 0 is partial (only the 50-minute reading counts).
+    window = {
+        "from": iso(day + timedelta(minutes=40)),
+        "to": iso(day + timedelta(days=1, minutes=30)),
+    }
+
+    async def points(resolution: str, agg: str | None = None) -> list[tuple[str, Any]]:
+        params = {"field": "temperature", "resolution": resolution, **window}
+        if agg:
+            params["agg"] = agg
+        response = await get(client, setup.partner_key, setup.device["id"], **params)
+        assert response.status_code == 200, response.text
+        data = response.json()["data"]
+        assert data["resolution"] == resolution
+        assert data["agg"] == (agg or "avg")
+        assert all(set(p) == {"time", "value"} for p in data["points"])
+        return [(p["time"], p["value"]) for p in data["points"]]
+
+    h = lambda hours: iso(day + timedelta(hours=hours))  # noqa: E731
+    assert await points("hourly") == [(h(24), 7.0), (h(2), -2.0), (h(1), 7.0), (h(0), 3.0)]
+    assert await points("PT1H", "sum") == [(h(24), 7.0), (h(2), -2.0), (h(1), 14.0), (h(0), 3.0)]
+    assert await points("PT1H", "count") == [(h(24), 1), (h(2), 1), (h(1), 2), (h(0), 1)]
+    assert await points("PT2H", "min") == [(h(24), 7.0), (h(2), -2.0), (h(0), 3.0)]
+    assert await points("daily", "max") == [(h(24), 7.0), (h(0), 10.0)]
+    assert await points("P1D", "last") == [(h(24), 7.0), (h(0), -2.0)]
+    assert await points("P1D", "avg") == [(h(24), 7.0), (h(0), 15.0 / 4)]
+    assert await points("PT45M", "count") == [
+        (iso(day + timedelta(minutes=24 * 60)), 1),
+        (iso(day + timedelta(minutes=90)), 2),
+        (iso(day + timedelta(minutes=45)), 2),
+    ]
+
+
+async def test_weeks_start_on_monday_and_months_on_the_first(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    temp = setup.field_nums["temperature"]
+    start = (NOW - timedelta(days=60)).replace(hour=0)
+    span = {"from": iso(start), "to": iso(start + timedelta(days=40))}
+    await record(pool, setup.device_num, start + timedelta(days=17, hours=5), {temp: 100.0})
+    moment = start + timedelta(days=17, hours=5)
+    monday = (moment - timedelta(days=moment.weekday())).replace(hour=0)
+    first = moment.replace(day=1, hour=0)
+    week = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="temperature",
+        resolution="P1W",
+        agg="max",
+        **span,
+    )
+    assert (iso(monday), 100.0) in [(p["time"], p["value"]) for p in week.json()["data"]["points"]]
+    month = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="temperature",
+        resolution="P1M",
+        agg="max",
+        **span,
+    )
+    assert (iso(first), 100.0) in [(p["time"], p["value"]) for p in month.json()["data"]["points"]]
+
+
+async def test_non_numeric_fields_and_last_ties(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    nums_ = setup.field_nums
+    base = NOW - timedelta(days=30)
+    place = {"latitude": 52.1, "longitude": 4.3, "altitude": None}
+    await record(pool, setup.device_num, base, others={nums_["label"]: "a", nums_["open"]: True})
+    await record(
+        pool,
+        setup.device_num,
+        base + timedelta(minutes=1),
+        others={nums_["label"]: "c", nums_["where"]: place},
+    )
+    await record(pool, setup.device_num, base + timedelta(minutes=1), others={nums_["label"]: "b"})
+    await record(pool, setup.device_num, base + timedelta(minutes=1), {nums_["temperature"]: 2.0})
+    await record(pool, setup.device_num, base + timedelta(minutes=1), {nums_["temperature"]: 5.0})
+    await record(pool, setup.device_num, base + timedelta(minutes=1), {nums_["temperature"]: 3.0})
+    window = {"from": iso(base), "to": iso(base + timedelta(hours=1))}
+
+    raw = (
+        await get(client, setup.partner_key, setup.device["id"], field="label", **window)
+    ).json()["data"]
+    assert [p["value"] for p in raw["points"]] == ["c", "b", "a"]
+    where = (
+        await get(client, setup.partner_key, setup.device["id"], field="where", **window)
+    ).json()["data"]
+    assert [p["value"] for p in where["points"]] == [place]
+    flag = (
+        await get(client, setup.partner_key, setup.device["id"], field="open", **window)
+    ).json()["data"]
+    assert [p["value"] for p in flag["points"]] == [True]
+
+    for resolution in ("PT1H", "P1D", "PT10M"):
+        last = await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field="label",
+            resolution=resolution,
+            agg="last",
+            **window,
+        )
+        assert [p["value"] for p in last.json()["data"]["points"]] == ["c"], resolution
+        count = await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field="label",
+            resolution=resolution,
+            agg="count",
+            **window,
+        )
+        assert [p["value"] for p in count.json()["data"]["points"]] == [3], resolution
+        tie = await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field="temperature",
+            resolution=resolution,
+            agg="last",
+            **window,
+        )
+        assert [p["value"] for p in tie.json()["data"]["points"]] == [5.0], resolution
+    for agg in ("avg", "min", "max", "sum"):
+        refused = await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field="label",
+            resolution="PT1H",
+            agg=agg,
+            **window,
+        )
+        assert_error(refused, 400, "invalid_parameter", "agg")
+
+
+async def test_signal_quality_and_static_fields(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    base = NOW - timedelta(days=40)
+    await record(pool, setup.device_num, base, {0: 80.0})
+    await record(pool, setup.device_num, base + timedelta(minutes=30), {0: 60.0})
+    window = {"from": iso(base), "to": iso(base + timedelta(hours=1))}
+    raw = (
+        await get(client, setup.partner_key, setup.device["id"], field="signal_quality", **window)
+    ).json()
+    assert raw["data"]["field"] == "signal_quality"
+    assert [p["value"] for p in raw["data"]["points"]] == [60.0, 80.0]
+    avg = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="signal_quality",
+        resolution="hourly",
+        **window,
+    )
+    assert avg.json()["data"]["points"] == [{"time": iso(base), "value": 70.0}]
+    static = await get(client, setup.partner_key, setup.device["id"], field="installed", **window)
+    assert static.status_code == 200
+    assert static.json()["data"]["points"] == [] and static.json()["data"]["field"] == "installed"
+    static_by_id = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field=setup.fields["installed"]["id"],
+        resolution="daily",
+        agg="count",
+        **window,
+    )
+    assert static_by_id.json()["data"]["points"] == []
+
+
+# Retention -------------------------------------------------------------------------------
+
+
+async def test_retention_clamps_and_refuses(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    temp = setup.field_nums["temperature"]
+    old = NOW - timedelta(days=RETENTION_DAYS + 5)
+    await record(pool, setup.device_num, old, {temp: 1.0})
+    await record(pool, setup.device_num, NOW - timedelta(days=RETENTION_DAYS - 1), {temp: 2.0})
+    before = datetime.now(UTC)
+    for resolution in ("raw", "P1D"):
+        response = await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field="temperature",
+            resolution=resolution,
+            **{
+                "from": iso(old - timedelta(days=1)),
+                "to": iso(NOW - timedelta(days=RETENTION_DAYS - 2)),
+            },
+        )
+        assert response.status_code == 200, response.text
+        data = response.json()["data"]
+        assert data["clamped"] is True
+        cutoff = parse(data["retentionCutoff"])
+        assert (
+            before - timedelta(days=RETENTION_DAYS)
+            <= cutoff
+            <= datetime.now(UTC) - timedelta(days=RETENTION_DAYS)
+        )
+        assert data["from"] == data["retentionCutoff"]
+        assert [p["value"] for p in data["points"]] == [2.0]
+    outside = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="temperature",
+        **{"from": iso(old - timedelta(days=1)), "to": iso(old + timedelta(days=1))},
+    )
+    assert_error(outside, 403, "outside_retention")
+    inside = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="temperature",
+        **{"from": iso(NOW - timedelta(days=2)), "to": iso(NOW)},
+    )
+    assert "clamped" not in inside.json()["data"] and "retentionCutoff" not in inside.json()["data"]
+
+
+async def test_retention_job_drops_only_what_no_plan_may_read(
+    pool: asyncpg.Pool, database_url: str
+) -> None:
+    longest = await pool.fetchval("SELECT max(retention_days) FROM partners")
+    ancient = datetime.now(UTC) - timedelta(days=longest + 200)
+    device_num = 2_000_000_000
+    await record(pool, device_num, ancient, {1: 1.0}, others={2: "x"})
+    await record(pool, device_num, datetime.now(UTC) - timedelta(days=1), {1: 2.0})
+
+    async with pool.acquire() as holder, holder.transaction():
+        await holder.execute("SELECT pg_advisory_xact_lock(7301994212)")
+        assert await pool.fetchval("SELECT history_retention_run()") is None
+
+    env = {**os.environ, "DATABASE_URL": database_url}
+    process = await asyncio.create_subprocess_exec(
+        str(Path(sys.executable).parent / "telemetry"),
+        "retention",
+        "run",
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode == 0, err.decode()
+    stdout = out.decode()
+    assert stdout.startswith("chunks dropped: ")
+    assert int(stdout.split(":")[1]) >= 1
+    left = await pool.fetch(
+        "SELECT value FROM readings_num WHERE device_num = $1 ORDER BY time", device_num
+    )
+    assert [r["value"] for r in left] == [2.0]
+    assert not await pool.fetchval(
+        "SELECT count(*) FROM rollup_hour_num WHERE device_num = $1 AND bucket < $2",
+        device_num,
+        ancient + timedelta(days=1),
+    )
+    assert await pool.fetchval("SELECT history_retention_run()") == 0
+
+
+# Errors and their order ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("params", "name"),
+    [
+        ({"field": "temperature", "from": "yesterday", "to": "2026-01-02T00:00:00Z"}, "from"),
+        ({"field": "temperature", "from": "2026-01-01T00:00:00Z", "to": "2026-13-02"}, "to"),
+        (
+            {"field": "temperature", "from": "2026-01-02T00:00:00Z", "to": "2026-01-02T00:00:00Z"},
+            "from",
+        ),
+        (
+            {"field": "temperature", "from": "2026-01-03T00:00:00Z", "to": "2026-01-02T00:00:00Z"},
+            "from",
+        ),
+        ({"resolution": "weekly"}, "resolution"),
+        ({"resolution": "PT0S"}, "resolution"),
+        ({"resolution": "PT0.5S"}, "resolution"),
+        ({"resolution": "P1M1D"}, "resolution"),
+        ({"resolution": "P"}, "resolution"),
+        (
+            {"resolution": "PT1S", "from": "2026-01-01T00:00:00Z", "to": "2026-01-02T00:00:00Z"},
+            "resolution",
+        ),
+        ({"resolution": "PT1H", "agg": "median"}, "agg"),
+        ({"agg": "avg"}, "agg"),
+        ({"resolution": "raw", "agg": "last"}, "agg"),
+        ({"field": "pressure"}, "field"),
+        ({"field": str(uuid.uuid4())}, "field"),
+        ({"siteId": "not-a-uuid"}, "siteId"),
+    ],
+)
+async def test_bad_parameters_are_400_naming_them(
+    client: AsyncTestClient, setup: Setup, params: dict[str, str], name: str
+) -> None:
+    base = {"field": "temperature", "from": iso(NOW - timedelta(days=1)), "to": iso(NOW)}
+    response = await get(client, setup.partner_key, setup.device["id"], **{**base, **params})
+    assert_error(response, 400, "invalid_parameter", name)
+
+
+async def test_missing_parameters_name_the_parameter(client: AsyncTestClient, setup: Setup) -> None:
+    for missing in ("field", "from", "to"):
+        params = {"field": "temperature", "from": iso(NOW - timedelta(days=1)), "to": iso(NOW)}
+        del params[missing]
+        response = await get(client, setup.partner_key, setup.device["id"], **params)
+        assert_error(response, 400, "invalid_parameter", missing)
+
+
+async def test_ten_thousand_buckets_is_the_limit(client: AsyncTestClient, setup: Setup) -> None:
+    start = NOW - timedelta(days=2)
+    ok = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="temperature",
+        resolution="PT1M",
+        **{"from": iso(start), "to": iso(start + timedelta(minutes=10_000))},
+    )
+    assert ok.status_code == 200, ok.text
+    over = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="temperature",
+        resolution="PT1M",
+        **{"from": iso(start), "to": iso(start + timedelta(minutes=10_000, seconds=1))},
+    )
+    assert_error(over, 400, "invalid_parameter", "resolution")
+
+
+async def test_scope_feature_and_tenancy(client: AsyncTestClient, setup: Setup) -> None:
+    window = {"field": "temperature", "from": iso(NOW - timedelta(days=1)), "to": iso(NOW)}
+    assert_error(
+        await get(client, setup.no_scope_key, setup.device["id"], **window),
+        403,
+        "insufficient_scope",
+    )
+    # Feature switch before parameter validation and resolution (D3).
+    assert_error(
+        await get(client, setup.single_site_key, setup.single_site_device["id"], siteId="x"),
+        403,
+        "multi_site_disabled",
+    )
+    assert_error(
+        await get(
+            client, setup.single_site_key, str(uuid.uuid4()), siteId=str(uuid.uuid4()), **window
+        ),
+        403,
+        "multi_site_disabled",
+    )
+    without_site = await get(
+        client, setup.single_site_key, setup.single_site_device["id"], **window
+    )
+    assert without_site.status_code == 200
+    # Parameters before resolution: a bad parameter on an unknown device is 400.
+    assert_error(
+        await get(client, setup.partner_key, str(uuid.uuid4()), resolution="bad", **window),
+        400,
+        "invalid_parameter",
+        "resolution",
+    )
+    for key, device in [
+        (setup.foreign_key, setup.device["id"]),
+        (setup.partner_key, setup.foreign["id"]),
+        (setup.partner_key, setup.inventory["id"]),
+        (setup.partner_key, setup.archived["id"]),
+        (setup.other_sub_key, setup.device["id"]),
+        (setup.sub_key, setup.other_device["id"]),
+        (setup.partner_key, str(uuid.uuid4())),
+        (setup.partner_key, "0000000000000000"),
+        (setup.partner_key, "nonsense"),
+    ]:
+        assert_error(await get(client, key, device, **window), 404, "not_found")
+    # Resolution before the retention rule: an unknown device far in the past is 404.
+    past = {"field": "temperature", "from": "2001-01-01T00:00:00Z", "to": "2001-01-02T00:00:00Z"}
+    assert_error(await get(client, setup.partner_key, str(uuid.uuid4()), **past), 404, "not_found")
+    assert_error(
+        await get(client, setup.partner_key, setup.device["id"], **past), 403, "outside_retention"
+    )
+
+
+async def test_site_ids_read_null_without_multi_site(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    field_num = await pool.fetchval(
+        "SELECT f.num FROM profile_fields f JOIN devices d ON d.profile_id = f.profile_id"
+        " WHERE d.id = $1",
+        setup.single_site_device["id"],
+    )
+    at = NOW - timedelta(days=1)
+    await record(pool, setup.single_site_num, at, {field_num: 1.0}, site_num=setup.site_nums[0])
+    data = (
+        await get(
+            client,
+            setup.single_site_key,
+            setup.single_site_device["id"],
+            field="temperature",
+            **{"from": iso(at), "to": iso(NOW)},
+        )
+    ).json()["data"]
+    assert data["points"] == [{"time": iso(at), "value": 1.0, "siteId": None}]
