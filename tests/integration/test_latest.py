@@ -1,0 +1,346 @@
+"""GET /devices/{id}/latest: body rules, ETag/304, order of checks, tenancy."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import asyncpg
+from litestar.testing import AsyncTestClient
+
+from tests.factories import World, load
+from tests.integration import test_ingest_helpers as cs
+from tests.integration.test_ingest import INGEST, latest, post, th_world
+
+
+def auth(key: str, **extra: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}", **extra}
+
+
+async def test_static_values_and_formulas_over_them_before_the_first_uplink(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    p = w.partner()
+    sa = w.sub_account(p)
+    prof = w.profile(
+        p,
+        fields=[
+            w.field("temperature"),
+            w.field("height", kind="static", default=2.5),
+            w.field("floors", kind="static"),
+            w.field("area", kind="formula", formula="height * floors"),
+            w.field(
+                "tall",
+                kind="mapping",
+                dataType="string",
+                source="floors",
+                map={"10": "yes"},
+                default="no",
+            ),
+            w.field("warm", kind="formula", formula="temperature > 20", dataType="boolean"),
+            w.field("installed", kind="static", dataType="date"),
+        ],
+    )
+    dev = w.device(sa, prof, static={"floors": 10, "installed": "2026-03-01"})
+    plain = w.device(sa, w.profile(p))
+    key = w.key(sa, scopes=["telemetry:read"])
+    await load(pool, w)
+
+    data = await latest(client, key, dev)
+    assert data == {
+        "deviceId": dev["id"],
+        "time": None,
+        "values": {
+            "height": 2.5,
+            "floors": 10,
+            "installed": "2026-03-01",
+            "area": 25.0,
+            "tall": "yes",
+        },
+        "signalQuality": None,
+        "derived": {"area": 25.0, "tall": "yes"},
+    }
+    assert await latest(client, key, plain) == {
+        "deviceId": plain["id"],
+        "time": None,
+        "values": {},
+        "signalQuality": None,
+    }
+
+
+async def test_calibrated_device_has_derived_even_without_formulas(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    p = w.partner()
+    sa = w.sub_account(p)
+    prof = w.profile(p, fields=[w.field("temperature"), w.field("humidity")])
+    dev = w.device(sa, prof, calibration={"temperature": {"scale": 2, "offset": 1}})
+    key = w.key(sa, scopes=["telemetry:read"])
+    w.uplink(dev, at="now-PT1M", values={"temperature": 10, "humidity": 5})
+    await load(pool, w)
+    data = await latest(client, key, dev)
+    assert data["values"] == {"temperature": 21.0, "humidity": 5}
+    assert data["derived"] == {"temperature": 21.0}
+
+
+async def test_etag_and_conditional_requests(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
+    w, t = th_world()
+    await load(pool, w)
+    url = f"/api/v1/devices/{t['device']['id']}/latest"
+    first = await client.get(url, headers=auth(t["key"]))
+    assert first.status_code == 200
+    etag = first.headers["etag"]
+    assert etag.startswith('"') and etag.endswith('"')
+    assert first.headers["cache-control"] == "private, no-cache"
+    assert first.headers["content-type"].startswith("application/json")
+
+    for header in (etag, f'"nope", {etag}', "*", f"W/{etag}"):
+        response = await client.get(url, headers=auth(t["key"], **{"If-None-Match": header}))
+        assert response.status_code == 304, header
+        assert response.content == b""
+        assert response.headers["etag"] == etag
+        assert response.headers["cache-control"] == "private, no-cache"
+        assert "x-ratelimit-remaining" in response.headers
+    response = await client.get(url, headers=auth(t["key"], **{"If-None-Match": '"other"'}))
+    assert response.status_code == 200 and response.json() == first.json()
+
+    # An uplink changes the body, and so the ETag.
+    await post(client, t["token"], "up", cs.uplink(t["device"]["devEui"], {"temperature": 3}))
+    changed = await client.get(url, headers=auth(t["key"], **{"If-None-Match": etag}))
+    assert changed.status_code == 200
+    assert changed.headers["etag"] != etag
+    assert changed.json()["data"]["values"]["temperature"] == 3
+    # Stable while nothing changes; a replay of a stored event changes nothing.
+    again = await client.get(
+        url, headers=auth(t["key"], **{"If-None-Match": changed.headers["etag"]})
+    )
+    assert again.status_code == 304
+    # The DevEUI addresses the device too, in any case and with separators.
+    eui = t["device"]["devEui"].upper()
+    dashed = "-".join(eui[i : i + 2] for i in range(0, 16, 2))
+    by_eui = await client.get(f"/api/v1/devices/{dashed}/latest", headers=auth(t["key"]))
+    assert by_eui.status_code == 200 and by_eui.headers["etag"] == changed.headers["etag"]
+
+
+async def test_304_counts_toward_the_rate_limit(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    p = w.partner(tier={"perMinute": 3, "perDay": 1000})
+    sa = w.sub_account(p)
+    dev = w.device(sa, w.profile(p))
+    key = w.key(sa, scopes=["telemetry:read"])
+    await load(pool, w)
+    url = f"/api/v1/devices/{dev['id']}/latest"
+    first = await client.get(url, headers=auth(key))
+    assert first.headers["x-ratelimit-limit"] == "3"
+    assert first.headers["x-ratelimit-remaining"] == "2"
+    conditional = auth(key, **{"If-None-Match": first.headers["etag"]})
+    second = await client.get(url, headers=conditional)
+    assert second.status_code == 304 and second.headers["x-ratelimit-remaining"] == "1"
+    third = await client.get(url, headers=conditional)
+    assert third.status_code == 304 and third.headers["x-ratelimit-remaining"] == "0"
+    fourth = await client.get(url, headers=conditional)
+    assert fourth.status_code == 429
+    assert fourth.json()["error"]["code"] == "rate_limited"
+    assert int(fourth.headers["retry-after"]) >= 1
+
+
+async def test_order_of_checks_and_tenancy(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
+    w, t = th_world()
+    p, sa, prof = t["partner"], t["sa"], t["profile"]
+    inventory = w.device(p, prof)
+    archived = w.device(sa, prof, status="archived")
+    other_sa = w.sub_account(p)
+    sibling = w.device(other_sa, prof)
+    stranger = w.partner()
+    stranger_dev = w.device(w.sub_account(stranger), w.profile(stranger))
+    no_scope = w.key(sa, scopes=["devices:read"])
+    partner_key = w.key(p, scopes=["telemetry:read"])
+    revoked = w.key(sa, scopes=["telemetry:read"], revoked=True)
+    await load(pool, w)
+
+    async def get(key: str, ref: str) -> tuple[int, str | None, Any]:
+        response = await client.get(f"/api/v1/devices/{ref}/latest", headers=auth(key))
+        code = response.json()["error"]["code"] if response.status_code >= 400 else None
+        return response.status_code, code, response.headers
+
+    status, code, headers = await get("svc_live_" + "x" * 40, t["device"]["id"])
+    assert (status, code) == (401, "unauthorized")
+    assert headers["www-authenticate"] == "Bearer"
+    assert (await get(revoked, t["device"]["id"]))[:2] == (401, "key_revoked")
+    response = await client.get(f"/api/v1/devices/{t['device']['id']}/latest")
+    assert response.status_code == 401
+    # Scope comes before resolution: even a missing device is 403 without the scope.
+    status, code, headers = await get(no_scope, str(uuid.uuid4()))
+    assert (status, code) == (403, "insufficient_scope")
+    assert "x-ratelimit-remaining" in headers
+    for ref in (
+        inventory["id"],
+        archived["id"],
+        sibling["id"],
+        stranger_dev["id"],
+        stranger_dev["devEui"],
+        str(uuid.uuid4()),
+        "not-a-device",
+    ):
+        status, code, headers = await get(t["key"], ref)
+        assert (status, code) == (404, "not_found"), ref
+        assert "x-ratelimit-remaining" in headers
+    # A partner key reads every sub-account's assigned devices, never inventory ones.
+    assert (await get(partner_key, sibling["id"]))[0] == 200
+    assert (await get(partner_key, inventory["id"]))[:2] == (404, "not_found")
+    assert (await get(partner_key, archived["devEui"]))[:2] == (404, "not_found")
+
+
+async def test_world_file_telemetry_goes_through_the_pipeline(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w, t = th_world(retain=True)
+    dev, gw = t["device"], t["gateway"]
+    skipped = w.device(t["partner"], t["profile"])
+    w.uplink(
+        dev,
+        at="now-PT10M",
+        values={"temperature": 21.5, "battery": 87, "door_raw": 1},
+        rssi=-80,
+        snr=7.5,
+        gatewayEui=gw["gatewayEui"],
+        fPort=1,
+    )
+    w.uplink({"id": dev["devEui"]}, at="now-PT5M", values={"humidity": 40})
+    w.uplink(dev, at="now-PT20M", values={"temperature": 10})  # out of order in the file
+    w.uplink(skipped, at="now-PT5M", values={"temperature": 1})
+    w.status_event(dev, at="now-PT5M", battery="external")
+    w.gateway_stats(gw, at="now-PT2M")
+    now = cs.at(0)
+    summary = await load(pool, w, now=now)
+    assert summary.uplinks == 4
+
+    data = await latest(client, t["key"], dev)
+    ten, five = cs.iso(now - timedelta(minutes=10)), cs.iso(now - timedelta(minutes=5))
+    assert data["time"] == five
+    assert data["values"]["temperature"] == 21.5
+    assert data["values"]["humidity"] == 40
+    assert data["values"]["door"] == "open"
+    assert data["retained"] == {
+        "temperature": ten,
+        "battery": ten,
+        "door_raw": ten,
+        "temp_f": ten,
+        "door": ten,
+    }
+    # The second uplink had no rxInfo: the signal of the newest uplink that had one.
+    assert data["signalQuality"] == 74
+    state = await pool.fetchrow(
+        "SELECT s.battery FROM device_state s JOIN devices d ON d.num = s.device_num"
+        " WHERE d.id = $1",
+        dev["id"],
+    )
+    assert state["battery"] == {"state": "external", "value": None, "at": five, "source": "status"}
+    gateway = await pool.fetchrow(
+        "SELECT last_seen_at, last_stats_at FROM gateways WHERE id = $1", gw["id"]
+    )
+    two = now - timedelta(minutes=2)
+    assert gateway["last_seen_at"] == two and gateway["last_stats_at"] == two
+    count = await pool.fetchval(
+        "SELECT count(*) FROM readings_num r JOIN devices d ON d.num = r.device_num"
+        " WHERE d.id = $1",
+        skipped["id"],
+    )
+    assert count == 0
+
+
+async def test_world_file_naming_an_unknown_device_is_refused(pool: asyncpg.Pool) -> None:
+    from app.world.errors import WorldError
+
+    w, t = th_world()
+    w.uplink({"id": str(uuid.uuid4())}, at="now", values={"temperature": 1})
+    try:
+        await load(pool, w)
+    except WorldError as exc:
+        assert exc.message.startswith("uplinks[0].device:")
+    else:
+        raise AssertionError("the world was loaded")
+    exists = await pool.fetchval("SELECT count(*) FROM devices WHERE id = $1", t["device"]["id"])
+    assert exists == 0
+
+
+async def test_live_ingest_and_conditional_get_over_a_real_socket(
+    live_server: Any, pool: asyncpg.Pool
+) -> None:
+    w, t = th_world()
+    await load(pool, w)
+    url = f"/api/v1/devices/{t['device']['id']}/latest"
+    async with live_server.client() as http:
+        response = await http.post(
+            f"{INGEST}?event=up",
+            content=cs.uplink(t["device"]["devEui"], {"temperature": 19.5}, time=cs.at(1)),
+            headers=cs.bearer(t["token"]),
+        )
+        assert response.status_code == 204 and response.content == b""
+        first = await http.get(url, headers=auth(t["key"]))
+        assert first.status_code == 200
+        assert first.json()["data"]["values"]["temperature"] == 19.5
+        etag = first.headers["etag"]
+        again = await http.get(url, headers=auth(t["key"], **{"If-None-Match": etag}))
+        assert again.status_code == 304 and again.content == b""
+        assert int(again.headers["x-ratelimit-remaining"]) < int(
+            first.headers["x-ratelimit-remaining"]
+        )
+
+
+async def test_a_thousand_events_with_duplicates_store_exactly_the_distinct_ones(
+    live_server: Any, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    p = w.partner()
+    sa = w.sub_account(p)
+    prof = w.profile(p, fields=[w.field(name) for name in ("a", "b", "c", "d")])
+    devices = [w.device(sa, prof) for _ in range(20)]
+    token = w.integration(p)
+    await load(pool, w)
+
+    distinct = []
+    for index in range(800):
+        device = devices[index % len(devices)]
+        distinct.append(
+            cs.uplink(
+                device["devEui"],
+                {"a": index, "b": 1, "c": 2, "d": 3},
+                time=cs.at(60, index),
+                dedup=f"dedup-{index}",
+            )
+        )
+    bodies = distinct + random.Random(7).sample(distinct, 200)
+    random.Random(8).shuffle(bodies)
+    semaphore = asyncio.Semaphore(16)
+
+    async with live_server.client() as http:
+
+        async def send(body: str) -> int:
+            async with semaphore:
+                response = await http.post(
+                    f"{INGEST}?event=up", content=body, headers=cs.bearer(token)
+                )
+                return response.status_code
+
+        statuses = await asyncio.gather(*(send(body) for body in bodies))
+    assert statuses == [204] * 1000
+    nums = [await pool.fetchval("SELECT num FROM devices WHERE id = $1", d["id"]) for d in devices]
+    stored = await pool.fetchval(
+        "SELECT count(*) FROM readings_num WHERE device_num = ANY($1::int[]) AND field_num <> 0",
+        nums,
+    )
+    assert stored == 800 * 4
+    values = await pool.fetchval(
+        "SELECT count(DISTINCT value) FROM readings_num r JOIN profile_fields f"
+        " ON f.num = r.field_num WHERE r.device_num = ANY($1::int[]) AND f.identifier = 'a'",
+        nums,
+    )
+    assert values == 800
