@@ -1,0 +1,90 @@
+"""GET /sites and GET /sites/{id} (api-spec 2.11, 4.9; decisions D8, D17, D18)."""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg
+import pytest
+from litestar.testing import AsyncTestClient
+
+from tests.factories import World, load
+from tests.integration.test_devices import bearer
+
+
+class Setup:
+    def __init__(self) -> None:
+        w = World()
+        self.world = w
+        self.p = w.partner(features={"multiSite": True})
+        self.a = w.sub_account(self.p)
+        self.b = w.sub_account(self.p, features={"multiSite": False})
+        self.campus = w.site(self.a, name="Campus")
+        self.building = w.site(self.a, parent=self.campus, name="Building")
+        self.floor = w.site(self.a, parent=self.building, name="Floor")
+        self.b_site = w.site(self.b, name="B site")
+        self.a2 = w.sub_account(self.p)
+        self.sibling = w.site(self.a2, name="Sibling site")
+        self.q = w.partner(features={"multiSite": True})
+        self.qa = w.sub_account(self.q)
+        self.q_site = w.site(self.qa, name="Foreign")
+        self.pkey = w.key(self.p, scopes=["devices:read"])
+        self.akey = w.key(self.a, scopes=["devices:read"])
+        self.bkey = w.key(self.b, scopes=["devices:read"])
+
+
+@pytest.fixture(scope="module")
+async def setup(pool: asyncpg.Pool) -> Setup:
+    s = Setup()
+    await load(pool, s.world)
+    return s
+
+
+async def test_list_and_detail(client: AsyncTestClient, setup: Setup) -> None:
+    response = await client.get("/api/v1/sites", headers=bearer(setup.akey))
+    assert response.status_code == 200
+    body = response.json()
+    assert body["pagination"] == {"limit": 50, "offset": 0, "total": 3}
+    assert body["data"] == [
+        {"id": setup.building["id"], "name": "Building", "parentSiteId": setup.campus["id"],
+         "subAccountId": setup.a["id"]},
+        {"id": setup.campus["id"], "name": "Campus", "parentSiteId": None,
+         "subAccountId": setup.a["id"]},
+        {"id": setup.floor["id"], "name": "Floor", "parentSiteId": setup.building["id"],
+         "subAccountId": setup.a["id"]},
+    ]  # fmt: skip
+    response = await client.get(f"/api/v1/sites/{setup.floor['id']}", headers=bearer(setup.akey))
+    assert response.json() == {"data": body["data"][2]}
+
+
+async def test_partner_key_covers_subaccounts_with_the_feature(
+    client: AsyncTestClient, setup: Setup
+) -> None:
+    response = await client.get("/api/v1/sites", headers=bearer(setup.pkey))
+    names = [s["name"] for s in response.json()["data"]]
+    assert names == ["Building", "Campus", "Floor", "Sibling site"]
+    response = await client.get(f"/api/v1/sites/{setup.b_site['id']}", headers=bearer(setup.pkey))
+    assert response.status_code == 404
+    response = await client.get(
+        "/api/v1/sites", params={"subAccountId": setup.a2["id"]}, headers=bearer(setup.pkey)
+    )
+    assert [s["name"] for s in response.json()["data"]] == ["Sibling site"]
+
+
+async def test_feature_off_is_403(client: AsyncTestClient, setup: Setup) -> None:
+    for path in ("/api/v1/sites", f"/api/v1/sites/{setup.b_site['id']}"):
+        response = await client.get(path, headers=bearer(setup.bkey))
+        assert response.status_code == 403
+        assert response.json()["error"]["code"] == "multi_site_disabled"
+
+
+async def test_sites_outside_scope_are_404(client: AsyncTestClient, setup: Setup) -> None:
+    for key, site in ((setup.akey, setup.sibling["id"]), (setup.akey, setup.q_site["id"]),
+                      (setup.pkey, setup.q_site["id"]), (setup.akey, str(uuid.uuid4())),
+                      (setup.akey, "nope")):  # fmt: skip
+        response = await client.get(f"/api/v1/sites/{site}", headers=bearer(key))
+        assert response.status_code == 404
+        assert response.json()["error"]["code"] == "not_found"
+    response = await client.get("/api/v1/sites", params={"offset": -1}, headers=bearer(setup.akey))
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_parameter"
