@@ -1,0 +1,209 @@
+"""Authentication, scopes, rate limit and daily quota (api-spec 5 and 8, decisions D2-D4)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import asyncpg
+import httpx
+from litestar.testing import AsyncTestClient
+
+from tests.conftest import LiveServer
+from tests.factories import World, load
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+async def test_missing_malformed_and_unknown_keys_are_unauthorized(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    cases = [
+        {},
+        {"Authorization": "Basic abc"},
+        {"Authorization": "Bearer svc_live_short"},
+        {"Authorization": "Bearer " + "svc_test_" + "a" * 40},
+        bearer("svc_live_" + "z" * 40),
+    ]
+    for headers in cases:
+        response = await client.get("/api/v1/me", headers=headers)
+        assert response.status_code == 401, headers
+        assert response.headers["www-authenticate"] == "Bearer"
+        assert response.json()["error"]["code"] == "unauthorized"
+
+
+async def test_expired_and_revoked_keys_have_their_own_codes(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    world = World()
+    partner = world.partner()
+    expired = world.key(partner, expiresAt="now-PT1M")
+    revoked = world.key(partner, revoked=True)
+    future = world.key(partner, expiresAt="now+P1D")
+    await load(pool, world)
+
+    response = await client.get("/api/v1/me", headers=bearer(expired))
+    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_expired")
+    response = await client.get("/api/v1/me", headers=bearer(revoked))
+    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
+    response = await client.get("/api/v1/me", headers=bearer(future))
+    assert response.status_code == 200
+
+
+async def test_me_needs_no_scope_and_describes_the_binding(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    world = World()
+    partner = world.partner(plan={"apiWrite": True, "retentionDays": 90})
+    sub = world.sub_account(partner, name="Customer A")
+    partner_key = world.key(partner, scopes=[])
+    sub_key = world.key(sub, scopes=["devices:read"])
+    await load(pool, world)
+
+    body = (await client.get("/api/v1/me", headers=bearer(partner_key))).json()["data"]
+    assert body["boundTo"] == "partner"
+    assert body["partnerId"] == partner["id"]
+    assert body["subAccountId"] is None
+    assert body["scopes"] == []
+    assert body["apiWrite"] is True
+    assert body["retentionDays"] == 90
+
+    body = (await client.get("/api/v1/me", headers=bearer(sub_key))).json()["data"]
+    assert body["boundTo"] == "sub_account"
+    assert body["subAccountId"] == sub["id"]
+    assert body["subAccountName"] == "Customer A"
+    assert body["scopes"] == ["devices:read"]
+
+
+async def test_missing_scope_is_403_insufficient_scope(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    world = World()
+    partner = world.partner()
+    key = world.key(partner, scopes=["telemetry:read"])
+    await load(pool, world)
+    response = await client.get("/api/v1/sub-accounts", headers=bearer(key))
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "insufficient_scope"
+
+
+async def test_per_minute_limit_counts_down_then_429_with_retry_after(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    world = World()
+    partner = world.partner(tier={"perMinute": 5, "perDay": 1000})
+    key = world.key(partner)
+    await load(pool, world)
+
+    remaining = []
+    for _ in range(5):
+        response = await client.get("/api/v1/me", headers=bearer(key))
+        assert response.status_code == 200
+        assert response.headers["x-ratelimit-limit"] == "5"
+        remaining.append(int(response.headers["x-ratelimit-remaining"]))
+    assert remaining == [4, 3, 2, 1, 0]
+
+    for _ in range(3):
+        response = await client.get("/api/v1/me", headers=bearer(key))
+        assert response.status_code == 429
+        assert response.json()["error"]["code"] == "rate_limited"
+        assert 1 <= int(response.headers["retry-after"]) <= 61
+        assert response.headers["x-ratelimit-remaining"] == "0"
+    used = await pool.fetchval(
+        "SELECT day_count FROM api_key_usage u JOIN api_keys k ON k.id = u.key_id "
+        "WHERE k.partner_id = $1::uuid",
+        partner["id"],
+    )
+    assert used == 5, "a request answered 429 does not count"
+
+
+async def test_sub_account_key_gets_the_lower_tier(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    world = World()
+    partner = world.partner(tier={"perMinute": 100, "perDay": 1000})
+    sub = world.sub_account(partner, tier={"perMinute": 3, "perDay": 1000})
+    generous_sub = world.sub_account(partner, tier={"perMinute": 1000, "perDay": 5000})
+    key = world.key(sub)
+    generous_key = world.key(generous_sub)
+    await load(pool, world)
+    response = await client.get("/api/v1/me", headers=bearer(key))
+    assert response.headers["x-ratelimit-limit"] == "3"
+    response = await client.get("/api/v1/me", headers=bearer(generous_key))
+    assert response.headers["x-ratelimit-limit"] == "100"
+
+
+async def test_daily_quota_is_429_quota_exceeded_until_midnight(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    world = World()
+    partner = world.partner(tier={"perMinute": 100, "perDay": 2})
+    key = world.key(partner)
+    await load(pool, world)
+    for _ in range(2):
+        assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
+    response = await client.get("/api/v1/me", headers=bearer(key))
+    assert response.status_code == 429
+    assert response.json()["error"]["code"] == "quota_exceeded"
+    seconds_to_midnight = await pool.fetchval(
+        "SELECT extract(epoch FROM date_trunc('day', now() AT TIME ZONE 'UTC') + interval '1 day'"
+        " - (now() AT TIME ZONE 'UTC'))::int"
+    )
+    assert abs(int(response.headers["retry-after"]) - seconds_to_midnight) <= 5
+
+
+async def test_rate_limit_headers_on_authenticated_errors_too(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    world = World()
+    partner = world.partner(tier={"perMinute": 50, "perDay": 1000})
+    key = world.key(partner)
+    await load(pool, world)
+    response = await client.get(f"/api/v1/sub-accounts/{uuid.uuid4()}", headers=bearer(key))
+    assert response.status_code == 404
+    assert response.json() == {"error": {"code": "not_found", "message": "sub-account not found"}}
+    assert response.headers["x-ratelimit-limit"] == "50"
+    assert response.headers["x-ratelimit-remaining"] == "49"
+
+
+async def test_unknown_path_does_not_count(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
+    world = World()
+    partner = world.partner(tier={"perMinute": 50, "perDay": 1000})
+    key = world.key(partner)
+    await load(pool, world)
+    for _ in range(3):
+        response = await client.get("/api/v1/nothing-here", headers=bearer(key))
+        assert response.status_code == 404
+    response = await client.get("/api/v1/me", headers=bearer(key))
+    assert response.headers["x-ratelimit-remaining"] == "49"
+
+
+async def test_wrong_method_is_405_in_the_envelope(client: AsyncTestClient) -> None:
+    response = await client.delete("/api/v1/health")
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "method_not_allowed"
+
+
+async def test_61st_request_is_429_across_two_workers(
+    live_server: LiveServer, pool: asyncpg.Pool
+) -> None:
+    world = World()
+    partner = world.partner(tier={"perMinute": 60, "perDay": 100000})
+    key = world.key(partner)
+    await load(pool, world)
+    async with live_server.client() as http:
+
+        async def call() -> httpx.Response:
+            return await http.get("/api/v1/me", headers=bearer(key))
+
+        # New connections per request land on both granian workers.
+        responses = []
+        for _ in range(6):
+            batch = await asyncio.gather(*(call() for _ in range(10)))
+            responses.extend(batch)
+        assert [r.status_code for r in responses].count(200) == 60
+        last = await call()
+    assert last.status_code == 429
+    assert last.json()["error"]["code"] == "rate_limited"
