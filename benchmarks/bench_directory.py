@@ -212,6 +212,8 @@ async def generate(fresh: bool) -> str:
             for statement in GENERATE:
                 await connection.execute(statement)
             await connection.execute("VACUUM ANALYZE")
+        else:
+            await connection.execute("VACUUM ANALYZE devices")
     finally:
         await connection.close()
     return url
