@@ -98,5 +98,4 @@ class ValidatedUser(msgspec.Struct, rename="camel"):
     memberships: list[Membership]
 
 
-ADD_MEMBER_FIELDS = frozenset({"email", "name", "password", "role", "siteId"})
 CREDENTIALS_DECODER = msgspec.json.Decoder(Credentials)
