@@ -28,7 +28,8 @@ from app.members.validate import validate_login
 ADD_DESCRIPTION = (
     "`email` (required); `name` and `password` for a brand-new account (password 10 to 256 "
     "characters, else 400 `weak_password`); `role` (default `subaccount_viewer`); `siteId` "
-    "(needs the multi-site feature; a site of the key's sub-account, else 400 "
+    "(null or absent: no restriction; a non-null value needs the multi-site feature, else "
+    "403 `multi_site_disabled`; a site of the key's sub-account, else 400 "
     "`invalid_site`; not with role `subaccount_admin`: 409 `role_not_restrictable`)."
 )
 

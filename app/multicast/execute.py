@@ -103,7 +103,8 @@ class MulticastExecuteController(Controller):
             "profile; `templateId` fits only members of that template's profile); a member "
             "without it is `failed` with `error`. When no member can take the request, 400 "
             "`invalid_body`. Inventory and archived members are left out; `deviceCount` = "
-            "`enqueuedCount` + `rateLimitedCount` + `failedCount`. `error` is null when "
+            "`enqueuedCount` + `rateLimitedCount` + `failedCount`; `perDevice` is ordered by "
+            "device name. `error` is null when "
             "queued, else `<code>: <detail>` with code `rate_limited`, `template_not_found` "
             "or `invalid_data`."
         ),
