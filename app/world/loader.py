@@ -26,6 +26,7 @@ _PATH_SUFFIX = re.compile(r"^(?P<problem>.*?)(?: - at `\$(?P<path>.*)`)?$", re.D
 _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]+)`$")
 _password_hasher = PasswordHasher()
 _json_decoder = msgspec.json.Decoder(WorldSpec)
+BULK_CHUNK = 2000
 
 
 class _WorldYamlLoader(yaml.SafeLoader):
@@ -178,14 +179,23 @@ async def _write(connection: Any, rows: Rows) -> None:
         ("world.insert_site", rows.sites),
         ("world.insert_network", rows.networks),
         ("world.insert_membership", rows.memberships),
-        ("world.insert_gateway", rows.gateways),
-        ("world.insert_device", rows.devices),
-        ("world.insert_multicast_group", rows.multicast_groups),
-        ("world.insert_multicast_member", rows.multicast_members),
     )
     for query, records in steps:
         if records:
             await connection.executemany(QUERIES[query], records)
+    # The big tables go in as one array per column: a statement per chunk, not per row.
+    if rows.multicast_groups:
+        await connection.executemany(QUERIES["world.insert_multicast_group"], rows.multicast_groups)
+    for query, records in (
+        ("world.insert_gateways", rows.gateways),
+        ("world.insert_devices", rows.devices),
+        ("world.insert_multicast_members", rows.multicast_members),
+    ):
+        for start in range(0, len(records), BULK_CHUNK):
+            columns = [
+                list(column) for column in zip(*records[start : start + BULK_CHUNK], strict=True)
+            ]
+            await connection.execute(QUERIES[query], *columns)
 
 
 async def load_world(
@@ -209,6 +219,7 @@ async def load_world(
     await _hash_passwords(rows)
     try:
         async with connection.transaction():
+            await connection.execute(QUERIES["world.no_statement_timeout"])
             await _refuse_existing(connection, rows)
             await _write(connection, rows)
             await replay_telemetry(connection, world, now)

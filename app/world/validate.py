@@ -114,9 +114,6 @@ def check_world(world: WorldSpec, now: datetime) -> Rows:
     ):
         for index, at in enumerate(times):
             to_time(at, now, f"{name}[{index}].at")
-    for index, uplink in enumerate(world.uplinks):
-        if uplink.gateway_eui is not None:
-            eui(uplink.gateway_eui, f"uplinks[{index}].gatewayEui")
     return rows
 
 
@@ -388,8 +385,6 @@ def check_sub_account(
             f"{path}.devices[{index}]", now,
         )  # fmt: skip
 
-    if len(sub_account.members) > sub_account.member_limit:
-        raise fail(f"{path}.members", f"more members than memberLimit {sub_account.member_limit}")
     members: set[uuid.UUID] = set()
     for index, member in enumerate(sub_account.members):
         item = f"{path}.members[{index}]"
@@ -398,11 +393,8 @@ def check_sub_account(
         if member.user_id in members:
             raise fail(f"{item}.userId", "already a member of this sub-account")
         members.add(member.user_id)
-        if member.site_id is not None:
-            if member.site_id not in scope.site_ids:
-                raise fail(f"{item}.siteId", "not a site of this sub-account")
-            if member.role == "subaccount_admin":
-                raise fail(f"{item}.siteId", "a subaccount_admin cannot be restricted to a site")
+        if member.site_id is not None and member.site_id not in scope.site_ids:
+            raise fail(f"{item}.siteId", "not a site of this sub-account")
         rows.memberships.append((sub_account.id, member.user_id, member.role, member.site_id))
 
     for index, group in enumerate(sub_account.multicast_groups):

@@ -86,24 +86,32 @@ INSERT INTO networks (id, sub_account_id, site_id, name) VALUES ($1, $2, $3, $4)
 -- One user's membership of a sub-account.
 INSERT INTO memberships (sub_account_id, user_id, role, site_id) VALUES ($1, $2, $3, $4)
 
--- name: insert_gateway
--- One gateway, assigned or in the partner's pool.
+-- name: insert_gateways
+-- Gateways in bulk, one array per column (assigned or in the partner's pool).
 INSERT INTO gateways (id, partner_id, sub_account_id, gateway_eui, name, status, network_id,
                       site_id, manual_location)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[],
+                     $7::uuid[], $8::uuid[], $9::jsonb[])
 
--- name: insert_device
--- One device, assigned or in the partner's pool.
+-- name: insert_devices
+-- Devices in bulk, one array per column (assigned or in the partner's pool).
 INSERT INTO devices (id, partner_id, sub_account_id, dev_eui, name, serial_number, status,
                      profile_id, network_id, site_id, offline_threshold_minutes,
                      downlink_rate_per_hour, downlink_expiry_seconds, manual_location,
                      manual_location_at, static_values, calibration)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[],
+                     $7::text[], $8::uuid[], $9::uuid[], $10::uuid[], $11::int[], $12::int[],
+                     $13::int[], $14::jsonb[], $15::timestamptz[], $16::jsonb[], $17::jsonb[])
 
 -- name: insert_multicast_group
 -- One multicast group of a sub-account.
 INSERT INTO multicast_groups (id, sub_account_id, name) VALUES ($1, $2, $3)
 
--- name: insert_multicast_member
--- One device of a multicast group.
-INSERT INTO multicast_members (group_id, device_id) VALUES ($1, $2)
+-- name: insert_multicast_members
+-- Devices of multicast groups in bulk: group ids and device ids, pairwise.
+INSERT INTO multicast_members (group_id, device_id)
+SELECT * FROM unnest($1::uuid[], $2::uuid[])
+
+-- name: no_statement_timeout
+-- A world load is an operator's bulk job: no per-statement limit within its transaction.
+SET LOCAL statement_timeout = 0
