@@ -1,0 +1,192 @@
+"""POST /ingest/chirpstack: uplinks/s through the HTTP ingest endpoint, none lost.
+
+`telemetry serve --workers 2` on the dataset; wrk (one thread, so no request line is sent
+twice) replays a file of distinct ChirpStack v4 `up` events, JSON as ChirpStack's HTTP
+integration posts it: 4 decoded fields (the dataset profile's temperature, humidity,
+battery and status), one receiving gateway, a unique `deduplicationId`, spread
+round-robin over every device of the dataset. Each run is bounded by wrk's duration and
+per-request timeout (5 s, ChirpStack's own), and by the number of lines in the file.
+
+Afterwards it verifies that nothing was lost: every request answered 204 was committed
+(its deduplicationId is in `ingest_dedup`, and its readings exist), and none failed.
+Target: >= 3,000 uplinks/s of 4 fields. Each 204 means one committed transaction
+(synchronous commit on), so the figure is bounded by commit flushes and by the rows each
+uplink writes: 5 raw readings (4 fields + signal quality), 10 rollup upserts, device
+state with the recomputed /latest body, the dedup row, the gateway.
+
+Run alone (after `telemetry bench generate --scale S`):
+`python -m benchmarks.bench_ingest [--quick]`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import msgspec
+
+from benchmarks.common import (
+    Context,
+    Measure,
+    Request,
+    connect,
+    measure,
+    module_main,
+    run_wrk,
+    write_requests,
+)
+
+TARGET = 3000.0
+_encode = msgspec.json.Encoder().encode
+
+
+def _migrate(database_url: str) -> None:
+    from benchmarks.common import _migrate as migrate
+
+    asyncio.run(migrate(database_url))
+
+
+async def _gateways(database_url: str) -> dict[str, str]:
+    """One gateway EUI per partner, so the gateway path is part of the work."""
+    connection = await connect(database_url)
+    try:
+        rows = await connection.fetch(
+            "SELECT DISTINCT ON (partner_id) partner_id::text, gateway_eui FROM gateways"
+            " ORDER BY partner_id, gateway_eui"
+        )
+    finally:
+        await connection.close()
+    return {r["partner_id"]: r["gateway_eui"] for r in rows}
+
+
+def _event(device: Any, index: int, run_id: str, at: datetime, gateway: str) -> bytes:
+    """An `up` event in ChirpStack v4's JSON (protobuf JSON mapping, compact)."""
+    return _encode(
+        {
+            "deduplicationId": f"bench-{run_id}-{index}",
+            "time": at.isoformat().replace("+00:00", "Z"),
+            "deviceInfo": {
+                "tenantId": "52f14cd4-c6f1-4fbd-8f87-4025e1d49242",
+                "applicationId": "a2e2ef8d-0ca4-45ba-8f5a-1c3e0e3e0d7f",
+                "deviceName": device.id[:8],
+                "devEui": device.dev_eui,
+            },
+            "devAddr": "01020304",
+            "dr": 5,
+            "fCnt": index,
+            "fPort": 1,
+            "data": "AQIDBA==",
+            "object": {
+                "temperature": 18.0 + (index % 70) / 10,
+                "humidity": 40.0 + index % 20,
+                "battery": 90.0 - index % 10,
+                "status": "ok" if index % 7 else "check",
+            },
+            "rxInfo": [
+                {
+                    "gatewayId": gateway,
+                    "uplinkId": index,
+                    "rssi": -70 - index % 40,
+                    "snr": 9.5 - index % 15,
+                    "context": "AAAAAA==",
+                }
+            ],
+        }
+    )
+
+
+def _requests(
+    ctx: Context, run_id: str, count: int, gateways: dict[str, str], start: datetime
+) -> list[Request]:
+    devices = ctx.manifest.devices
+    out: list[Request] = []
+    for index in range(count):
+        device = devices[index % len(devices)]
+        token = ctx.manifest.tokens[device.partner_id]
+        at = start + timedelta(milliseconds=index)
+        body = _event(device, index, run_id, at, gateways.get(device.partner_id, "0" * 16))
+        out.append(
+            Request(
+                "POST",
+                "/ingest/chirpstack?event=up",
+                {"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+                body.decode(),
+            )
+        )
+    return out
+
+
+async def _stored(database_url: str, run_id: str, start: datetime, count: int) -> tuple[int, int]:
+    """(distinct uplinks committed, their raw readings) of this run."""
+    connection = await connect(database_url)
+    try:
+        uplinks = await connection.fetchval(
+            "SELECT count(*) FROM ingest_dedup WHERE deduplication_id LIKE $1",
+            f"up:bench-{run_id}-%",
+        )
+        readings = await connection.fetchval(
+            "SELECT count(*) FROM readings_num WHERE time >= $1 AND time < $2",
+            start,
+            start + timedelta(milliseconds=count),
+        )
+    finally:
+        await connection.close()
+    return int(uplinks), int(readings)
+
+
+def run(ctx: Context) -> list[Measure]:
+    _migrate(ctx.database_url)
+    base_url = ctx.server()
+    gateways = asyncio.run(_gateways(ctx.database_url))
+    out: list[Measure] = []
+    for connections in ctx.connections[:2]:
+        run_id = secrets.token_hex(4)
+        # Enough distinct lines that wrk never wraps around at twice the target rate.
+        count = int(max(2 * TARGET * ctx.duration, 5000))
+        # One millisecond apart, in a window of this run's own: all distinct.
+        start = datetime.now(UTC) - timedelta(hours=2) + timedelta(minutes=len(out) * 30)
+        path = write_requests(
+            ctx.work_dir / f"ingest-{connections}.txt",
+            _requests(ctx, run_id, count, gateways, start),
+        )
+        result = run_wrk(base_url, path, connections=connections, threads=1, duration=ctx.duration)
+        stored, readings = asyncio.run(_stored(ctx.database_url, run_id, start, count))
+        answered = result.requests - result.bad_status
+        lost = max(answered - stored, 0)
+        out.append(
+            measure(
+                f"POST /ingest/chirpstack up (4 fields) @{connections} conns",
+                result.rps,
+                "uplinks/s",
+                group="ingest",
+                min_value=TARGET,
+                details={
+                    "p50_ms": result.p50_ms,
+                    "p90_ms": result.p90_ms,
+                    "p99_ms": result.p99_ms,
+                    "max_ms": result.max_ms,
+                    "connections": connections,
+                    "route": "ingest up",
+                    "requests": result.requests,
+                    "lines": count,
+                    "wrapped": result.requests > count,
+                    "bad_status": result.bad_status,
+                    "socket_errors": result.socket_errors,
+                    "committed": stored,
+                    "lost": lost,
+                    "raw_readings_written": readings,
+                },
+            )
+        )
+        if lost or result.bad_status or result.requests > count:
+            raise RuntimeError(
+                f"ingest lost uplinks: {answered} answered 2xx, {stored} committed, "
+                f"{result.bad_status} failed, {result.requests} of {count} lines"
+            )
+    return out
+
+
+if __name__ == "__main__":
+    raise SystemExit(module_main(run))
