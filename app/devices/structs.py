@@ -19,9 +19,9 @@ class Location(msgspec.Struct):
     altitude: float | None = None
 
 
-class Battery(msgspec.Struct):
+class Battery(msgspec.Struct, kw_only=True):
     state: Literal["pct", "external", "unavailable"]
-    value: int | None
+    value: int | None = None
     at: datetime
     source: Literal["field", "status"]
 

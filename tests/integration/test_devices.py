@@ -409,3 +409,23 @@ async def test_scope_is_devices_read(
         response = await client.get(path, headers=bearer(key))
         assert response.status_code == 403
         assert response.json()["error"]["code"] == "insufficient_scope"
+
+
+async def test_live_fields_from_the_ingest_pipeline(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    p = w.partner()
+    sa = w.sub_account(p)
+    prof = w.profile(p, fields=[w.field("temperature"), w.field("battery", role="battery_pct")])
+    dev = w.device(sa, prof, name="Piped")
+    w.uplink(dev, at="now-PT10M", values={"temperature": 21.5, "battery": 64}, rssi=-50, snr=10)
+    key = w.key(sa, scopes=["devices:read"])
+    await load(pool, w)
+    response = await client.get(f"/api/v1/devices/{dev['id']}", headers=bearer(key))
+    data = response.json()["data"]
+    assert data["online"] is True
+    assert data["signalQuality"] == 100
+    assert data["lastUplinkAt"] is not None and data["lastSeenAt"] is not None
+    assert data["battery"]["state"] == "pct" and data["battery"]["value"] == 64
+    assert data["battery"]["source"] == "field"
