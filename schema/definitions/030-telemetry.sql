@@ -276,3 +276,63 @@ BEGIN
     RETURN 'stored';
 END;
 $$;
+
+-- GET /devices/{id}/latest in one round trip: api_authenticate (401, 429), then, for an
+-- accepted key with the scope, the device by id or DevEUI in the key's scope with its
+-- stored body. Inside a function each statement keeps a simple cached plan; the caller
+-- checks scope and status in the order of D3.
+DROP FUNCTION IF EXISTS api_latest(bytea, uuid, text);
+CREATE FUNCTION api_latest(p_key_hash bytea, p_device_id uuid, p_dev_eui text)
+RETURNS TABLE (
+    outcome             text,
+    key_id              uuid,
+    partner_id          uuid,
+    sub_account_id      uuid,
+    scopes              text[],
+    api_write           boolean,
+    retention_days      integer,
+    networks_enabled    boolean,
+    multi_site_enabled  boolean,
+    rate_limit          integer,
+    remaining           integer,
+    retry_after         integer,
+    device_num          integer,
+    status              text,
+    latest_body         bytea,
+    latest_etag         text
+)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    a           record;
+    v_num       integer;
+    v_status    text;
+BEGIN
+    SELECT * INTO a FROM api_authenticate(p_key_hash);
+    IF a.outcome = 'ok' AND 'telemetry:read' = ANY (a.scopes) THEN
+        IF p_device_id IS NOT NULL THEN
+            SELECT d.num, d.status INTO v_num, v_status FROM devices d
+             WHERE d.id = p_device_id AND d.partner_id = a.partner_id
+               AND (a.sub_account_id IS NULL
+                    OR (d.sub_account_id = a.sub_account_id AND d.status = 'assigned'));
+        ELSIF p_dev_eui IS NOT NULL THEN
+            SELECT d.num, d.status INTO v_num, v_status FROM devices d
+             WHERE d.dev_eui = p_dev_eui AND d.partner_id = a.partner_id
+               AND (a.sub_account_id IS NULL
+                    OR (d.sub_account_id = a.sub_account_id AND d.status = 'assigned'));
+        END IF;
+    END IF;
+    outcome := a.outcome; key_id := a.key_id; partner_id := a.partner_id;
+    sub_account_id := a.sub_account_id; scopes := a.scopes; api_write := a.api_write;
+    retention_days := a.retention_days; networks_enabled := a.networks_enabled;
+    multi_site_enabled := a.multi_site_enabled; rate_limit := a.rate_limit;
+    remaining := a.remaining; retry_after := a.retry_after;
+    IF v_num IS NOT NULL THEN
+        device_num := v_num;
+        status := v_status;
+        SELECT s.latest_body, s.latest_etag INTO latest_body, latest_etag
+          FROM device_state s WHERE s.device_num = v_num;
+    END IF;
+    RETURN NEXT;
+END;
+$$;
