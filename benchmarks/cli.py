@@ -34,10 +34,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from benchmarks.report import write_report
-    from benchmarks.suite import CLASSES, run_suite, timestamp
+    from benchmarks.suite import CLASSES, resolve_classes, run_suite, timestamp
 
-    only = [c.strip() for c in args.only.split(",")] if args.only else None
-    unknown = sorted(set(only or []) - set(CLASSES))
+    only, unknown = (
+        resolve_classes([c.strip() for c in args.only.split(",")]) if args.only else (None, [])
+    )
     if unknown:
         print(
             f"telemetry bench run: unknown class {', '.join(unknown)} "
@@ -135,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--only",
         help="comma-separated classes: floors, load, storage, auth, "
-        "latest, history, directory, writes, ingest",
+        "latest, history, directory, validate, ingest",
     )
     run.set_defaults(handler=cmd_run)
 

@@ -616,6 +616,7 @@ class LoadReport:
     readings_other: int = 0
     copy_seconds: float = 0.0
     total_seconds: float = 0.0
+    rollup_wait_seconds: float = 0.0  # COPY idle, waiting for the previous slice's rollups
     primed: int = 0
 
     @property
@@ -699,7 +700,9 @@ async def load_readings(
             report.readings_num += num_frame.height
             report.readings_other += other_frame.height
             if rollup_task is not None:
+                waited = time.perf_counter()
                 await rollup_task
+                report.rollup_wait_seconds += time.perf_counter() - waited
             slice_from = series.start + timedelta(seconds=first * INTERVAL_S)
             slice_to = series.start + timedelta(seconds=last * INTERVAL_S)
             rollup_task = asyncio.create_task(
@@ -872,7 +875,8 @@ async def generate_async(
         report.readings_other += len(plan.devices)
     print(
         f"loaded {report.readings:,} readings in {report.total_seconds:.1f} s: "
-        f"{report.rate:,.0f} readings/s with rollups (COPY alone {report.copy_seconds:.1f} s)",
+        f"{report.rate:,.0f} readings/s with rollups (COPY {report.copy_seconds:.1f} s, "
+        f"waiting for rollups {report.rollup_wait_seconds:.1f} s)",
         file=sys.stderr,
     )
     manifest = Manifest(
