@@ -64,7 +64,8 @@ ALIASES = {"validate_timing": "validate", "writes": "validate", "auth_cost": "au
 
 def resolve_classes(names: list[str]) -> tuple[list[str], list[str]]:
     """Class names (or their aliases: a module's file name) -> (known classes, unknown)."""
-    known, unknown = [], []
+    known: list[str] = []
+    unknown: list[str] = []
     for name in names:
         name = ALIASES.get(name, name)
         (known if name in CLASSES else unknown).append(name)
