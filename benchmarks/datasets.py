@@ -755,17 +755,18 @@ async def _load_late(
         )
 
 
-def newest_uplinks(plan: Plan, series: Series, seed: int) -> list[dict[str, Any]]:
-    """The last step of every device as world-file uplinks, for the real pipeline."""
-    step = series.steps - 1
+def newest_uplinks(
+    device_ids: list[str], series: Series, seed: int, step: int
+) -> list[dict[str, Any]]:
+    """One step of every device as world-file uplinks, for the real pipeline."""
     values = signals(series, np.array([step]), seed)
     at = (series.start + timedelta(seconds=step * INTERVAL_S)).isoformat().replace("+00:00", "Z")
     uplinks = []
-    for d, device in enumerate(plan.devices):
+    for d, device_id in enumerate(device_ids):
         quality = float(values["signal_quality"][d, 0])
         uplinks.append(
             {
-                "device": device["id"],
+                "device": device_id,
                 "at": at,
                 "values": {
                     "temperature": float(values["temperature"][d, 0]),
@@ -797,7 +798,8 @@ async def _prime_latest(database_url: str, plan: Plan, series: Series, seed: int
     from app.world.errors import WorldError
 
     try:
-        await _load_world(database_url, {"uplinks": newest_uplinks(plan, series, seed)})
+        uplinks = newest_uplinks([d["id"] for d in plan.devices], series, seed, series.steps - 1)
+        await _load_world(database_url, {"uplinks": uplinks})
     except WorldError as exc:
         print(
             f"note: newest uplinks not replayed ({exc}); /latest has no stored body",
@@ -912,6 +914,27 @@ async def generate_async(
         manifest.fleet = await _load_fleet(url, scale.name, fleet)
     if write_manifest:
         _write_manifest(manifest)
+    return manifest
+
+
+async def prime_latest(manifest: Manifest, seed: int = 7) -> Manifest:
+    """For a dataset loaded before the ingest pipeline existed (or replayed nothing):
+    sends one more uplink per device, at `end`, through the pipeline, so that /latest has
+    its stored body; updates and rewrites the manifest."""
+    start = datetime.fromisoformat(manifest.start)
+    end = datetime.fromisoformat(manifest.end)
+    steps = int((end - start).total_seconds()) // manifest.interval_s
+    series = plan_series(len(manifest.devices), start, steps, seed)
+    await _load_world(
+        manifest.database_url,
+        {"uplinks": newest_uplinks([d.id for d in manifest.devices], series, seed, steps)},
+    )
+    manifest.end = (end + timedelta(seconds=manifest.interval_s)).isoformat()
+    manifest.end = manifest.end.replace("+00:00", "Z")
+    manifest.readings_num += len(manifest.devices) * 4
+    manifest.readings_other += len(manifest.devices)
+    manifest.latest_primed = True
+    _write_manifest(manifest)
     return manifest
 
 

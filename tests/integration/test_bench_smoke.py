@@ -77,6 +77,11 @@ async def test_loads_every_planned_reading(dataset: Manifest) -> None:
         )
         assert {tuple(r["ids"]) for r in fields} == {("battery", "humidity", "temperature")}
         assert len(fields) == len(dataset.devices)
+        if dataset.latest_primed:  # the newest uplink went through the ingest pipeline
+            bodies = await connection.fetchval(
+                "SELECT count(*) FROM device_state WHERE latest_body IS NOT NULL"
+            )
+            assert bodies == len(dataset.devices)
         battery_roles = await connection.fetchval(
             "SELECT count(*) FROM profile_fields WHERE role = 'battery_pct'"
         )
