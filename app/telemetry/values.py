@@ -11,11 +11,12 @@ import datetime as dt
 import math
 import operator
 from collections.abc import Iterable
-from fractions import Fraction
+from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
 import simpleeval
 
+_ZERO, _HALF, _THIRTY, _SEVENTY = Decimal(0), Decimal("0.5"), Decimal(30), Decimal(70)
 _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off"})
 
@@ -181,21 +182,22 @@ def breaks_rule(value: Any, op: str, threshold: Any) -> bool:
         return False
 
 
-def _half_up(value: Fraction) -> int:
-    return math.floor(value + Fraction(1, 2))
-
-
-def _exact(value: float) -> Fraction:
-    # Through the shortest decimal text, so that -7.5 dB is exactly -15/2 and a value
-    # like 0.1 is a tenth, as its author wrote it.
-    return Fraction(repr(float(value)))
+def _exact(value: float) -> Decimal:
+    # Through the shortest decimal text, so that -7.5 dB is exactly -7.5 and a value like
+    # 0.1 is a tenth, as its author wrote it.
+    return Decimal(repr(float(value)))
 
 
 def signal_quality(rssi: float, snr: float) -> int:
-    """D15, rounded half up (D17)."""
-    rssi_pct = min(max((_exact(rssi) + 120) / 70, Fraction(0)), Fraction(1))
-    snr_pct = min(max((_exact(snr) + 20) / 30, Fraction(0)), Fraction(1))
-    return _half_up(100 * (rssi_pct + snr_pct) / 2)
+    """D15, rounded half up (D17), in exact decimal arithmetic.
+
+    With a = clamp(rssi + 120, 0, 70) and b = clamp(snr + 20, 0, 30),
+    100 * (a/70 + b/30) / 2 = 5 * (3a + 7b) / 21, and rounding half up is
+    floor((10 * (3a + 7b) + 21) / 42).
+    """
+    a = min(max(_exact(rssi) + 120, _ZERO), _SEVENTY)
+    b = min(max(_exact(snr) + 20, _ZERO), _THIRTY)
+    return int((10 * (3 * a + 7 * b) + 21) // 42)
 
 
 def best_signal(receptions: Iterable[tuple[float, float]]) -> int | None:
@@ -213,4 +215,6 @@ def battery_percent(value: Any) -> int | None:
     number = _number(value)
     if number is None:
         return None
-    return min(max(_half_up(_exact(number)), 0), 100)
+    if not isinstance(number, int):
+        number = int((_exact(number) + _HALF).to_integral_value(rounding=ROUND_FLOOR))
+    return min(max(number, 0), 100)
