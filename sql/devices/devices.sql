@@ -63,7 +63,18 @@ page AS (
     SELECT id, name FROM matching ORDER BY name, id LIMIT $14 OFFSET $15
 ),
 total AS (
-    SELECT count(*) AS total FROM matching
+    -- Without filters beyond scope and status, the kept counts answer (schema/032).
+    SELECT CASE
+           WHEN $4::uuid IS NULL AND $5::uuid IS NULL AND NOT $6::boolean
+                AND $8::boolean IS NULL AND $9::text IS NULL AND $11::uuid IS NULL
+                AND NOT $12::boolean
+           THEN (SELECT COALESCE(sum(c.n), 0)::bigint
+                   FROM device_counts c
+                  WHERE c.partner_id = $1
+                    AND ($2::uuid IS NULL OR c.sub_account_id = $2)
+                    AND ($3::uuid IS NULL OR c.sub_account_id = $3)
+                    AND ($7::text[] IS NULL OR c.status = ANY ($7::text[])))
+           ELSE (SELECT count(*) FROM matching) END AS total
 )
 SELECT t.total, d.id, d.dev_eui, d.name, d.serial_number, d.status, d.sub_account_id,
        d.profile_id,

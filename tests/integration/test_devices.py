@@ -429,3 +429,37 @@ async def test_live_fields_from_the_ingest_pipeline(
     assert data["lastUplinkAt"] is not None and data["lastSeenAt"] is not None
     assert data["battery"]["state"] == "pct" and data["battery"]["value"] == 64
     assert data["battery"]["source"] == "field"
+
+
+async def test_totals_follow_moves_and_deletes(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
+    w = World()
+    p = w.partner()
+    sa = w.sub_account(p)
+    prof = w.profile(p)
+    devices = [w.device(sa, prof, name=f"Counted {i}") for i in range(3)]
+    w.device(p, prof, name="Counted spare")
+    pkey = w.key(p, scopes=["devices:read"])
+    skey = w.key(sa, scopes=["devices:read"])
+    await load(pool, w)
+
+    async def totals() -> tuple[int, int, int, int]:
+        result = []
+        for key, params in ((pkey, {}), (skey, {}), (pkey, {"status": "inventory"}),
+                            (pkey, {"subAccountId": sa["id"]})):  # fmt: skip
+            response = await client.get("/api/v1/devices", params=params, headers=bearer(key))
+            body = response.json()
+            assert body["pagination"]["total"] == len(body["data"])
+            result.append(body["pagination"]["total"])
+        return result[0], result[1], result[2], result[3]
+
+    assert await totals() == (4, 3, 1, 3)
+    first = uuid.UUID(devices[0]["id"])
+    await pool.execute(
+        "UPDATE devices SET status = 'inventory', sub_account_id = NULL WHERE id = $1", first
+    )
+    assert await totals() == (4, 2, 2, 2)
+    await pool.execute("UPDATE devices SET name = name || ' renamed' WHERE partner_id = $1",
+                       uuid.UUID(p["id"]))  # fmt: skip
+    assert await totals() == (4, 2, 2, 2)
+    await pool.execute("DELETE FROM devices WHERE id = $1", first)
+    assert await totals() == (3, 2, 1, 2)
