@@ -9,6 +9,14 @@ WITH defaults AS MATERIALIZED (
     SELECT networks_enabled AS networks, multi_site_enabled AS multi_site
       FROM partners WHERE id = $1
 ),
+network_filter AS MATERIALIZED (
+    -- The network filter ($5), if the Networks feature is on for its sub-account. Joined
+    -- on the row, not as an uncorrelated EXISTS: such a constant condition would keep the
+    -- planner from dropping the unused joins of the list.
+    SELECT n.id FROM networks n JOIN sub_accounts sa ON sa.id = n.sub_account_id
+     WHERE n.id = $5 AND sa.partner_id = $1
+       AND COALESCE(sa.networks_enabled, (SELECT networks FROM defaults))
+),
 root AS MATERIALIZED (
     -- The site filter ($8), if multi-site is on for its sub-account.
     SELECT s.id FROM sites s JOIN sub_accounts sa ON sa.id = s.sub_account_id
@@ -34,9 +42,7 @@ matching AS NOT MATERIALIZED (
        AND ($4::text[] IS NULL OR g.status = ANY ($4::text[]))
        AND ($5::uuid IS NULL
             OR (g.network_id = $5
-                AND EXISTS (SELECT 1 FROM networks n JOIN sub_accounts nsa ON nsa.id = n.sub_account_id
-                             WHERE n.id = $5
-                               AND COALESCE(nsa.networks_enabled, (SELECT networks FROM defaults)))))
+                AND EXISTS (SELECT 1 FROM network_filter f WHERE f.id = g.network_id)))
        AND (NOT $6::boolean
             OR (g.network_id IS NULL
                 AND COALESCE(sa.networks_enabled, (SELECT networks FROM defaults))))
