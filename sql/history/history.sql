@@ -101,16 +101,16 @@ SELECT time_bucket($5::text::interval, t) AS bucket,
  ORDER BY 1 DESC
 
 -- name: raw_num
--- The newest $5 numeric readings of a series in [$3, $4), site filter $6 or NULL, with the site's id; newest first (ties: greatest value).
+-- The newest $5 numeric readings of a series in [$3, $4), site filter $6 or NULL, with the site's id; newest first (ties: greatest value, then site).
 SELECT p.time, p.value, s.id AS site_id
   FROM (SELECT r.time, r.value, r.site_num
           FROM readings_num r
          WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $3 AND r.time < $4
            AND ($6::integer IS NULL OR r.site_num = $6)
-         ORDER BY r.time DESC, r.value DESC
+         ORDER BY r.time DESC, r.value DESC, r.site_num DESC
          LIMIT $5) p
   LEFT JOIN sites s ON s.num = p.site_num
- ORDER BY p.time DESC, p.value DESC
+ ORDER BY p.time DESC, p.value DESC, p.site_num DESC
 
 -- name: raw_other
 -- The newest $5 non-numeric readings of a series in [$3, $4), site filter $6 or NULL, with the site's id; newest first.
@@ -119,10 +119,10 @@ SELECT p.time, p.value, s.id AS site_id
           FROM readings_other r
          WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $3 AND r.time < $4
            AND ($6::integer IS NULL OR r.site_num = $6)
-         ORDER BY r.time DESC, r.value DESC
+         ORDER BY r.time DESC, r.value DESC, r.site_num DESC
          LIMIT $5) p
   LEFT JOIN sites s ON s.num = p.site_num
- ORDER BY p.time DESC, p.value DESC
+ ORDER BY p.time DESC, p.value DESC, p.site_num DESC
 
 -- name: context
 -- The device's field by identifier ($3) or id ($4) in its profile ($1), whether multi-site is on for the device's sub-account ($2), and the site num of $5 in the key's scope ($6 partner, $7 sub-account or NULL) with the feature on.

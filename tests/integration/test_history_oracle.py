@@ -1,0 +1,48 @@
+"""The history oracle (issue 4): the route equals time_bucket over the raw tables.
+
+A few hundred cases here (datasets x requests); the long mode runs 10,000:
+`python -m benchmarks.history_oracle --cases 10000`.
+"""
+
+from __future__ import annotations
+
+import asyncpg
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from litestar.testing import AsyncTestClient
+
+from benchmarks.history_oracle import (
+    QUERIES_PER_DATASET,
+    Dataset,
+    Oracle,
+    Request,
+    datasets,
+    make_oracle,
+    requests,
+)
+
+DATASETS = 25  # x QUERIES_PER_DATASET requests = 300 cases
+
+
+@pytest.fixture(scope="module")
+async def oracle(client: AsyncTestClient, pool: asyncpg.Pool) -> Oracle:
+    return await make_oracle(client, pool)
+
+
+@settings(
+    max_examples=DATASETS,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    dataset=datasets,
+    batch=st.lists(requests, min_size=QUERIES_PER_DATASET, max_size=QUERIES_PER_DATASET),
+)
+async def test_route_equals_time_bucket_over_raw(
+    oracle: Oracle, dataset: Dataset, batch: list[Request]
+) -> None:
+    await oracle.load(dataset)
+    for request in batch:
+        await oracle.check(request)
