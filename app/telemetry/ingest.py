@@ -20,6 +20,7 @@ from app.core.api import normalize_eui
 from app.core.errors import ApiError, error_responses, invalid_body, not_found
 from app.core.sql import QUERIES
 from app.telemetry import catalog
+from app.telemetry.batch import batcher_for
 from app.telemetry.catalog import DeviceContext, TtlCache
 from app.telemetry.chirpstack import (
     DECODERS,
@@ -33,7 +34,6 @@ from app.telemetry.pipeline import (
     dedup_key,
     status_battery,
     store_event,
-    store_uplink,
 )
 
 DEVICE_FOR_TOKEN = QUERIES["telemetry.device_for_token"]
@@ -123,7 +123,7 @@ async def _store(
     pool: asyncpg.Pool, event: str, parsed: Any, context: DeviceContext, token_hash: bytes
 ) -> str:
     if event == "up":
-        return await store_uplink(pool, context, _uplink(parsed), token_hash)
+        return await batcher_for(pool).store(context, _uplink(parsed), token_hash)
     battery = location = None
     if isinstance(parsed, StatusEvent):
         battery = status_battery(

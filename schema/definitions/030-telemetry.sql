@@ -77,7 +77,8 @@ BEGIN
 END;
 $$;
 
--- One uplink. Arguments computed by app/telemetry/pipeline.py:
+-- Everything of one uplink except its readings. Arguments computed by
+-- app/telemetry/pipeline.py:
 --   p_values         identifier -> stored value of this uplink (decoded after calibration,
 --                    formula and mapping outputs); p_derived names the derived ones
 --   p_static         static values and formulas over them (shown before any uplink);
@@ -87,20 +88,17 @@ $$;
 --   p_battery        the battery_pct field's value (rounded, clamped), or NULL
 --   p_gateways       GatewayEUIs that relayed the uplink
 --   p_rule_*         the alert rules whose field is in this uplink, and whether it breaks them
--- Returns 'stored', 'duplicate', 'not_found' or 'unauthorized'.
-DROP FUNCTION IF EXISTS ingest_uplink(bytea, uuid, integer, text, timestamptz, integer[],
-    double precision[], integer[], jsonb[], jsonb, text[], jsonb, text[], boolean, boolean,
-    integer, integer, text[], integer[], text[], boolean[], text[]);
-CREATE FUNCTION ingest_uplink(
+-- outcome: 'stored', 'duplicate', 'not_found' or 'unauthorized'; site_num: where the
+-- device is (0 = none), for the readings.
+DROP FUNCTION IF EXISTS ingest_uplink_state(bytea, uuid, integer, text, timestamptz, jsonb,
+    text[], jsonb, text[], boolean, boolean, integer, integer, text[], integer[], text[],
+    boolean[], text[]);
+CREATE FUNCTION ingest_uplink_state(
     p_token_hash        bytea,
     p_partner_id        uuid,
     p_device_num        integer,
     p_dedup_key         text,
     p_time              timestamptz,
-    p_num_fields        integer[],
-    p_num_values        double precision[],
-    p_other_fields      integer[],
-    p_other_values      jsonb[],
     p_values            jsonb,
     p_derived           text[],
     p_static            jsonb,
@@ -113,8 +111,10 @@ CREATE FUNCTION ingest_uplink(
     p_rule_ids          integer[],
     p_rule_fields       text[],
     p_rule_breaks       boolean[],
-    p_rule_levels       text[]
-) RETURNS text
+    p_rule_levels       text[],
+    OUT outcome         text,
+    OUT site_num        integer
+)
 LANGUAGE plpgsql
 AS $$
 DECLARE
@@ -136,13 +136,14 @@ BEGIN
     -- The network server is answered only after this is durable, whatever the session says.
     SET LOCAL synchronous_commit = on;
     SELECT * INTO adm FROM ingest_admit(p_token_hash, p_partner_id, p_device_num, p_dedup_key);
+    outcome := adm.outcome;
+    site_num := adm.site_num;
     IF adm.outcome <> 'stored' THEN
-        RETURN adm.outcome;
+        RETURN;
     END IF;
 
-    PERFORM record_readings(p_device_num, adm.site_num, p_time, p_num_fields, p_num_values,
-                            p_other_fields, p_other_values);
-
+    -- Lock order of every ingest path: device (share), dedup row, device state, then the
+    -- device's rollup rows (written by the caller), so concurrent batches never deadlock.
     st := lock_device_state(p_device_num);
     old_fs := st.field_state;
 
@@ -228,7 +229,222 @@ BEGIN
                             AND (x.last_seen_at IS NULL OR x.last_seen_at < p_time)
                             FOR UPDATE SKIP LOCKED);
     END IF;
-    RETURN 'stored';
+END;
+$$;
+
+-- One uplink: its state, then its readings and rollups (record_readings). Used by the
+-- world-file replay; returns the outcome.
+DROP FUNCTION IF EXISTS ingest_uplink(bytea, uuid, integer, text, timestamptz, integer[],
+    double precision[], integer[], jsonb[], jsonb, text[], jsonb, text[], boolean, boolean,
+    integer, integer, text[], integer[], text[], boolean[], text[]);
+CREATE FUNCTION ingest_uplink(
+    p_token_hash        bytea,
+    p_partner_id        uuid,
+    p_device_num        integer,
+    p_dedup_key         text,
+    p_time              timestamptz,
+    p_num_fields        integer[],
+    p_num_values        double precision[],
+    p_other_fields      integer[],
+    p_other_values      jsonb[],
+    p_values            jsonb,
+    p_derived           text[],
+    p_static            jsonb,
+    p_static_derived    text[],
+    p_has_derived       boolean,
+    p_retain            boolean,
+    p_signal            integer,
+    p_battery           integer,
+    p_gateways          text[],
+    p_rule_ids          integer[],
+    p_rule_fields       text[],
+    p_rule_breaks       boolean[],
+    p_rule_levels       text[]
+) RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    r record;
+BEGIN
+    SELECT * INTO r FROM ingest_uplink_state(
+        p_token_hash, p_partner_id, p_device_num, p_dedup_key, p_time, p_values, p_derived,
+        p_static, p_static_derived, p_has_derived, p_retain, p_signal, p_battery, p_gateways,
+        p_rule_ids, p_rule_fields, p_rule_breaks, p_rule_levels);
+    IF r.outcome = 'stored' THEN
+        PERFORM record_readings(p_device_num, r.site_num, p_time, p_num_fields, p_num_values,
+                                p_other_fields, p_other_values);
+    END IF;
+    RETURN r.outcome;
+END;
+$$;
+
+-- Many uplinks in one transaction and one round trip (app/telemetry/batch.py groups the
+-- uplinks that arrive while a previous batch is being committed). Per uplink the same
+-- state logic as one uplink alone; the readings of all admitted uplinks are then written
+-- with one statement per table, which is what makes a batch cheaper than its uplinks one
+-- by one. Uplinks come sorted by device and time, so locks are taken in one global order.
+-- Per-uplink arrays are indexed 1..n; p_derived, p_static_derived and p_gateways are JSON
+-- arrays (one array of strings per uplink); rules and readings are flat, with the index of
+-- their uplink.
+-- Returns the outcome of every uplink, in order.
+-- (The first signature, with jsonb[] where JSON arrays are now passed, is dropped too.)
+DROP FUNCTION IF EXISTS ingest_uplinks(bytea[], uuid[], integer[], text[], timestamptz[],
+    jsonb[], jsonb[], jsonb[], jsonb[], boolean[], boolean[], integer[], integer[], jsonb[],
+    integer[], integer[], text[], boolean[], text[], integer[], integer[], double precision[],
+    integer[], integer[], jsonb[]);
+DROP FUNCTION IF EXISTS ingest_uplinks(bytea[], uuid[], integer[], text[], timestamptz[],
+    jsonb[], jsonb, jsonb[], jsonb, boolean[], boolean[], integer[], integer[], jsonb,
+    integer[], integer[], text[], boolean[], text[], integer[], integer[], double precision[],
+    integer[], integer[], jsonb[]);
+CREATE FUNCTION ingest_uplinks(
+    p_token_hash        bytea[],
+    p_partner_id        uuid[],
+    p_device_num        integer[],
+    p_dedup_key         text[],
+    p_time              timestamptz[],
+    p_values            jsonb[],
+    p_derived           jsonb,
+    p_static            jsonb[],
+    p_static_derived    jsonb,
+    p_has_derived       boolean[],
+    p_retain            boolean[],
+    p_signal            integer[],
+    p_battery           integer[],
+    p_gateways          jsonb,
+    p_rule_uplink       integer[],
+    p_rule_ids          integer[],
+    p_rule_fields       text[],
+    p_rule_breaks       boolean[],
+    p_rule_levels       text[],
+    p_num_uplink        integer[],
+    p_num_fields        integer[],
+    p_num_values        double precision[],
+    p_other_uplink      integer[],
+    p_other_fields      integer[],
+    p_other_values      jsonb[]
+) RETURNS text[]
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    n           integer := cardinality(p_device_num);
+    outcomes    text[] := '{}';
+    sites       integer[] := '{}';
+    r           record;
+    has_rules   boolean := cardinality(p_rule_ids) > 0;
+BEGIN
+    FOR i IN 1..n LOOP
+        SELECT * INTO r FROM ingest_uplink_state(
+            p_token_hash[i], p_partner_id[i], p_device_num[i], p_dedup_key[i], p_time[i],
+            p_values[i],
+            ARRAY(SELECT jsonb_array_elements_text(p_derived -> (i - 1))),
+            p_static[i],
+            ARRAY(SELECT jsonb_array_elements_text(p_static_derived -> (i - 1))),
+            p_has_derived[i], p_retain[i], p_signal[i], p_battery[i],
+            ARRAY(SELECT jsonb_array_elements_text(p_gateways -> (i - 1))),
+            CASE WHEN has_rules THEN ARRAY(SELECT x.v FROM unnest(p_rule_uplink, p_rule_ids) AS x (u, v) WHERE x.u = i) ELSE '{}' END,
+            CASE WHEN has_rules THEN ARRAY(SELECT x.v FROM unnest(p_rule_uplink, p_rule_fields) AS x (u, v) WHERE x.u = i) ELSE '{}' END,
+            CASE WHEN has_rules THEN ARRAY(SELECT x.v FROM unnest(p_rule_uplink, p_rule_breaks) AS x (u, v) WHERE x.u = i) ELSE '{}' END,
+            CASE WHEN has_rules THEN ARRAY(SELECT x.v FROM unnest(p_rule_uplink, p_rule_levels) AS x (u, v) WHERE x.u = i) ELSE '{}' END);
+        outcomes := outcomes || r.outcome;
+        sites := sites || CASE WHEN r.outcome = 'stored' THEN r.site_num END;
+    END LOOP;
+    PERFORM record_readings_many(p_device_num, sites, p_time, p_num_uplink, p_num_fields,
+                                 p_num_values, p_other_uplink, p_other_fields, p_other_values);
+    RETURN outcomes;
+END;
+$$;
+
+-- The readings of many uplinks with their rollups: the same rows and the same rollup
+-- rules as record_readings (schema/definitions/020-readings.sql: mergeable partials, the
+-- last value is the greatest (time, value)), one statement per table. p_sites[u] is NULL
+-- for an uplink that was not admitted; its readings are skipped.
+CREATE OR REPLACE FUNCTION record_readings_many(
+    p_device_num    integer[],
+    p_sites         integer[],
+    p_time          timestamptz[],
+    p_num_uplink    integer[],
+    p_num_fields    integer[],
+    p_num_values    double precision[],
+    p_other_uplink  integer[],
+    p_other_fields  integer[],
+    p_other_values  jsonb[]
+) RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF cardinality(p_num_fields) > 0 THEN
+        WITH x (d, f, t, v, s) AS MATERIALIZED (
+        SELECT p_device_num[y.u], y.f, p_time[y.u], y.v, p_sites[y.u]
+          FROM unnest(p_num_uplink, p_num_fields, p_num_values) AS y (u, f, v)
+         WHERE p_sites[y.u] IS NOT NULL),
+        raw AS (
+        INSERT INTO readings_num (device_num, field_num, time, value, site_num)
+        SELECT d, f, t, v, s FROM x),
+        hourly AS (
+        INSERT INTO rollup_hour_num AS r
+               (device_num, field_num, site_num, bucket, n, sum, min, max, last_time, last_value)
+        SELECT d, f, s, time_bucket('1 hour', t), count(*), sum(v), min(v), max(v), max(t),
+               (array_agg(v ORDER BY t DESC, v DESC))[1]
+          FROM x GROUP BY d, f, s, time_bucket('1 hour', t)
+         ORDER BY d, f, time_bucket('1 hour', t), s
+        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
+           SET n = r.n + excluded.n, sum = r.sum + excluded.sum,
+               min = LEAST(r.min, excluded.min), max = GREATEST(r.max, excluded.max),
+               last_value = CASE WHEN (excluded.last_time, excluded.last_value)
+                                      > (r.last_time, r.last_value)
+                                 THEN excluded.last_value ELSE r.last_value END,
+               last_time = GREATEST(r.last_time, excluded.last_time))
+
+        INSERT INTO rollup_day_num AS r
+               (device_num, field_num, site_num, bucket, n, sum, min, max, last_time, last_value)
+        SELECT d, f, s, time_bucket('1 day', t), count(*), sum(v), min(v), max(v), max(t),
+               (array_agg(v ORDER BY t DESC, v DESC))[1]
+          FROM x GROUP BY d, f, s, time_bucket('1 day', t)
+         ORDER BY d, f, time_bucket('1 day', t), s
+        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
+           SET n = r.n + excluded.n, sum = r.sum + excluded.sum,
+               min = LEAST(r.min, excluded.min), max = GREATEST(r.max, excluded.max),
+               last_value = CASE WHEN (excluded.last_time, excluded.last_value)
+                                      > (r.last_time, r.last_value)
+                                 THEN excluded.last_value ELSE r.last_value END,
+               last_time = GREATEST(r.last_time, excluded.last_time);
+    END IF;
+
+    IF cardinality(p_other_fields) > 0 THEN
+        WITH x (d, f, t, v, s) AS MATERIALIZED (
+        SELECT p_device_num[y.u], y.f, p_time[y.u], y.v, p_sites[y.u]
+          FROM unnest(p_other_uplink, p_other_fields, p_other_values) AS y (u, f, v)
+         WHERE p_sites[y.u] IS NOT NULL),
+        raw AS (
+        INSERT INTO readings_other (device_num, field_num, time, value, site_num)
+        SELECT d, f, t, v, s FROM x),
+        hourly AS (
+        INSERT INTO rollup_hour_other AS r
+               (device_num, field_num, site_num, bucket, n, last_time, last_value)
+        SELECT d, f, s, time_bucket('1 hour', t), count(*), max(t),
+               (array_agg(v ORDER BY t DESC, v DESC))[1]
+          FROM x GROUP BY d, f, s, time_bucket('1 hour', t)
+         ORDER BY d, f, time_bucket('1 hour', t), s
+        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
+           SET n = r.n + excluded.n,
+               last_value = CASE WHEN (excluded.last_time, excluded.last_value)
+                                      > (r.last_time, r.last_value)
+                                 THEN excluded.last_value ELSE r.last_value END,
+               last_time = GREATEST(r.last_time, excluded.last_time))
+
+        INSERT INTO rollup_day_other AS r
+               (device_num, field_num, site_num, bucket, n, last_time, last_value)
+        SELECT d, f, s, time_bucket('1 day', t), count(*), max(t),
+               (array_agg(v ORDER BY t DESC, v DESC))[1]
+          FROM x GROUP BY d, f, s, time_bucket('1 day', t)
+         ORDER BY d, f, time_bucket('1 day', t), s
+        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
+           SET n = r.n + excluded.n,
+               last_value = CASE WHEN (excluded.last_time, excluded.last_value)
+                                      > (r.last_time, r.last_value)
+                                 THEN excluded.last_value ELSE r.last_value END,
+               last_time = GREATEST(r.last_time, excluded.last_time);
+    END IF;
 END;
 $$;
 

@@ -1,0 +1,134 @@
+"""Group commit: uplinks stored together in one transaction behave as stored one by one."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+
+import asyncpg
+import pytest
+
+from app.telemetry import catalog
+from app.telemetry.batch import Batcher
+from app.telemetry.pipeline import Uplink, store_uplink
+from tests.factories import World, load
+from tests.integration import test_ingest_helpers as cs
+
+ROLLUPS_MATCH_RAW = """
+WITH raw AS (
+    SELECT device_num, field_num, site_num, time_bucket($2::interval, time) AS bucket,
+           count(*) AS n, sum(value) AS sum, min(value) AS min, max(value) AS max,
+           max(time) AS last_time,
+           (array_agg(value ORDER BY time DESC, value DESC))[1] AS last_value
+      FROM readings_num WHERE device_num = ANY ($1::int[])
+     GROUP BY 1, 2, 3, 4)
+SELECT count(*)
+  FROM raw FULL JOIN (SELECT * FROM {table} WHERE device_num = ANY ($1::int[])) AS r
+       USING (device_num, field_num, site_num, bucket)
+ WHERE raw.n IS NULL OR r.n IS NULL
+    OR (raw.n, raw.min, raw.max, raw.last_time, raw.last_value)
+       IS DISTINCT FROM (r.n, r.min, r.max, r.last_time, r.last_value)
+    OR abs(raw.sum - r.sum) > 1e-9
+"""
+
+
+async def test_concurrent_batches_store_exactly_what_single_uplinks_store(
+    pool: asyncpg.Pool, caplog: pytest.LogCaptureFixture
+) -> None:
+    w = World()
+    p = w.partner()
+    sa = w.sub_account(p)
+    site = w.site(sa)
+    prof = w.profile(
+        p,
+        retainLastValue=True,
+        fields=[w.field("a"), w.field("b"), w.field("s", dataType="string")],
+    )
+    w.alert_rule(prof, "a", ">", 50)
+    devices = [w.device(sa, prof, site=site) for _ in range(5)]
+    await load(pool, w)
+    contexts = []
+    for device in devices:
+        row = await pool.fetchrow(
+            "SELECT partner_id, num, id, status, profile_id, static_values, calibration"
+            " FROM devices WHERE id = $1",
+            device["id"],
+        )
+        contexts.append(await catalog.context_from_row(pool, row))
+    base = cs.at(90)
+    jobs = []
+    for index in range(180):
+        context = contexts[index % 5]
+        # Spread over three hours, out of order in time, with ties on time.
+        minute = (index * 37) % 120
+        uplink = Uplink(
+            time=base + timedelta(minutes=minute),
+            values={"a": index % 60, "b": index / 7, "s": f"v{index % 3}"},
+            receptions=[(-80, float(index % 10))],
+            dedup_key=f"batch-{context.num}-{index}",
+        )
+        jobs.append((context, uplink))
+    jobs += jobs[:20]  # replays of the same events
+    batcher = Batcher(pool)
+    with caplog.at_level(logging.WARNING, logger="telemetry.ingest"):
+        outcomes = await asyncio.gather(*(batcher.store(c, u, None) for c, u in jobs))
+    assert "failed" not in caplog.text
+    assert outcomes.count("stored") == 180 and outcomes.count("duplicate") == 20
+
+    nums = [c.num for c in contexts]
+    for table, bucket in (
+        ("rollup_hour_num", timedelta(hours=1)),
+        ("rollup_day_num", timedelta(days=1)),
+    ):
+        mismatches = await pool.fetchval(ROLLUPS_MATCH_RAW.format(table=table), nums, bucket)
+        assert mismatches == 0, table
+    site_nums = await pool.fetch(
+        "SELECT DISTINCT site_num FROM readings_other WHERE device_num = ANY($1::int[])", nums
+    )
+    assert [r["site_num"] for r in site_nums] == [
+        await pool.fetchval("SELECT num FROM sites WHERE id = $1", site["id"])
+    ]
+
+    # The state equals what the same uplinks give one by one on twin devices.
+    w2 = World()
+    p2 = w2.partner()
+    sa2 = w2.sub_account(p2)
+    prof2 = w2.profile(
+        p2,
+        retainLastValue=True,
+        fields=[w2.field("a"), w2.field("b"), w2.field("s", dataType="string")],
+    )
+    w2.alert_rule(prof2, "a", ">", 50)
+    twins = [w2.device(sa2, prof2) for _ in range(5)]
+    await load(pool, w2)
+    twin_contexts = []
+    for device in twins:
+        row = await pool.fetchrow(
+            "SELECT partner_id, num, id, status, profile_id, static_values, calibration"
+            " FROM devices WHERE id = $1",
+            device["id"],
+        )
+        twin_contexts.append(await catalog.context_from_row(pool, row))
+    for index, (_, uplink) in enumerate(jobs):
+        twin = twin_contexts[index % 5]
+        await store_uplink(pool, twin, uplink_copy(uplink), None)
+
+    query = """SELECT s.last_uplink_at, s.signal_quality, s.field_state, s.battery,
+                      (SELECT count(*) FROM device_alerts a
+                        WHERE a.device_num = s.device_num) AS alerts
+                 FROM device_state s WHERE s.device_num = $1"""
+    for context, twin in zip(contexts, twin_contexts, strict=True):
+        batched = dict(await pool.fetchrow(query, context.num))
+        single = dict(await pool.fetchrow(query, twin.num))
+        assert batched == single
+
+
+def uplink_copy(uplink: Uplink) -> Uplink:
+    return Uplink(
+        time=uplink.time,
+        values=uplink.values,
+        receptions=uplink.receptions,
+        gateways=uplink.gateways,
+        dedup_key="twin-" + (uplink.dedup_key or ""),
+    )
