@@ -136,10 +136,12 @@ def cmd_features(args: argparse.Namespace) -> None:
 
 
 def cmd_retention(args: argparse.Namespace) -> None:
-    from app.history.retention import run_retention
+    from app.history.retention import compact_closed_chunks, run_retention
 
     dropped = run_with_connection(run_retention)
     print("another runner holds the lock" if dropped is None else f"chunks dropped: {dropped}")
+    if args.compact:
+        print(f"chunks compacted: {len(run_with_connection(compact_closed_chunks))}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -195,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     retention = commands.add_parser("retention", help="drop readings no plan may read")
     retention.add_argument("action", choices=["run"])
+    retention.add_argument("--compact", action="store_true", help="also CLUSTER closed chunks")
     retention.set_defaults(handler=cmd_retention)
     return parser
 

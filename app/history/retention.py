@@ -1,4 +1,5 @@
-"""Retention of our own: the periodic job that drops expired chunks (schema 040-history).
+"""Retention of our own: the periodic job that drops expired chunks (schema 040-history)
+and compacts closed ones (CLUSTER, see schema/020-history-layout.sql).
 
 Every app worker runs the loop; `history_retention_run` takes a transaction-scoped
 advisory lock, so only one of them works at a time and the others skip their turn.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -19,12 +21,41 @@ log = logging.getLogger("telemetry.retention")
 
 FIRST_RUN_AFTER_S = 60.0
 EVERY_S = 15 * 60.0
+# A chunk rewrite locks that chunk for seconds at large scale; one per run keeps it gentle.
+# TELEMETRY_COMPACT_CHUNKS=0 leaves compaction to `telemetry retention run --compact`.
+COMPACT_PER_RUN = 1
+
+
+def compaction_enabled() -> bool:
+    return os.environ.get("TELEMETRY_COMPACT_CHUNKS", "1") != "0"
 
 
 async def run_retention(connection: asyncpg.Pool | asyncpg.Connection) -> int | None:
     """Drops what no plan may read: chunks dropped, or None when another runner has the lock."""
     dropped: int | None = await connection.fetchval("SELECT history_retention_run()")
     return dropped
+
+
+async def compact_closed_chunks(
+    pool: asyncpg.Pool | asyncpg.Connection, limit: int | None = None
+) -> list[str]:
+    """CLUSTERs closed chunks one at a time (one lock each); the chunks compacted."""
+    done: list[str] = []
+    async with contextlib.AsyncExitStack() as stack:
+        connection = (
+            await stack.enter_async_context(pool.acquire())
+            if isinstance(pool, asyncpg.Pool)
+            else pool
+        )
+        while limit is None or len(done) < limit:
+            async with connection.transaction():
+                # Rewriting a chunk takes longer than the API's statement timeout.
+                await connection.execute("SET LOCAL statement_timeout = 0")
+                chunk = await connection.fetchval("SELECT history_compact_next()")
+            if chunk is None:
+                return done
+            done.append(chunk)
+    return done
 
 
 async def retention_loop(pool: asyncpg.Pool, first: float, every: float) -> None:
@@ -34,6 +65,9 @@ async def retention_loop(pool: asyncpg.Pool, first: float, every: float) -> None
             dropped = await run_retention(pool)
             if dropped:
                 log.info("retention dropped %d chunks", dropped)
+            if compaction_enabled():
+                for chunk in await compact_closed_chunks(pool, limit=COMPACT_PER_RUN):
+                    log.info("compacted closed chunk %s", chunk)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
             log.exception("retention run failed; retrying at the next interval")
         await asyncio.sleep(every)

@@ -32,3 +32,46 @@ BEGIN
     RETURN dropped;
 END;
 $$;
+
+-- Compacts the oldest closed chunk not compacted yet (see schema/020-history-layout.sql):
+-- CLUSTER on its series index (readings) or primary key (rollups), packed at fillfactor
+-- 100 because a closed chunk receives almost no inserts. One chunk per call and per
+-- transaction, so the ACCESS EXCLUSIVE lock of CLUSTER is held for one chunk only.
+-- Returns the chunk compacted, or NULL when there is none (or another runner is busy).
+CREATE OR REPLACE FUNCTION history_compact_next(p_closed_for interval DEFAULT interval '1 day')
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    target  text;
+    idx     text;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(7301994212) THEN
+        RETURN NULL;
+    END IF;
+    SELECT format('%I.%I', c.chunk_schema, c.chunk_name) INTO target
+      FROM timescaledb_information.chunks c
+     WHERE c.hypertable_name IN ('readings_num', 'readings_other', 'rollup_hour_num',
+                                 'rollup_hour_other', 'rollup_day_num', 'rollup_day_other')
+       AND c.range_end < now() - p_closed_for
+       AND NOT EXISTS (SELECT 1 FROM history_compacted_chunks h
+                        WHERE h.chunk = format('%I.%I', c.chunk_schema, c.chunk_name))
+     ORDER BY c.range_end, c.chunk_name
+     LIMIT 1;
+    IF target IS NULL THEN
+        RETURN NULL;
+    END IF;
+    SELECT quote_ident(ic.relname) INTO idx
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+     WHERE i.indrelid = target::regclass
+     ORDER BY i.indisprimary DESC, ic.relname
+     LIMIT 1;
+    IF idx IS NOT NULL THEN
+        EXECUTE format('ALTER INDEX %s.%s SET (fillfactor = 100)',
+                       split_part(target, '.', 1), idx);
+        EXECUTE format('CLUSTER %s USING %s', target, idx);
+    END IF;
+    INSERT INTO history_compacted_chunks (chunk) VALUES (target) ON CONFLICT DO NOTHING;
+    RETURN target;
+END;
+$$;

@@ -15,6 +15,7 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
+from app.history.retention import compact_closed_chunks
 from tests.factories import World, load
 
 HISTORY = "/api/v1/devices/{}/history"
@@ -526,7 +527,7 @@ async def test_retention_clamps_and_refuses(
 
 
 async def test_retention_job_drops_only_what_no_plan_may_read(
-    pool: asyncpg.Pool, database_url: str
+    pool: asyncpg.Pool, database_url: str, setup: Setup
 ) -> None:
     longest = await pool.fetchval("SELECT max(retention_days) FROM partners")
     ancient = datetime.now(UTC) - timedelta(days=longest + 200)
@@ -543,6 +544,7 @@ async def test_retention_job_drops_only_what_no_plan_may_read(
         str(Path(sys.executable).parent / "telemetry"),
         "retention",
         "run",
+        "--compact",
         env=env,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -551,7 +553,8 @@ async def test_retention_job_drops_only_what_no_plan_may_read(
     assert process.returncode == 0, err.decode()
     stdout = out.decode()
     assert stdout.startswith("chunks dropped: ")
-    assert int(stdout.split(":")[1]) >= 1
+    assert int(stdout.splitlines()[0].split(":")[1]) >= 1
+    assert stdout.splitlines()[1].startswith("chunks compacted: ")
     left = await pool.fetch(
         "SELECT value FROM readings_num WHERE device_num = $1 ORDER BY time", device_num
     )
@@ -562,6 +565,51 @@ async def test_retention_job_drops_only_what_no_plan_may_read(
         ancient + timedelta(days=1),
     )
     assert await pool.fetchval("SELECT history_retention_run()") == 0
+
+
+async def test_compaction_keeps_every_answer(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    temp = setup.field_nums["temperature"]
+    base = (NOW - timedelta(days=50)).replace(hour=0)
+    for i in range(48):
+        value = float(i % 7)
+        await record(pool, setup.device_num, base + timedelta(minutes=37 * i), {temp: value})
+    window = {"from": iso(base), "to": iso(base + timedelta(days=2))}
+
+    async def answers() -> list[Any]:
+        out = []
+        for resolution, agg in (
+            ("raw", None),
+            ("hourly", "avg"),
+            ("daily", "last"),
+            ("PT7M", "max"),
+        ):
+            params: dict[str, Any] = {"field": "temperature", "resolution": resolution, **window}
+            if agg:
+                params["agg"] = agg
+            response = await get(client, setup.partner_key, setup.device["id"], **params)
+            assert response.status_code == 200, response.text
+            out.append(response.json())
+        return out
+
+    before = await answers()
+    # The chunks holding these readings, compacted (again) whatever ran before.
+    chunks = [
+        r[0]
+        for r in await pool.fetch(
+            "SELECT DISTINCT tableoid::regclass::text FROM readings_num"
+            " WHERE device_num = $1 AND time >= $2 AND time < $3",
+            setup.device_num,
+            base,
+            base + timedelta(days=2),
+        )
+    ]
+    await pool.execute("DELETE FROM history_compacted_chunks WHERE chunk = ANY($1::text[])", chunks)
+    compacted = await compact_closed_chunks(pool)
+    assert set(chunks) <= set(compacted)
+    assert await answers() == before
+    assert await compact_closed_chunks(pool) == []
 
 
 # Errors and their order ------------------------------------------------------------------
