@@ -230,15 +230,22 @@ def plot_speedups(measures: list[Measure], path: Path) -> bool:
         return False
     fig, ax = plt.subplots(figsize=(10, 0.4 * len(rows) + 1.5))
     y = list(range(len(rows)))
-    colors = ["tab:green" if m.met is not False else "tab:red" for m in rows]
+    colors = [{True: "tab:green", False: "tab:red", None: "tab:gray"}[m.met] for m in rows]
     ax.barh(y, [m.ratio or 0 for m in rows], color=colors)
     ax.set_yticks(y, [_short(m.name, 55) for m in rows], fontsize=7)
     ax.invert_yaxis()
     ax.set_xscale("log")
     ax.set_xlabel("speed-up over raw time_bucket (x, log scale)")
-    ax.set_title("Rollups vs raw readings")
+    ax.set_title("Speed-up over the naive query (green: target met, red: missed, grey: none)")
     for i, m in enumerate(rows):
-        ax.text(m.ratio or 0, i, f" {m.ratio:,.0f}x", va="center", fontsize=7)
+        ratio = m.ratio or 0.0
+        ax.text(
+            ratio,
+            i,
+            f" {ratio:,.0f}x" if ratio >= 10 else f" {ratio:.1f}x",
+            va="center",
+            fontsize=7,
+        )
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
