@@ -12,7 +12,10 @@ Afterwards it verifies that nothing was lost: every request answered 204 was com
 Target: >= 3,000 uplinks/s of 4 fields. Each 204 means one committed transaction
 (synchronous commit on), so the figure is bounded by commit flushes and by the rows each
 uplink writes: 5 raw readings (4 fields + signal quality), 10 rollup upserts, device
-state with the recomputed /latest body, the dedup row, the gateway.
+state with the recomputed /latest body, the dedup row, the gateway. Concurrent uplinks are
+grouped into one transaction per batch (app/telemetry/batch.py). On the S dataset every
+device gets several uplinks a second (50 devices), far more than real sensors, so uplinks
+of one device queue behind each other's row locks; a real fleet spreads them.
 
 Run alone (after `telemetry bench generate --scale S`):
 `python -m benchmarks.bench_ingest [--quick]`.
