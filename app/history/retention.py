@@ -60,14 +60,16 @@ async def compact_closed_chunks(
 
 async def retention_loop(pool: asyncpg.Pool, first: float, every: float) -> None:
     await asyncio.sleep(first)
+    compact = False  # from the second run on: a server started for a short job stays light
     while True:
         try:
             dropped = await run_retention(pool)
             if dropped:
                 log.info("retention dropped %d chunks", dropped)
-            if compaction_enabled():
+            if compact and compaction_enabled():
                 for chunk in await compact_closed_chunks(pool, limit=COMPACT_PER_RUN):
                     log.info("compacted closed chunk %s", chunk)
+            compact = True
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
             log.exception("retention run failed; retrying at the next interval")
         await asyncio.sleep(every)
