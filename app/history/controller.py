@@ -26,7 +26,9 @@ The readings of one field in `[from, to)`.
   1st); a bucket at an edge of the range aggregates only the readings inside it. At most
   10,000 buckets. `agg`: `avg` (default), `min`, `max`, `sum`, `count`, `last` (the
   value of the newest reading; on equal times the greatest value); string, boolean,
-  date and location fields take `count` and `last` only.
+  date and location fields take `count` and `last` only, so they need an explicit `agg`.
+- `signal_quality` is the signal quality series; static fields have no history (no
+  points); fields by identifier or UUID.
 - The range is bounded by the plan's telemetry retention: a range that starts before
   the cutoff starts at it, with `clamped: true` and `retentionCutoff`; a range entirely
   before it is 403 `outside_retention`.

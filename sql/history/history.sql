@@ -11,15 +11,25 @@
 -- depends on arrival order. For numbers it is max(ARRAY[epoch microseconds, value])[2]
 -- (exact: epoch microseconds fit a float8 mantissa until 2255), a plain C aggregate.
 --
--- Plans, measured on 50 devices x 5 series x 365 days at 15 minutes (9.1M readings,
--- benchmarks/bench_history.py --devices 50 --days 365), generic plans after warm-up:
---   daily over a year:   Append of 5 ChunkAppend scans; the daily segment is an Index Scan
---                        on rollup_day_num_pkey (device, field, bucket) of ~365 rows, the
---                        other segments are excluded at run time; HashAggregate; ~0.3 ms.
---   hourly over 30 days: Index Scan on the rollup_hour_num chunks (~720 rows), raw edges
---                        under one hour each; HashAggregate; ~0.7 ms.
---   PT15M over 7 days:   raw only: Index Scan on readings_num_series over 672 rows.
--- See the figures of the benchmark in the commit messages.
+-- Plans (EXPLAIN ANALYZE on 50 devices x 5 series x 365 days at 15 minutes, 8.76M
+-- readings, benchmarks/bench_history.py --devices 50; custom plans, which PostgreSQL keeps
+-- choosing because plan-time chunk exclusion prunes the hypertables to the chunks a
+-- segment touches; forcing generic plans measured no faster: 2.6 vs 2.6 ms daily):
+--   daily over a year:   Append of the five segments; the daily one an Index Scan on the
+--                        rollup_day_num chunk primary keys (~365 rows, a few pages once
+--                        rebuilt or compacted), hourly and raw edges < 24 rows each via
+--                        their indexes; HashAggregate + Sort. plan ~0.9 ms, exec ~0.7 ms.
+--   hourly over 30 days: Index Scans on 1-2 rollup_hour_num chunks (~720 rows), raw edges
+--                        under an hour; the daily segment and one hourly segment are
+--                        "One-Time Filter: false" (empty ranges pruned at plan time).
+--                        plan ~0.6 ms, exec ~1.0 ms (HashAggregate ~1 us per row).
+--   PT15M over 7 days:   raw only: Index Scans on readings_num_series over 672 rows in two
+--                        chunks; the four rollup segments pruned at plan time.
+--   raw newest 500:      ChunkAppend ordered by time DESC, Index Scan Backward per chunk
+--                        (never executed once 501 rows are found), Incremental Sort on the
+--                        (value, site) tie-breakers, Limit; sites by their unique num.
+-- Merging the two raw (or hourly) segments into one scan with OR'd ranges planned 2-4x
+-- slower (no plan-time exclusion through OR); kept as separate branches.
 
 -- name: bucketed_num
 -- Merged partials of a numeric series ($1 device, $2 field) per $5-bucket over five segments; $10 site_num or NULL; $11 agg; newest first.
