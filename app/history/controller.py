@@ -36,7 +36,7 @@ The readings of one field in `[from, to)`.
 
 
 class HistoryController(Controller):
-    path = "/devices/{device_id:str}/history"
+    path = "/devices/{device_ref:str}/history"
     opt = {"scope": "telemetry:read"}
 
     @get(
@@ -49,7 +49,7 @@ class HistoryController(Controller):
         self,
         pool: asyncpg.Pool,
         principal: Principal,
-        device_id: Annotated[str, Parameter(description="Service id (UUID) or DevEUI.")],
+        device_ref: Annotated[str, Parameter(description="Service id (UUID) or DevEUI.")],
         field: Annotated[
             str | None,
             Parameter(description="Required. Field identifier, field UUID or `signal_quality`."),
@@ -72,4 +72,4 @@ class HistoryController(Controller):
         ] = None,
     ) -> Single[History]:
         query = parse_query(principal, field, from_, to, resolution, agg, site_id)
-        return Single(await read_history(pool, principal, device_id, query))
+        return Single(await read_history(pool, principal, device_ref, query))
