@@ -70,6 +70,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         args.quick,
         started_at,
         time.perf_counter() - started,
+        only,
     )
     print(report.read_text())
     print(f"report: {report}")

@@ -132,7 +132,9 @@ def markdown(results: dict[str, Any], outcomes: list[Outcome], measures: list[Me
     lines = [
         f"# Benchmark report {results['started']}",
         "",
-        f"Run: {'quick (smoke, scale S)' if results['quick'] else 'full'}, "
+        f"Run: {'quick (smoke, scale S)' if results['quick'] else 'full'}"
+        + (f" (only {', '.join(results['only'])})" if results.get("only") else "")
+        + ", "
         f"{results['seconds']:.0f} s. Machine: {m.get('cores')} cores, "
         f"{m.get('memory_gib', '?')} GiB, {m.get('cpu', '')}; load average at the end "
         f"{', '.join(f'{x:.2f}' for x in m.get('load_average', []))}.",
@@ -307,6 +309,7 @@ def write_report(
     quick: bool,
     started: datetime,
     seconds: float,
+    only: list[str] | None = None,
 ) -> Path:
     measures = [m for o in outcomes for m in o.measures]
     plots = []
@@ -325,6 +328,7 @@ def write_report(
         "finished": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
         "seconds": seconds,
         "quick": quick,
+        "only": only,
         "machine": machine(),
         "versions": versions(manifest.database_url),
         "dataset": dataset(manifest),
