@@ -465,6 +465,11 @@ def scratch_database(name: str, *, fresh: bool = False) -> str:
     return url
 
 
+async def migrate_database(url: str) -> None:
+    """Applies the checkout's migrations and definitions to a database (idempotent)."""
+    await _migrate(url)
+
+
 async def _migrate(url: str) -> None:
     import asyncpg
 
