@@ -54,11 +54,11 @@ def pg_bindir() -> Path:
     return Path(output)
 
 
-def _run_as_owner(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+def _run_as_owner(args: list[str], stdout: int | None = None) -> None:
     """Runs a server binary, as `postgres` when we are root."""
     if os.geteuid() == 0:
         args = ["runuser", "-u", "postgres", "--", *args]
-    return subprocess.run(args, check=True, text=True, **kwargs)  # type: ignore[call-overload, no-any-return]
+    subprocess.run(args, check=True, text=True, stdout=stdout)
 
 
 def _prepare_data_dir() -> None:
