@@ -35,9 +35,9 @@ class Listing(msgspec.Struct, Generic[T]):
 
 Limit = Annotated[
     int,
-    Parameter(ge=1, le=MAX_PAGE, description="Page size, 1 to 200.", default=50),
+    Parameter(ge=1, le=MAX_PAGE, description="Page size, 1 to 200 (default 50)."),
 ]
-Offset = Annotated[int, Parameter(ge=0, description="Items to skip, 0 or more.", default=0)]
+Offset = Annotated[int, Parameter(ge=0, description="Items to skip, 0 or more (default 0).")]
 
 
 _EUI_SEPARATORS = re.compile(r"[:\-]")
