@@ -51,7 +51,9 @@ def cmd_db(args: argparse.Namespace) -> None:
     from app.ops import cluster
 
     if args.action == "start":
-        print(f"DATABASE_URL={cluster.start()}")
+        url = cluster.start()
+        print("cluster running; its DATABASE_URL:")
+        print(url)
     elif args.action == "stop":
         cluster.stop()
         print("stopped")

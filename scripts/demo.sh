@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-system.sh
 bash scripts/setup-python.sh
-export DATABASE_URL=${DATABASE_URL:-$(.venv/bin/telemetry db start | tail -n 1 | sed 's/^DATABASE_URL=//')}
+export DATABASE_URL=${DATABASE_URL:-$(.venv/bin/telemetry db start | tail -n 1)}
 .venv/bin/telemetry db migrate
 port=${PORT:-8000}
 

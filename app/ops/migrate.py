@@ -27,7 +27,7 @@ def definition_files(root: Path = SCHEMA_DIR) -> list[Path]:
     return sorted((root / "definitions").glob("*.sql"))
 
 
-async def migrate(connection: asyncpg.Connection) -> list[str]:
+async def migrate(connection: asyncpg.Connection, root: Path = SCHEMA_DIR) -> list[str]:
     """Applies what is missing; returns the names of the migrations applied."""
     applied_now: list[str] = []
     await connection.execute("SELECT pg_advisory_lock($1)", _LOCK_ID)
@@ -41,7 +41,7 @@ async def migrate(connection: asyncpg.Connection) -> list[str]:
         done = {
             r["version"] for r in await connection.fetch("SELECT version FROM schema_migrations")
         }
-        for path in migration_files():
+        for path in migration_files(root):
             if path.name in done:
                 continue
             sql = path.read_text()
@@ -54,7 +54,7 @@ async def migrate(connection: asyncpg.Connection) -> list[str]:
                 )
             applied_now.append(path.name)
         async with connection.transaction():
-            for path in definition_files():
+            for path in definition_files(root):
                 await connection.execute(path.read_text())
     finally:
         await connection.execute("SELECT pg_advisory_unlock($1)", _LOCK_ID)

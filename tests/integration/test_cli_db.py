@@ -1,0 +1,77 @@
+"""`telemetry db start|migrate` and the migration runner (operations.md section 1)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import asyncpg
+
+from app.core.config import Settings
+from app.core.db import connect
+from app.ops import cluster
+from app.ops.migrate import migrate
+
+TELEMETRY = str(Path(sys.executable).parent / "telemetry")
+
+
+def run_cli(*args: str, database_url: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    return subprocess.run([TELEMETRY, *args], capture_output=True, text=True, env=env, check=False)
+
+
+async def test_db_start_prints_a_working_url_on_the_last_line() -> None:
+    first = run_cli("db", "start")
+    again = run_cli("db", "start")
+    assert first.returncode == again.returncode == 0
+    url = again.stdout.strip().splitlines()[-1]
+    assert url.startswith("postgresql://")
+    connection = await asyncpg.connect(url)
+    try:
+        assert await connection.fetchval("SHOW timescaledb.license") == "apache"
+    finally:
+        await connection.close()
+
+
+async def test_migrate_twice_applies_nothing_the_second_time(migrated: str) -> None:
+    result = run_cli("db", "migrate", database_url=migrated)
+    assert result.returncode == 0
+    assert result.stdout.strip() == "migrations applied: 0"
+
+
+async def test_a_failing_migration_leaves_nothing_half_applied(tmp_path: Path) -> None:
+    name = f"telemetry_migrate_{uuid.uuid4().hex[:8]}"
+    cluster.ensure_database(name)
+    (tmp_path / "definitions").mkdir()
+    (tmp_path / "001-good.sql").write_text("CREATE TABLE good (id int);")
+    (tmp_path / "002-bad.sql").write_text("CREATE TABLE half (id int); SELECT 1 / 0;")
+    connection = await connect(Settings(database_url=cluster.database_url(name)))
+    try:
+        try:
+            await migrate(connection, tmp_path)
+        except asyncpg.DivisionByZeroError:
+            pass
+        else:
+            raise AssertionError("the bad migration should have failed")
+        applied = [
+            r["version"] for r in await connection.fetch("SELECT version FROM schema_migrations")
+        ]
+        assert applied == ["001-good.sql"]
+        tables = {
+            r["tablename"]
+            for r in await connection.fetch(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+            )
+        }
+        assert "good" in tables
+        assert "half" not in tables
+    finally:
+        await connection.close()
+        admin = await asyncpg.connect(cluster.database_url("postgres"))
+        await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+        await admin.close()
