@@ -18,6 +18,7 @@ BEGIN
     IF NOT pg_try_advisory_xact_lock(7301994212) THEN
         RETURN NULL;
     END IF;
+    DELETE FROM ingest_dedup WHERE received_at < now() - interval '7 days';
     SELECT max(retention_days) INTO longest FROM partners;
     IF longest IS NULL THEN
         RETURN 0;

@@ -75,3 +75,22 @@ async def test_a_failing_migration_leaves_nothing_half_applied(tmp_path: Path) -
         admin = await asyncpg.connect(cluster.database_url("postgres"))
         await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
         await admin.close()
+
+
+async def test_retention_run_prunes_week_old_deduplication_keys(migrated: str) -> None:
+    partner = uuid.uuid4()
+    connection = await asyncpg.connect(migrated)
+    try:
+        await connection.execute(
+            "INSERT INTO ingest_dedup (partner_id, deduplication_id, received_at) VALUES "
+            "($1, 'old', now() - interval '8 days'), ($1, 'recent', now() - interval '1 day')",
+            partner,
+        )
+        result = run_cli("retention", "run", database_url=migrated)
+        assert result.returncode == 0, result.stderr
+        kept = await connection.fetch(
+            "SELECT deduplication_id FROM ingest_dedup WHERE partner_id = $1", partner
+        )
+        assert [r["deduplication_id"] for r in kept] == ["recent"]
+    finally:
+        await connection.close()
