@@ -16,6 +16,8 @@ T = TypeVar("T")
 
 API_PREFIX = "/api/v1"
 MAX_PAGE = 200
+# Offsets past this are far beyond any list and would overflow the database's integers.
+MAX_OFFSET = 2_147_483_647
 
 
 class Pagination(msgspec.Struct):
@@ -37,7 +39,9 @@ Limit = Annotated[
     int,
     Parameter(ge=1, le=MAX_PAGE, description="Page size, 1 to 200 (default 50)."),
 ]
-Offset = Annotated[int, Parameter(ge=0, description="Items to skip, 0 or more (default 0).")]
+Offset = Annotated[
+    int, Parameter(ge=0, le=MAX_OFFSET, description="Items to skip, 0 or more (default 0).")
+]
 
 
 _EUI_SEPARATORS = re.compile(r"[:\-]")

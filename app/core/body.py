@@ -63,13 +63,22 @@ def translate_error(error: msgspec.ValidationError) -> ApiError:
     return invalid_body(path, text.replace("Expected", "expected", 1))
 
 
-async def read_json_object(request: Request[Any, Any, Any]) -> dict[str, Any]:
-    """The body as a JSON object: 415 for another media type, 413 over 64 KiB, else 400."""
+async def _read_raw(request: Request[Any, Any, Any]) -> bytes:
+    """The raw body after the media-type and size checks of D5."""
     if not _is_json_media_type(request.headers.get("content-type")):
         raise unsupported_media_type()
     raw = await request.body()
     if len(raw) > MAX_BODY_BYTES:
         raise payload_too_large()
+    # PostgreSQL text cannot hold NUL; refuse it here rather than fail on the way in.
+    if b"\\u0000" in raw:
+        raise invalid_body("body", "strings must not contain NUL characters (\\u0000)")
+    return raw
+
+
+async def read_json_object(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """The body as a JSON object: 415 for another media type, 413 over 64 KiB, else 400."""
+    raw = await _read_raw(request)
     try:
         decoded = _object_decoder.decode(raw)
     except msgspec.ValidationError:
@@ -91,11 +100,7 @@ def convert_body(document: dict[str, Any], target: type[T]) -> T:
 async def read_json_body(request: Request[Any, Any, Any], decoder: msgspec.json.Decoder[T]) -> T:
     """The body decoded by `decoder` (built with `strict=True`, the default), with the
     errors of D5: 415, 413, and 400 `invalid_body` naming the field."""
-    if not _is_json_media_type(request.headers.get("content-type")):
-        raise unsupported_media_type()
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise payload_too_large()
+    raw = await _read_raw(request)
     try:
         return decoder.decode(raw)
     except msgspec.ValidationError as error:

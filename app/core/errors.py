@@ -111,6 +111,11 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
             code = "invalid_body"
         headers = dict(exc.headers or {})
         return error_response(status, code, message, headers)
+    if isinstance(
+        exc, (asyncpg.CharacterNotInRepertoireError, asyncpg.UntranslatableCharacterError)
+    ):
+        # Text that PostgreSQL cannot store (NUL) arriving in a query parameter.
+        return error_response(400, "invalid_parameter", "text must not contain NUL characters")
     if isinstance(exc, asyncpg.QueryCanceledError):
         log.warning("statement timeout on %s %s", request.method, request.url.path)
         return error_response(503, "timeout", "the query took too long; narrow the request")

@@ -90,6 +90,7 @@ async def test_paging_parameters_are_validated(client: AsyncTestClient, pool: as
         ("limit=abc", "limit"),
         ("offset=-1", "offset"),
         ("offset=1.5", "offset"),
+        ("offset=139246493219964567552", "offset"),
     ]:
         response = await client.get(f"/api/v1/sub-accounts?{query}", headers=bearer(key))
         assert response.status_code == 400, query
