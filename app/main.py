@@ -15,6 +15,7 @@ from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
 from app.accounts.controller import HealthController, IdentityController, SubAccountController
+from app.auth.cache import auth_cache_lifespan
 from app.auth.guards import access_guard
 from app.auth.middleware import AuthMiddleware
 from app.auth.principal import Principal
@@ -65,7 +66,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     return Litestar(
         route_handlers=[api, *public_route_handlers()],
-        lifespan=[lifespan, retention_lifespan],
+        lifespan=[lifespan, auth_cache_lifespan, retention_lifespan],
         dependencies={
             "pool": Provide(provide_pool, sync_to_thread=False),
             "principal": Provide(provide_principal, sync_to_thread=False),

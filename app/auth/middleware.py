@@ -3,7 +3,9 @@
 Runs after routing, so an unknown path is a 404 before any key is looked at (D18).
 Routes marked `opt={"public": True}` (health) skip it; routes marked
 `opt={"inline_auth": True}` get only the key's hash (`scope["state"]["key_hash"]`) and run
-`api_authenticate` themselves, with the same order of checks.
+`api_authenticate` themselves, with the same order of checks. Keys are resolved and
+permits spent through the worker's key cache (app/auth/cache.py) while it is up, by
+`api_authenticate` per request otherwise.
 """
 
 from __future__ import annotations
@@ -14,17 +16,13 @@ from litestar.datastructures import MutableScopeHeaders
 from litestar.middleware import AbstractMiddleware
 from litestar.types import Message, Receive, Scope, Send
 
+from app.auth.cache import current_cache
+from app.auth.errors import is_failure, limited_error, rate_headers, unauthorized
 from app.auth.principal import KEY_PATTERN, Principal, hash_secret, principal_from_row
-from app.core.errors import ApiError
 from app.core.sql import QUERIES
 
 AUTHENTICATE = QUERIES["auth.authenticate"]
-_CHALLENGE = {"WWW-Authenticate": "Bearer"}
-_FAILURES = {
-    "unauthorized": "missing, malformed or unknown API key",
-    "key_expired": "the API key has expired",
-    "key_revoked": "the API key has been revoked",
-}
+__all__ = ["AuthMiddleware", "bearer_key", "outcome_to_principal", "rate_headers"]
 
 
 def bearer_key(scope: Scope) -> str | None:
@@ -38,28 +36,13 @@ def bearer_key(scope: Scope) -> str | None:
     return None
 
 
-def unauthorized(code: str) -> ApiError:
-    return ApiError(401, code, _FAILURES[code], dict(_CHALLENGE))
-
-
-def rate_headers(limit: int, remaining: int) -> dict[str, str]:
-    return {"X-RateLimit-Limit": str(limit), "X-RateLimit-Remaining": str(max(remaining, 0))}
-
-
 def outcome_to_principal(row: Any) -> Principal:
     """Turns a row of `api_authenticate` into a principal, or raises its 401/429."""
     outcome = row["outcome"]
-    if outcome in _FAILURES:
+    if is_failure(outcome):
         raise unauthorized(outcome)
     if outcome in ("rate_limited", "quota_exceeded"):
-        headers = rate_headers(row["rate_limit"], row["remaining"])
-        headers["Retry-After"] = str(row["retry_after"])
-        message = (
-            "per-minute request limit exceeded"
-            if outcome == "rate_limited"
-            else "daily request quota exceeded"
-        )
-        raise ApiError(429, outcome, message, headers)
+        raise limited_error(outcome, row["rate_limit"], row["remaining"], row["retry_after"])
     return principal_from_row(row)
 
 
@@ -77,9 +60,12 @@ class AuthMiddleware(AbstractMiddleware):
             scope.setdefault("state", {})["key_hash"] = hash_secret(key)
             await self.app(scope, receive, send)
             return
-        pool = scope["app"].state.pool
-        row = await pool.fetchrow(AUTHENTICATE, hash_secret(key))
-        principal = outcome_to_principal(row)
+        cache = current_cache(scope["app"])
+        if cache is not None:
+            principal = await cache.authenticate(hash_secret(key))
+        else:
+            row = await scope["app"].state.pool.fetchrow(AUTHENTICATE, hash_secret(key))
+            principal = outcome_to_principal(row)
         scope.setdefault("state", {})["principal"] = principal
         extra = rate_headers(principal.rate_limit, principal.remaining)
 

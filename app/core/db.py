@@ -32,12 +32,18 @@ def server_settings(settings: Settings) -> dict[str, str]:
     }
 
 
+async def _keep_session(connection: asyncpg.Connection) -> None:
+    """No reset on release: handlers keep no session state (only SET LOCAL), and
+    asyncpg's default reset costs a second round trip per query."""
+
+
 async def create_pool(settings: Settings) -> asyncpg.Pool:
     pool = await asyncpg.create_pool(
         settings.database_url,
         min_size=settings.pool_min_size,
         max_size=settings.pool_max_size,
         init=init_connection,
+        reset=_keep_session,
         server_settings=server_settings(settings),
     )
     assert pool is not None

@@ -4,3 +4,19 @@ SELECT outcome, key_id, partner_id, sub_account_id, scopes, api_write, retention
        networks_enabled, multi_site_enabled, rate_limit, remaining, retry_after, device_num,
        status, latest_body, latest_etag
   FROM api_latest($1, $2, $3);
+
+-- name: latest_by_id
+-- Read-only lookup of GET /latest after cached authentication: the device by id ($1) in the tenancy of partner $2 / sub-account $3 (NULL: partner key) with its stored body.
+SELECT d.num AS device_num, d.status, s.latest_body, s.latest_etag
+  FROM devices d
+  LEFT JOIN device_state s ON s.device_num = d.num
+ WHERE d.id = $1 AND d.partner_id = $2
+   AND ($3::uuid IS NULL OR (d.sub_account_id = $3 AND d.status = 'assigned'))
+
+-- name: latest_by_eui
+-- Read-only lookup of GET /latest after cached authentication: the device by DevEUI ($1) in the tenancy of partner $2 / sub-account $3 (NULL: partner key) with its stored body.
+SELECT d.num AS device_num, d.status, s.latest_body, s.latest_etag
+  FROM devices d
+  LEFT JOIN device_state s ON s.device_num = d.num
+ WHERE d.dev_eui = $1 AND d.partner_id = $2
+   AND ($3::uuid IS NULL OR (d.sub_account_id = $3 AND d.status = 'assigned'))

@@ -1,0 +1,322 @@
+"""Per-worker key cache and leased rate-limit permits (decisions D2-D4).
+
+Without it every request wrote its key's usage row under a row lock. With it:
+- what a key is (tenancy, scopes, plan, features, tier limits, expiry, revocation) is kept
+  per worker and dropped when PostgreSQL notifies `auth_changed` (triggers of
+  schema/050-auth-cache.sql, at commit of any change to a key, partner or sub-account);
+- permits of the per-minute limit and the daily quota are leased from the usage row
+  (`api_lease`) and spent locally within the second they were granted for. Unused ones go
+  back on the key's next lease or by the flush loop about once a second, so the counts
+  stay exact: at most N in any 60-second window, every served request counted, a 429 not.
+  While a key's budget left is small a lease holds one permit, so small limits are
+  decided request by request exactly as before.
+
+The cache is used only while the worker's listening connection is up; when it drops,
+the cache is flushed and every request runs `api_authenticate` again until it is back.
+`TELEMETRY_AUTH_CACHE=0` keeps the per-request path for good.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from app.auth.errors import limited_error, unauthorized
+from app.auth.principal import Principal
+from app.core.config import Settings
+from app.core.db import connect
+from app.core.sql import QUERIES
+
+KEY_INFO = QUERIES["auth.key_info"]
+LEASE = QUERIES["auth.lease"]
+CHANNEL = "auth_changed"
+MAX_LEASE = 64
+FLUSH_EVERY_S = 1.0
+RECONNECT_EVERY_S = 1.0
+log = logging.getLogger(__name__)
+
+
+def cache_enabled() -> bool:
+    return os.environ.get("TELEMETRY_AUTH_CACHE", "1") != "0"
+
+
+def lease_share() -> int:
+    """Divides a large budget among workers: at most budget / (4 x workers) per lease."""
+    return 4 * max(int(os.environ.get("TELEMETRY_WORKERS", "2")), 1)
+
+
+def lease_exact_below() -> int:
+    return int(os.environ.get("TELEMETRY_LEASE_EXACT_BELOW", "1024"))
+
+
+class KeyInfo(msgspec.Struct, frozen=True):
+    principal: Principal  # `remaining` filled in per request
+    per_day: int
+    expires_at: datetime | None
+    revoked_at: datetime | None
+
+
+class Lease:
+    """The permits of one key this worker holds for one second."""
+
+    __slots__ = ("base", "demand", "key_id", "last_demand", "left", "lock", "second", "used")
+
+    def __init__(self, key_id: uuid.UUID) -> None:
+        self.key_id = key_id
+        self.second = 0  # the second the permits were granted for
+        self.left = 0  # unused permits of that second
+        self.base = 0  # window sum before the grant
+        self.used = 0  # permits spent since the grant
+        self.demand = 0  # requests of this key seen in `second`
+        self.last_demand = 0
+        self.lock = asyncio.Lock()
+
+
+class Limited(Exception):
+    def __init__(self, outcome: str, limit: int, remaining: int, retry_after: int) -> None:
+        self.outcome = outcome
+        self.limit = limit
+        self.remaining = remaining
+        self.retry_after = retry_after
+
+
+class AuthCache:
+    def __init__(self, pool: asyncpg.Pool, settings: Settings) -> None:
+        self.pool = pool
+        self.settings = settings
+        self.keys: dict[bytes, KeyInfo] = {}
+        self.leases: dict[uuid.UUID, Lease] = {}
+        self.generation = 0
+        self.active = False
+        self.share = lease_share()
+        self.exact_below = lease_exact_below()
+        self._listener: asyncpg.Connection | None = None
+
+    # Invalidation ------------------------------------------------------------------
+
+    def _notified(self, connection: Any, pid: int, channel: str, payload: str) -> None:
+        self.generation += 1
+        if payload == "*":
+            self.keys.clear()
+            return
+        stale = [h for h, info in self.keys.items() if str(info.principal.partner_id) == payload]
+        for key_hash in stale:
+            del self.keys[key_hash]
+
+    def _lost(self, connection: Any) -> None:
+        log.warning("auth cache: listening connection lost; authenticating per request")
+        self._deactivate()
+
+    def _deactivate(self) -> None:
+        self.active = False
+        self.generation += 1
+        self.keys.clear()
+        self._listener = None
+
+    async def listen(self) -> None:
+        """Opens the listening connection; the cache serves only once LISTEN is in place."""
+        connection = await connect(self.settings)
+        try:
+            await connection.add_listener(CHANNEL, self._notified)
+        except BaseException:
+            await connection.close()
+            raise
+        connection.add_termination_listener(self._lost)
+        self._listener = connection
+        self.generation += 1
+        self.keys.clear()
+        self.active = True
+
+    async def close(self) -> None:
+        listener, self._listener = self._listener, None
+        self.active = False
+        if listener is not None:
+            listener.remove_termination_listener(self._lost)
+            with contextlib.suppress(Exception):
+                await listener.close()
+        await self.flush(final=True)
+
+    # Lookups -----------------------------------------------------------------------
+
+    async def key_info(self, key_hash: bytes) -> KeyInfo | None:
+        info = self.keys.get(key_hash)
+        if info is not None:
+            return info
+        generation = self.generation
+        row = await self.pool.fetchrow(KEY_INFO, key_hash)
+        if row is None:
+            return None  # unknown keys are not cached
+        info = KeyInfo(
+            principal=Principal(
+                key_id=row["key_id"],
+                partner_id=row["partner_id"],
+                sub_account_id=row["sub_account_id"],
+                scopes=frozenset(row["scopes"]),
+                api_write=row["api_write"],
+                retention_days=row["retention_days"],
+                networks_enabled=row["networks_enabled"],
+                multi_site_enabled=row["multi_site_enabled"],
+                rate_limit=row["per_minute"],
+                remaining=0,
+            ),
+            per_day=row["per_day"],
+            expires_at=row["expires_at"],
+            revoked_at=row["revoked_at"],
+        )
+        # A notification that came while the row was read may predate it: keep the answer
+        # for this request only.
+        if self.active and generation == self.generation:
+            self.keys[key_hash] = info
+        return info
+
+    async def permit(self, info: KeyInfo) -> int:
+        """Spends one permit of the key; returns X-RateLimit-Remaining or raises Limited."""
+        limit = info.principal.rate_limit
+        key_id = info.principal.key_id
+        lease = self.leases.get(key_id)
+        if lease is None:
+            lease = self.leases[key_id] = Lease(key_id)
+        now = int(time.time())
+        if lease.second == now and lease.left > 0:
+            return self._spend(lease, limit)
+        async with lease.lock:
+            now = int(time.time())
+            if lease.second == now and lease.left > 0:
+                return self._spend(lease, limit)
+            if lease.second == now:
+                lease.demand += 1
+                want = max(lease.demand, lease.last_demand)
+            else:
+                lease.last_demand = lease.demand if lease.second == now - 1 else 0
+                lease.demand = 1
+                want = max(1, lease.last_demand)
+            returned_second, returned = lease.second, lease.left
+            lease.left = 0
+            row = await self.pool.fetchrow(
+                LEASE,
+                key_id,
+                now,
+                min(want, MAX_LEASE),
+                returned_second,
+                returned,
+                limit,
+                info.per_day,
+                self.share,
+                self.exact_below,
+            )
+            lease.second = now
+            lease.base = row["in_window"]
+            lease.used = 0
+            lease.left = row["granted"]
+            if lease.left == 0:
+                raise Limited(
+                    row["outcome"], limit, max(limit - row["in_window"], 0), row["retry_after"]
+                )
+            lease.left -= 1
+            lease.used = 1
+            return max(limit - lease.base - 1, 0)
+
+    @staticmethod
+    def _spend(lease: Lease, limit: int) -> int:
+        lease.left -= 1
+        lease.used += 1
+        lease.demand += 1
+        return max(limit - lease.base - lease.used, 0)
+
+    async def authenticate(self, key_hash: bytes) -> Principal:
+        """The principal of a key hash with its permit spent, or the 401/429 of D2-D4."""
+        info = await self.key_info(key_hash)
+        if info is None:
+            raise unauthorized("unauthorized")
+        now = datetime.now(UTC)
+        if info.revoked_at is not None and info.revoked_at <= now:
+            raise unauthorized("key_revoked")
+        if info.expires_at is not None and info.expires_at <= now:
+            raise unauthorized("key_expired")
+        try:
+            remaining = await self.permit(info)
+        except Limited as limited:
+            raise limited_error(
+                limited.outcome, limited.limit, limited.remaining, limited.retry_after
+            ) from None
+        return msgspec.structs.replace(info.principal, remaining=remaining)
+
+    # Returning unused permits --------------------------------------------------------
+
+    async def flush(self, final: bool = False) -> None:
+        """Gives back the unused permits of past seconds (all of them when `final`)."""
+        now = int(time.time())
+        for lease in list(self.leases.values()):
+            if lease.left <= 0 or (lease.second >= now and not final) or lease.lock.locked():
+                if lease.left <= 0 and lease.second < now - 120:
+                    self.leases.pop(lease.key_id, None)
+                continue
+            async with lease.lock:
+                returned_second, returned = lease.second, lease.left
+                if returned <= 0:
+                    continue
+                lease.left = 0
+                try:
+                    await self.pool.execute(
+                        LEASE, lease.key_id, now, 0, returned_second, returned, 1, 1, 1, 1
+                    )
+                except (asyncpg.PostgresError, OSError) as error:
+                    log.warning("auth cache: could not give back %d permits: %s", returned, error)
+
+    async def run(self) -> None:
+        """Returns unused permits every second and reopens a lost listening connection."""
+        while True:
+            await asyncio.sleep(FLUSH_EVERY_S)
+            try:
+                if self._listener is None or self._listener.is_closed():
+                    if self.active:
+                        self._deactivate()
+                    await self.listen()
+                    log.info("auth cache: listening again")
+            except (asyncpg.PostgresError, OSError) as error:
+                log.debug("auth cache: cannot listen yet: %s", error)
+            try:
+                await self.flush()
+            except (asyncpg.PostgresError, OSError) as error:
+                log.warning("auth cache: flush failed: %s", error)
+
+
+def current_cache(app: Any) -> AuthCache | None:
+    """The worker's cache while it may serve; None means authenticate per request."""
+    cache: AuthCache | None = getattr(app.state, "auth_cache", None)
+    if cache is None or not cache.active:
+        return None
+    return cache
+
+
+@contextlib.asynccontextmanager
+async def auth_cache_lifespan(app: Any) -> AsyncIterator[None]:
+    """Starts the cache once the pool exists (list it after the pool's lifespan)."""
+    if not cache_enabled():
+        yield
+        return
+    cache = AuthCache(app.state.pool, app.state.settings)
+    try:
+        await cache.listen()
+    except (asyncpg.PostgresError, OSError) as error:
+        log.warning("auth cache: cannot listen (%s); authenticating per request", error)
+    app.state.auth_cache = cache
+    task = asyncio.create_task(cache.run())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        app.state.auth_cache = None
+        await cache.close()

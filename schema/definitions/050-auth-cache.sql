@@ -1,0 +1,182 @@
+-- The key cache and leased rate-limit permits of app/auth/cache.py (decisions D2-D4).
+-- Re-runnable: applied after the migrations on every migrate.
+
+-- Notifies `auth_changed` with the partner whose keys may have changed ('*' for all).
+CREATE OR REPLACE FUNCTION auth_changed_notify() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_LEVEL = 'STATEMENT' THEN
+        PERFORM pg_notify('auth_changed', '*');
+    ELSIF TG_TABLE_NAME = 'partners' THEN
+        PERFORM pg_notify('auth_changed', OLD.id::text);
+    ELSE
+        IF TG_OP <> 'INSERT' THEN
+            PERFORM pg_notify('auth_changed', OLD.partner_id::text);
+        END IF;
+        IF TG_OP <> 'DELETE' THEN
+            PERFORM pg_notify('auth_changed', NEW.partner_id::text);
+        END IF;
+    END IF;
+    RETURN NULL;
+END;
+$$;
+
+-- What a worker caches about a key: tenancy, scopes, plan, features and tier limits, with
+-- its expiry and revocation (checked by the worker at each request). No row: unknown key.
+DROP FUNCTION IF EXISTS api_key_info(bytea);
+CREATE FUNCTION api_key_info(p_key_hash bytea)
+RETURNS TABLE (
+    key_id              uuid,
+    partner_id          uuid,
+    sub_account_id      uuid,
+    scopes              text[],
+    api_write           boolean,
+    retention_days      integer,
+    networks_enabled    boolean,
+    multi_site_enabled  boolean,
+    per_minute          integer,
+    per_day             integer,
+    expires_at          timestamptz,
+    revoked_at          timestamptz
+)
+LANGUAGE sql STABLE
+AS $$
+    SELECT ak.id, ak.partner_id, ak.sub_account_id, ak.scopes, p.api_write, p.retention_days,
+           CASE WHEN ak.sub_account_id IS NOT NULL
+                THEN COALESCE(sa.networks_enabled, p.networks_enabled)
+                WHEN NOT EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id)
+                THEN p.networks_enabled
+                ELSE EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id
+                             AND COALESCE(s.networks_enabled, p.networks_enabled)) END,
+           CASE WHEN ak.sub_account_id IS NOT NULL
+                THEN COALESCE(sa.multi_site_enabled, p.multi_site_enabled)
+                WHEN NOT EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id)
+                THEN p.multi_site_enabled
+                ELSE EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id
+                             AND COALESCE(s.multi_site_enabled, p.multi_site_enabled)) END,
+           LEAST(p.tier_per_minute, COALESCE(sa.tier_per_minute, p.tier_per_minute)),
+           LEAST(p.tier_per_day, COALESCE(sa.tier_per_day, p.tier_per_day)),
+           ak.expires_at, ak.revoked_at
+      FROM api_keys ak
+      JOIN partners p ON p.id = ak.partner_id
+      LEFT JOIN sub_accounts sa ON sa.id = ak.sub_account_id
+     WHERE ak.key_hash = p_key_hash
+$$;
+
+-- One lease of rate-limit permits, in one statement under the usage row's lock:
+-- 1. gives back `p_return_count` unused permits of the earlier second `p_return_second`
+--    (its bucket and the day count, if still in the window / the same day);
+-- 2. grants g <= p_want permits in second `p_second` with window sum + g <= per_minute
+--    and day count + g <= per_day, recorded as used. While the budget left is below
+--    `p_exact_below` one permit at a time is granted, so small limits are exact request
+--    by request; above it at most min(64, budget / p_share).
+-- Returns g, the window sum before the grant, the day count after it, and for g = 0 with
+-- p_want > 0 the outcome (rate_limited first, as D3/D4) and its Retry-After.
+DROP FUNCTION IF EXISTS api_lease(uuid, bigint, integer, bigint, integer, integer, integer, integer, integer);
+CREATE FUNCTION api_lease(
+    p_key_id uuid, p_second bigint, p_want integer, p_return_second bigint,
+    p_return_count integer, p_per_minute integer, p_per_day integer,
+    p_share integer DEFAULT 8, p_exact_below integer DEFAULT 1024
+)
+RETURNS TABLE (granted integer, in_window integer, day_used integer, outcome text, retry_after integer)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    usage       record;
+    head        bigint;
+    today       date := (to_timestamp(p_second) AT TIME ZONE 'UTC')::date;
+    v_day       date;
+    shift       bigint;
+    counts      integer[];
+    idx         integer;
+    v_window    integer;
+    v_day_used  integer;
+    budget      integer;
+    g           integer := 0;
+    freed       integer;
+    wait        integer;
+    changed     boolean := false;
+BEGIN
+    -- Counters are advisory bookkeeping: losing the last few on a crash is acceptable,
+    -- waiting for a WAL flush on every lease is not.
+    SET LOCAL synchronous_commit = off;
+
+    SELECT u.head_second, u.second_counts, u.day, u.day_count INTO usage
+      FROM api_key_usage u WHERE u.key_id = p_key_id FOR UPDATE;
+    IF NOT FOUND THEN
+        INSERT INTO api_key_usage (key_id) VALUES (p_key_id) ON CONFLICT (key_id) DO NOTHING;
+        SELECT u.head_second, u.second_counts, u.day, u.day_count INTO usage
+          FROM api_key_usage u WHERE u.key_id = p_key_id FOR UPDATE;
+    END IF;
+
+    -- Slide the 61 one-second buckets forward only: a lease of a worker whose call
+    -- arrives after another worker's lease of the next second must not clear the window.
+    head := GREATEST(usage.head_second, p_second);
+    shift := head - usage.head_second;
+    IF shift >= 61 THEN
+        counts := array_fill(0, ARRAY[61]);
+    ELSIF shift > 0 THEN
+        counts := usage.second_counts[shift + 1 : 61] || array_fill(0, ARRAY[shift::integer]);
+    ELSE
+        counts := usage.second_counts;
+    END IF;
+    v_day := GREATEST(usage.day, today);
+    v_day_used := CASE WHEN usage.day = v_day THEN usage.day_count ELSE 0 END;
+    changed := shift > 0 OR usage.day <> v_day;
+
+    IF p_return_count > 0 THEN
+        idx := 61 - (head - p_return_second)::integer;
+        IF idx BETWEEN 1 AND 61 THEN
+            counts[idx] := GREATEST(counts[idx] - p_return_count, 0);
+        END IF;
+        IF (to_timestamp(p_return_second) AT TIME ZONE 'UTC')::date = v_day THEN
+            v_day_used := GREATEST(v_day_used - p_return_count, 0);
+        END IF;
+        changed := true;
+    END IF;
+
+    SELECT COALESCE(sum(c), 0) INTO v_window FROM unnest(counts) AS c;
+    budget := LEAST(p_per_minute - v_window, p_per_day - v_day_used);
+    idx := 61 - (head - p_second)::integer;
+    IF p_want > 0 AND budget > 0 AND idx >= 1 THEN
+        g := LEAST(p_want, budget,
+                   CASE WHEN budget < p_exact_below THEN 1
+                        ELSE LEAST(64, GREATEST(1, budget / GREATEST(p_share, 1))) END);
+        counts[idx] := counts[idx] + g;
+        v_day_used := v_day_used + g;
+        changed := true;
+    END IF;
+
+    IF changed THEN
+        UPDATE api_key_usage u
+           SET head_second = head, second_counts = counts, day = v_day, day_count = v_day_used
+         WHERE u.key_id = p_key_id;
+    END IF;
+
+    granted := g;
+    in_window := v_window;
+    day_used := v_day_used;
+    outcome := 'ok';
+    retry_after := 0;
+    IF g = 0 AND p_want > 0 THEN
+        IF v_window >= p_per_minute THEN
+            -- Seconds until enough of the oldest buckets leave the window.
+            freed := 0;
+            wait := 0;
+            FOR i IN 1..61 LOOP
+                freed := freed + counts[i];
+                wait := i;
+                EXIT WHEN v_window - freed < p_per_minute;
+            END LOOP;
+            outcome := 'rate_limited';
+            retry_after := GREATEST(wait, 1);
+        ELSE
+            outcome := 'quota_exceeded';
+            retry_after := GREATEST(ceil(extract(epoch FROM
+                ((v_day + 1)::timestamp AT TIME ZONE 'UTC') - clock_timestamp()))::integer, 1);
+        END IF;
+    END IF;
+    RETURN NEXT;
+END;
+$$;

@@ -1,0 +1,294 @@
+"""The per-worker key cache and leased permits (app/auth/cache.py) keep D2-D4 exact."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import asyncpg
+import httpx
+import pytest
+from litestar.testing import AsyncTestClient
+
+from app.auth.cache import AuthCache
+from app.core.config import Settings
+from app.main import create_app
+from tests.conftest import LiveServer
+from tests.factories import World, load
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+async def day_count(pool: asyncpg.Pool, key_id: str) -> int:
+    value = await pool.fetchval(
+        "SELECT day_count FROM api_key_usage WHERE key_id = $1", uuid.UUID(key_id)
+    )
+    return int(value)
+
+
+async def settled_day_count(pool: asyncpg.Pool, key_id: str, expected: int) -> int:
+    """The day count once the workers gave back their unused permits (about 1 s)."""
+    for _ in range(50):
+        count = await day_count(pool, key_id)
+        if count == expected:
+            break
+        await asyncio.sleep(0.2)
+    return count
+
+
+def cache_of(client: AsyncTestClient) -> AuthCache:
+    cache: AuthCache = client.app.state.auth_cache
+    return cache
+
+
+async def test_the_in_process_app_serves_from_the_cache(client: AsyncTestClient) -> None:
+    assert cache_of(client).active
+
+
+async def test_revocation_is_seen_by_the_next_request(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    p = w.partner()
+    key = w.key(p)
+    await load(pool, w)
+    for _ in range(3):
+        assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
+    await pool.execute("UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id))
+    response = await client.get("/api/v1/me", headers=bearer(key))
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == "Bearer"
+    assert response.json()["error"]["code"] == "key_revoked"
+
+
+async def test_expiry_is_checked_at_each_request(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    p = w.partner()
+    key = w.key(p, expiresAt="now+PT2S")
+    await load(pool, w)
+    assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
+    expires = await pool.fetchval(
+        "SELECT expires_at FROM api_keys WHERE id = $1", uuid.UUID(key.id)
+    )
+    for _ in range(50):
+        if await pool.fetchval("SELECT now() >= $1", expires):
+            break
+        await asyncio.sleep(0.2)
+    response = await client.get("/api/v1/me", headers=bearer(key))
+    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_expired")
+
+
+async def test_tier_scope_and_feature_changes_are_seen(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    p = w.partner(tier={"perMinute": 100, "perDay": 1000}, features={"networks": False})
+    sa = w.sub_account(p)
+    key = w.key(sa, scopes=["devices:read"])
+    await load(pool, w)
+    response = await client.get("/api/v1/networks", headers=bearer(key))
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "networks_disabled"
+    assert response.headers["x-ratelimit-limit"] == "100"
+
+    await pool.execute(
+        "UPDATE sub_accounts SET networks_enabled = true, tier_per_minute = 40 WHERE id = $1",
+        uuid.UUID(sa["id"]),
+    )
+    response = await client.get("/api/v1/networks", headers=bearer(key))
+    assert response.status_code == 200, response.text
+    assert response.json()["data"] == []
+    assert response.headers["x-ratelimit-limit"] == "40"
+
+    await pool.execute("UPDATE partners SET tier_per_minute = 7 WHERE id = $1", uuid.UUID(p["id"]))
+    response = await client.get("/api/v1/me", headers=bearer(key))
+    assert response.headers["x-ratelimit-limit"] == "7"
+    assert response.headers["x-ratelimit-remaining"] == "4", "3 requests so far"
+
+    await pool.execute("UPDATE api_keys SET scopes = '{}' WHERE id = $1", uuid.UUID(key.id))
+    response = await client.get("/api/v1/networks", headers=bearer(key))
+    assert (response.status_code, response.json()["error"]["code"]) == (403, "insufficient_scope")
+
+
+async def test_a_new_sub_account_changes_what_a_partner_key_sees(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    p = w.partner(features={"networks": False})
+    w.sub_account(p)
+    key = w.key(p, scopes=["devices:read"])
+    await load(pool, w)
+    response = await client.get("/api/v1/networks", headers=bearer(key))
+    assert response.json()["error"]["code"] == "networks_disabled"
+    await pool.execute(
+        "INSERT INTO sub_accounts (id, partner_id, name, networks_enabled)"
+        " VALUES ($1, $2, 'Late', true)",
+        uuid.uuid4(),
+        uuid.UUID(p["id"]),
+    )
+    response = await client.get("/api/v1/networks", headers=bearer(key))
+    assert response.status_code == 200, response.text
+
+
+async def test_unused_permits_are_given_back(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
+    w = World()
+    p = w.partner(tier={"perMinute": 1_000_000, "perDay": 10_000_000})
+    key = w.key(p)
+    await load(pool, w)
+    served = 0
+    for _ in range(4):
+        batch = await asyncio.gather(
+            *(client.get("/api/v1/me", headers=bearer(key)) for _ in range(40))
+        )
+        assert [r.status_code for r in batch] == [200] * 40
+        served += len(batch)
+    assert await settled_day_count(pool, key.id, served) == served
+
+
+async def test_leases_never_exceed_the_limit_across_two_workers(
+    live_server: LiveServer, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    p = w.partner(tier={"perMinute": 200, "perDay": 100_000})
+    key = w.key(p)
+    await load(pool, w)
+    limits = httpx.Limits(max_connections=300, max_keepalive_connections=0)
+    async with httpx.AsyncClient(base_url=live_server.base_url, timeout=30, limits=limits) as http:
+        responses = await asyncio.gather(
+            *(http.get("/api/v1/me", headers=bearer(key)) for _ in range(300))
+        )
+    codes = [r.status_code for r in responses]
+    assert codes.count(200) == 200
+    assert codes.count(429) == 100
+    limited = next(r for r in responses if r.status_code == 429)
+    assert limited.json()["error"]["code"] == "rate_limited"
+    assert limited.headers["x-ratelimit-remaining"] == "0"
+    assert 1 <= int(limited.headers["retry-after"]) <= 61
+    assert await settled_day_count(pool, key.id, 200) == 200
+
+
+async def test_a_large_budget_burst_is_counted_exactly_across_two_workers(
+    live_server: LiveServer, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    p = w.partner(tier={"perMinute": 1_000_000, "perDay": 10_000_000})
+    key = w.key(p)
+    await load(pool, w)
+    limits = httpx.Limits(max_connections=64)
+    async with httpx.AsyncClient(base_url=live_server.base_url, timeout=30, limits=limits) as http:
+        responses = await asyncio.gather(
+            *(http.get("/api/v1/me", headers=bearer(key)) for _ in range(300))
+        )
+        assert [r.status_code for r in responses].count(200) == 300
+        remaining = {int(r.headers["x-ratelimit-remaining"]) for r in responses}
+        assert max(remaining) < 1_000_000
+        assert await settled_day_count(pool, key.id, 300) == 300
+
+        await pool.execute(
+            "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
+        )
+        response = await http.get("/api/v1/me", headers=bearer(key))
+        assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
+
+
+@pytest.fixture
+async def uncached_client(
+    settings: Settings, migrated: str, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[AsyncTestClient]:
+    monkeypatch.setenv("TELEMETRY_AUTH_CACHE", "0")
+    async with AsyncTestClient(app=create_app(settings)) as test_client:
+        yield test_client
+
+
+async def test_telemetry_auth_cache_0_authenticates_per_request(
+    uncached_client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    assert getattr(uncached_client.app.state, "auth_cache", None) is None
+    w = World()
+    p = w.partner(tier={"perMinute": 3, "perDay": 1000})
+    key = w.key(p)
+    await load(pool, w)
+    remaining = []
+    for _ in range(3):
+        response = await uncached_client.get("/api/v1/me", headers=bearer(key))
+        assert response.status_code == 200
+        remaining.append(response.headers["x-ratelimit-remaining"])
+    assert remaining == ["2", "1", "0"]
+    response = await uncached_client.get("/api/v1/me", headers=bearer(key))
+    assert (response.status_code, response.json()["error"]["code"]) == (429, "rate_limited")
+    assert await day_count(pool, key.id) == 3
+    await pool.execute("UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id))
+    response = await uncached_client.get("/api/v1/me", headers=bearer(key))
+    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
+
+
+async def test_a_lost_listener_falls_back_then_the_cache_returns(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    cache = cache_of(client)
+    w = World()
+    p = w.partner(tier={"perMinute": 50, "perDay": 1000})
+    key = w.key(p)
+    await load(pool, w)
+    assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
+    assert cache._listener is not None
+    pid = cache._listener.get_server_pid()
+    assert await pool.fetchval("SELECT pg_terminate_backend($1)", pid)
+    for _ in range(100):
+        if not cache.active:
+            break
+        await asyncio.sleep(0.05)
+    assert not cache.active and not cache.keys
+
+    response = await client.get("/api/v1/me", headers=bearer(key))
+    assert response.status_code == 200
+    assert response.headers["x-ratelimit-remaining"] == "48"
+
+    for _ in range(100):
+        if cache.active:
+            break
+        await asyncio.sleep(0.1)
+    assert cache.active, "the worker listens again"
+    response = await client.get("/api/v1/me", headers=bearer(key))
+    assert response.headers["x-ratelimit-remaining"] == "47"
+    await pool.execute("UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id))
+    response = await client.get("/api/v1/me", headers=bearer(key))
+    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
+
+
+async def test_latest_through_the_cache_counts_and_checks_in_order(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    p = w.partner(tier={"perMinute": 4, "perDay": 1000})
+    sa = w.sub_account(p)
+    prof = w.profile(p, fields=[w.field("temperature")])
+    dev = w.device(sa, prof)
+    w.uplink(dev, at="now-PT1M", values={"temperature": 20.5})
+    key = w.key(sa, scopes=["telemetry:read"])
+    no_scope = w.key(sa, scopes=["devices:read"])
+    await load(pool, w)
+    url = f"/api/v1/devices/{dev['id']}/latest"
+    response = await client.get(url, headers=bearer(key))
+    assert response.status_code == 200
+    assert response.json()["data"]["values"]["temperature"] == 20.5
+    etag = response.headers["etag"]
+    response = await client.get(url, headers={**bearer(key), "If-None-Match": etag})
+    assert (response.status_code, response.headers["x-ratelimit-remaining"]) == (304, "2")
+    response = await client.get(f"/api/v1/devices/{dev['devEui']}/latest", headers=bearer(key))
+    assert (response.status_code, response.headers["etag"]) == (200, etag)
+    response = await client.get(f"/api/v1/devices/{uuid.uuid4()}/latest", headers=bearer(key))
+    assert (response.status_code, response.headers["x-ratelimit-remaining"]) == (404, "0")
+    response = await client.get(url, headers=bearer(key))
+    assert (response.status_code, response.json()["error"]["code"]) == (429, "rate_limited")
+    response = await client.get(url, headers=bearer(no_scope))
+    assert (response.status_code, response.json()["error"]["code"]) == (403, "insufficient_scope")
+    assert await day_count(pool, key.id) == 4
+    await pool.execute("UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id))
+    response = await client.get(url, headers=bearer(key))
+    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
