@@ -36,10 +36,12 @@ from app.auth.principal import Principal
 from app.core.config import Settings
 from app.core.db import connect
 from app.core.sql import QUERIES
+from app.telemetry.latest_cache import LatestCache
 
 KEY_INFO = QUERIES["auth.key_info"]
 LEASE = QUERIES["auth.lease"]
 CHANNEL = "auth_changed"
+LATEST_CHANNEL = "latest_changed"
 MAX_LEASE = 64
 FLUSH_EVERY_S = 1.0
 RECONNECT_EVERY_S = 1.0
@@ -95,6 +97,8 @@ class AuthCache:
         self.pool = pool
         self.settings = settings
         self.keys: dict[bytes, KeyInfo] = {}
+        # /latest answers share this worker's listening connection and its fallback rule.
+        self.latest = LatestCache()
         self.leases: dict[uuid.UUID, Lease] = {}
         self.generation = 0
         self.active = False
@@ -113,6 +117,9 @@ class AuthCache:
         for key_hash in stale:
             del self.keys[key_hash]
 
+    def _latest_notified(self, connection: Any, pid: int, channel: str, payload: str) -> None:
+        self.latest.notified(payload)
+
     def _lost(self, connection: Any) -> None:
         log.warning("auth cache: listening connection lost; authenticating per request")
         self._deactivate()
@@ -121,6 +128,7 @@ class AuthCache:
         self.active = False
         self.generation += 1
         self.keys.clear()
+        self.latest.clear()
         self._listener = None
 
     async def listen(self) -> None:
@@ -128,6 +136,7 @@ class AuthCache:
         connection = await connect(self.settings)
         try:
             await connection.add_listener(CHANNEL, self._notified)
+            await connection.add_listener(LATEST_CHANNEL, self._latest_notified)
         except BaseException:
             await connection.close()
             raise
@@ -135,6 +144,7 @@ class AuthCache:
         self._listener = connection
         self.generation += 1
         self.keys.clear()
+        self.latest.clear()
         self.active = True
 
     async def close(self) -> None:

@@ -11,14 +11,16 @@ most one database round trip. The order of D3 is kept: 401, 429, 403 scope, then
 from __future__ import annotations
 
 import hashlib
+import uuid
 from typing import Any
 
 import asyncpg
 import msgspec
 from litestar import Controller, Request, Response, get
 
-from app.auth.cache import current_cache
+from app.auth.cache import AuthCache, current_cache
 from app.auth.middleware import outcome_to_principal, rate_headers
+from app.auth.principal import Principal
 from app.core.api import Single
 from app.core.errors import ApiError, error_responses
 from app.core.sql import QUERIES
@@ -77,6 +79,44 @@ async def _static(pool: asyncpg.Pool, device_num: int) -> tuple[bytes, str]:
     return body, etag_of(body)
 
 
+async def _stored_or_static(pool: asyncpg.Pool, row: Any) -> tuple[bytes, str]:
+    body: bytes | None = row["latest_body"]
+    if body is None:
+        return await _static(pool, row["device_num"])
+    etag: str = row["latest_etag"]
+    return body, etag
+
+
+async def _cached_lookup(
+    cache: AuthCache,
+    pool: asyncpg.Pool,
+    principal: Principal,
+    device_id: uuid.UUID | None,
+    dev_eui: str | None,
+    headers: dict[str, str],
+) -> tuple[bytes, str]:
+    """The stored body and ETag from the worker's cache, else by one read-only lookup."""
+    if device_id is None and dev_eui is None:
+        raise ApiError(404, "not_found", "device not found", headers)
+    key = (principal.partner_id, principal.sub_account_id, device_id, dev_eui)
+    hit = cache.latest.get(key)
+    if hit is not None:
+        return hit[1], hit[2]
+    generation = cache.latest.generation
+    row = await pool.fetchrow(
+        LATEST_BY_ID if device_id is not None else LATEST_BY_EUI,
+        device_id if device_id is not None else dev_eui,
+        principal.partner_id,
+        principal.sub_account_id,
+    )
+    if row is None or row["status"] != "assigned":
+        raise ApiError(404, "not_found", "device not found", headers)
+    body, etag = await _stored_or_static(pool, row)
+    if row["latest_body"] is not None:
+        cache.latest.put(key, row["device_num"], body, etag, generation)
+    return body, etag
+
+
 def _raw(content: bytes, status: int, headers: dict[str, str]) -> Response[Any]:
     """A response of ready-made JSON bytes (the stored body is never decoded)."""
     return Response(
@@ -119,22 +159,11 @@ class LatestController(Controller):
                 403, "insufficient_scope", f"this API key lacks the scope {SCOPE}", headers
             )
         if cache is not None:
-            row = None
-            if device_id is not None or dev_eui is not None:
-                row = await pool.fetchrow(
-                    LATEST_BY_ID if device_id is not None else LATEST_BY_EUI,
-                    device_id if device_id is not None else dev_eui,
-                    principal.partner_id,
-                    principal.sub_account_id,
-                )
-            if row is None:
+            body, etag = await _cached_lookup(cache, pool, principal, device_id, dev_eui, headers)
+        else:
+            if row["device_num"] is None or row["status"] != "assigned":
                 raise ApiError(404, "not_found", "device not found", headers)
-        if row["device_num"] is None or row["status"] != "assigned":
-            raise ApiError(404, "not_found", "device not found", headers)
-        body: bytes | None = row["latest_body"]
-        etag: str = row["latest_etag"]
-        if body is None:
-            body, etag = await _static(pool, row["device_num"])
+            body, etag = await _stored_or_static(pool, row)
         headers["ETag"] = etag
         headers["Cache-Control"] = "private, no-cache"
         if matches(request.headers.get("if-none-match"), etag):

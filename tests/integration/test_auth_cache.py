@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import httpx
@@ -16,6 +17,9 @@ from app.core.config import Settings
 from app.main import create_app
 from tests.conftest import LiveServer
 from tests.factories import World, load
+from tests.integration import test_ingest_helpers as cs
+from tests.integration.test_admin_cli import telemetry
+from tests.integration.test_ingest import INGEST, th_world
 
 
 def bearer(key: str) -> dict[str, str]:
@@ -39,6 +43,23 @@ async def settled_day_count(pool: asyncpg.Pool, key_id: str, expected: int) -> i
     return count
 
 
+async def committed(client: AsyncTestClient, pool: asyncpg.Pool, sql: str, *args: object) -> None:
+    """Runs a change and waits until the in-process worker has its notification.
+
+    NOTIFY reaches the worker's listening connection a little after the commit returns
+    (well under a millisecond on a quiet box); an in-process request issued in the same
+    instant may still see the old state, so these tests wait for the delivery itself.
+    """
+    cache = cache_of(client)
+    seen = cache.generation, cache.latest.generation
+    await pool.execute(sql, *args)
+    for _ in range(100):
+        if (cache.generation, cache.latest.generation) != seen:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("no notification reached the worker")
+
+
 def cache_of(client: AsyncTestClient) -> AuthCache:
     cache: AuthCache = client.app.state.auth_cache
     return cache
@@ -48,7 +69,7 @@ async def test_the_in_process_app_serves_from_the_cache(client: AsyncTestClient)
     assert cache_of(client).active
 
 
-async def test_revocation_is_seen_by_the_next_request(
+async def test_a_committed_revocation_drops_the_cached_key(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
@@ -57,7 +78,9 @@ async def test_revocation_is_seen_by_the_next_request(
     await load(pool, w)
     for _ in range(3):
         assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
-    await pool.execute("UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id))
+    await committed(
+        client, pool, "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
+    )
     response = await client.get("/api/v1/me", headers=bearer(key))
     assert response.status_code == 401
     assert response.headers["www-authenticate"] == "Bearer"
@@ -96,7 +119,9 @@ async def test_tier_scope_and_feature_changes_are_seen(
     assert response.json()["error"]["code"] == "networks_disabled"
     assert response.headers["x-ratelimit-limit"] == "100"
 
-    await pool.execute(
+    await committed(
+        client,
+        pool,
         "UPDATE sub_accounts SET networks_enabled = true, tier_per_minute = 40 WHERE id = $1",
         uuid.UUID(sa["id"]),
     )
@@ -105,12 +130,16 @@ async def test_tier_scope_and_feature_changes_are_seen(
     assert response.json()["data"] == []
     assert response.headers["x-ratelimit-limit"] == "40"
 
-    await pool.execute("UPDATE partners SET tier_per_minute = 7 WHERE id = $1", uuid.UUID(p["id"]))
+    await committed(
+        client, pool, "UPDATE partners SET tier_per_minute = 7 WHERE id = $1", uuid.UUID(p["id"])
+    )
     response = await client.get("/api/v1/me", headers=bearer(key))
     assert response.headers["x-ratelimit-limit"] == "7"
     assert response.headers["x-ratelimit-remaining"] == "4", "3 requests so far"
 
-    await pool.execute("UPDATE api_keys SET scopes = '{}' WHERE id = $1", uuid.UUID(key.id))
+    await committed(
+        client, pool, "UPDATE api_keys SET scopes = '{}' WHERE id = $1", uuid.UUID(key.id)
+    )
     response = await client.get("/api/v1/networks", headers=bearer(key))
     assert (response.status_code, response.json()["error"]["code"]) == (403, "insufficient_scope")
 
@@ -125,7 +154,9 @@ async def test_a_new_sub_account_changes_what_a_partner_key_sees(
     await load(pool, w)
     response = await client.get("/api/v1/networks", headers=bearer(key))
     assert response.json()["error"]["code"] == "networks_disabled"
-    await pool.execute(
+    await committed(
+        client,
+        pool,
         "INSERT INTO sub_accounts (id, partner_id, name, networks_enabled)"
         " VALUES ($1, $2, 'Late', true)",
         uuid.uuid4(),
@@ -189,11 +220,26 @@ async def test_a_large_budget_burst_is_counted_exactly_across_two_workers(
         assert max(remaining) < 1_000_000
         assert await settled_day_count(pool, key.id, 300) == 300
 
-        await pool.execute(
-            "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
-        )
-        response = await http.get("/api/v1/me", headers=bearer(key))
-        assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
+
+async def test_cli_revocation_is_seen_by_the_next_request_on_both_workers(
+    live_server: LiveServer, migrated: str, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    p = w.partner()
+    key = w.key(p)
+    await load(pool, w)
+    fresh = httpx.Limits(max_keepalive_connections=0)
+    async with httpx.AsyncClient(base_url=live_server.base_url, timeout=10, limits=fresh) as http:
+        for _ in range(6):
+            assert (await http.get("/api/v1/me", headers=bearer(key))).status_code == 200
+        run = await telemetry(migrated, "keys", "revoke", key.id)
+        assert run.code == 0, run.stderr
+        for _ in range(6):
+            response = await http.get("/api/v1/me", headers=bearer(key))
+            assert (response.status_code, response.json()["error"]["code"]) == (
+                401,
+                "key_revoked",
+            )
 
 
 @pytest.fixture
@@ -256,7 +302,9 @@ async def test_a_lost_listener_falls_back_then_the_cache_returns(
     assert cache.active, "the worker listens again"
     response = await client.get("/api/v1/me", headers=bearer(key))
     assert response.headers["x-ratelimit-remaining"] == "47"
-    await pool.execute("UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id))
+    await committed(
+        client, pool, "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
+    )
     response = await client.get("/api/v1/me", headers=bearer(key))
     assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
 
@@ -289,6 +337,62 @@ async def test_latest_through_the_cache_counts_and_checks_in_order(
     response = await client.get(url, headers=bearer(no_scope))
     assert (response.status_code, response.json()["error"]["code"]) == (403, "insufficient_scope")
     assert await day_count(pool, key.id) == 4
-    await pool.execute("UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id))
+    await committed(
+        client, pool, "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
+    )
     response = await client.get(url, headers=bearer(key))
     assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
+
+
+async def test_a_new_uplink_is_seen_at_once_with_the_old_etag_over_the_live_server(
+    live_server: LiveServer, pool: asyncpg.Pool
+) -> None:
+    w, t = th_world()
+    w.uplink(t["device"], at="now-PT30M", values={"temperature": 10.0})
+    await load(pool, w)
+    url = f"/api/v1/devices/{t['device']['id']}/latest"
+    eui_url = f"/api/v1/devices/{t['device']['devEui']}/latest"
+    limits = httpx.Limits(max_keepalive_connections=0)
+    async with httpx.AsyncClient(base_url=live_server.base_url, timeout=10, limits=limits) as http:
+        for round_ in range(6):
+            # Several new connections: both workers have the current answer cached.
+            answers = [await http.get(u, headers=bearer(t["key"])) for u in (url, eui_url) * 3]
+            etags = {r.headers["etag"] for r in answers}
+            assert len(etags) == 1 and {r.status_code for r in answers} == {200}
+            etag = etags.pop()
+            for u in (url, eui_url):
+                response = await http.get(u, headers={**bearer(t["key"]), "If-None-Match": etag})
+                assert response.status_code == 304
+
+            at = datetime.now(UTC) - timedelta(minutes=20 - round_)
+            body = cs.uplink(t["device"]["devEui"], {"temperature": 11.0 + round_}, time=at)
+            response = await http.post(
+                f"{INGEST}?event=up", content=body, headers=cs.bearer(t["token"])
+            )
+            assert response.status_code == 204, response.text
+            response = await http.get(
+                url if round_ % 2 else eui_url,
+                headers={**bearer(t["key"]), "If-None-Match": etag},
+            )
+            assert response.status_code == 200, round_
+            assert response.headers["etag"] != etag
+            assert response.json()["data"]["values"]["temperature"] == 11.0 + round_
+
+
+async def test_a_device_leaving_the_tenancy_is_404_at_once(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w, t = th_world()
+    w.uplink(t["device"], at="now-PT30M", values={"temperature": 10.0})
+    await load(pool, w)
+    url = f"/api/v1/devices/{t['device']['id']}/latest"
+    for _ in range(2):
+        assert (await client.get(url, headers=bearer(t["key"]))).status_code == 200
+    await committed(
+        client,
+        pool,
+        "UPDATE devices SET status = 'archived' WHERE id = $1",
+        uuid.UUID(t["device"]["id"]),
+    )
+    response = await client.get(url, headers=bearer(t["key"]))
+    assert (response.status_code, response.json()["error"]["code"]) == (404, "not_found")
