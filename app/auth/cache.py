@@ -121,6 +121,8 @@ class AuthCache:
         self.latest.notified(payload)
 
     def _lost(self, connection: Any) -> None:
+        if connection is not self._listener:
+            return  # an older connection, already replaced by the flush loop
         log.warning("auth cache: listening connection lost; authenticating per request")
         self._deactivate()
 

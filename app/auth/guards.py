@@ -21,7 +21,10 @@ def current_principal(connection: ASGIConnection[Any, Any, Any, Any]) -> Princip
     return principal
 
 
-def access_guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+# Async on purpose: Litestar runs a sync guard in a thread pool, on every request.
+async def access_guard(
+    connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
+) -> None:
     if handler.opt.get("public") or handler.opt.get("inline_auth"):
         # Inline-auth handlers check their scope after their own authentication.
         return
