@@ -21,11 +21,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import time
 import uuid
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import asyncpg
@@ -64,8 +65,8 @@ def lease_exact_below() -> int:
 class KeyInfo(msgspec.Struct, frozen=True):
     principal: Principal  # `remaining` filled in per request
     per_day: int
-    expires_at: datetime | None
-    revoked_at: datetime | None
+    expires_at: float  # epoch seconds; inf when never
+    revoked_at: float
 
 
 class Lease:
@@ -182,8 +183,8 @@ class AuthCache:
                 remaining=0,
             ),
             per_day=row["per_day"],
-            expires_at=row["expires_at"],
-            revoked_at=row["revoked_at"],
+            expires_at=_epoch(row["expires_at"]),
+            revoked_at=_epoch(row["revoked_at"]),
         )
         # A notification that came while the row was read may predate it: keep the answer
         # for this request only.
@@ -191,14 +192,14 @@ class AuthCache:
             self.keys[key_hash] = info
         return info
 
-    async def permit(self, info: KeyInfo) -> int:
+    async def permit(self, info: KeyInfo, clock: float) -> int:
         """Spends one permit of the key; returns X-RateLimit-Remaining or raises Limited."""
         limit = info.principal.rate_limit
         key_id = info.principal.key_id
         lease = self.leases.get(key_id)
         if lease is None:
             lease = self.leases[key_id] = Lease(key_id)
-        now = int(time.time())
+        now = int(clock)
         if lease.second == now and lease.left > 0:
             return self._spend(lease, limit)
         async with lease.lock:
@@ -247,16 +248,16 @@ class AuthCache:
 
     async def authenticate(self, key_hash: bytes) -> Principal:
         """The principal of a key hash with its permit spent, or the 401/429 of D2-D4."""
-        info = await self.key_info(key_hash)
+        info = self.keys.get(key_hash) or await self.key_info(key_hash)
         if info is None:
             raise unauthorized("unauthorized")
-        now = datetime.now(UTC)
-        if info.revoked_at is not None and info.revoked_at <= now:
+        clock = time.time()
+        if info.revoked_at <= clock:
             raise unauthorized("key_revoked")
-        if info.expires_at is not None and info.expires_at <= now:
+        if info.expires_at <= clock:
             raise unauthorized("key_expired")
         try:
-            remaining = await self.permit(info)
+            remaining = await self.permit(info, clock)
         except Limited as limited:
             raise limited_error(
                 limited.outcome, limited.limit, limited.remaining, limited.retry_after
@@ -301,6 +302,10 @@ class AuthCache:
                 await self.flush()
             except (asyncpg.PostgresError, OSError) as error:
                 log.warning("auth cache: flush failed: %s", error)
+
+
+def _epoch(value: datetime | None) -> float:
+    return math.inf if value is None else value.timestamp()
 
 
 def current_cache(app: Any) -> AuthCache | None:

@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar.datastructures import MutableScopeHeaders
-from litestar.middleware import AbstractMiddleware
-from litestar.types import Message, Receive, Scope, Send
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.auth.cache import current_cache
 from app.auth.errors import is_failure, limited_error, rate_headers, unauthorized
@@ -46,10 +45,17 @@ def outcome_to_principal(row: Any) -> Principal:
     return principal_from_row(row)
 
 
-class AuthMiddleware(AbstractMiddleware):
-    exclude_opt_key = "public"
+class AuthMiddleware:
+    """A plain ASGI middleware (Litestar's AbstractMiddleware wrapper costs a call per
+    request); routes with `opt={"public": True}` pass through."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["route_handler"].opt.get("public"):
+            await self.app(scope, receive, send)
+            return
         key = bearer_key(scope)
         if key is None:
             raise unauthorized("unauthorized")

@@ -51,6 +51,15 @@ def static_body(context: DeviceContext) -> bytes:
     return _encode(body)
 
 
+def _if_none_match(raw_headers: Any) -> str | None:
+    """The `If-None-Match` header read straight from the ASGI scope (no Headers object)."""
+    for name, value in raw_headers:
+        if name == b"if-none-match":
+            text: str = value.decode("latin-1")
+            return text
+    return None
+
+
 def etag_of(body: bytes) -> str:
     return '"' + hashlib.md5(body, usedforsecurity=False).hexdigest() + '"'
 
@@ -166,6 +175,6 @@ class LatestController(Controller):
             body, etag = await _stored_or_static(pool, row)
         headers["ETag"] = etag
         headers["Cache-Control"] = "private, no-cache"
-        if matches(request.headers.get("if-none-match"), etag):
+        if matches(_if_none_match(request.scope["headers"]), etag):
             return _raw(b"", 304, headers)
         return _raw(b'{"data":' + body + b"}", 200, headers)
