@@ -16,7 +16,6 @@ from litestar.openapi.spec import Components, SecurityScheme
 
 from app.accounts.controller import HealthController, IdentityController, SubAccountController
 from app.auth.cache import auth_cache_lifespan
-from app.auth.guards import access_guard
 from app.auth.middleware import AuthMiddleware
 from app.auth.principal import Principal
 from app.core.api import API_PREFIX
@@ -60,7 +59,6 @@ def create_app(settings: Settings | None = None) -> Litestar:
             *api_route_handlers(),
         ],
         middleware=[AuthMiddleware],
-        guards=[access_guard],
         security=[{"apiKey": []}],
     )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")

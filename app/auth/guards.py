@@ -1,42 +1,34 @@
-"""Guards declared once per controller: scopes, key flavour and plan write access (D3).
+"""Access rules declared once per controller: scopes, key flavour and plan write access.
 
-A handler declares what it needs in `opt`: `scope` (one scope string), `write` (plan
-API write access) and `subaccount_key` (members routes). The guard checks them in the
-order of decisions D3 and D17.
+A handler or controller declares what it needs in `opt`: `scope` (one scope string),
+`write` (plan API write access) and `subaccount_key` (members routes); `check_access`
+applies them in the order of decisions D3 and D17.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
-
-from litestar.connection import ASGIConnection
-from litestar.handlers.base import BaseRouteHandler
 
 from app.auth.principal import Principal
 from app.core.errors import ApiError
 
 
-def current_principal(connection: ASGIConnection[Any, Any, Any, Any]) -> Principal:
-    principal: Principal = connection.scope["state"]["principal"]
-    return principal
+def check_access(principal: Principal, opt: Mapping[str, Any]) -> None:
+    """The scope, key-flavour and plan checks of a route, in the order of D3 and D17.
 
-
-# Async on purpose: Litestar runs a sync guard in a thread pool, on every request.
-async def access_guard(
-    connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
-) -> None:
-    if handler.opt.get("public") or handler.opt.get("inline_auth"):
-        # Inline-auth handlers check their scope after their own authentication.
-        return
-    principal = current_principal(connection)
-    scope = handler.opt.get("scope")
+    Run by `AuthMiddleware` right after authentication rather than as a Litestar guard:
+    a router-level guard makes Litestar copy the route handler on every request.
+    Inline-auth handlers (/latest) call it after their own authentication.
+    """
+    scope = opt.get("scope")
     if scope and scope not in principal.scopes:
         raise ApiError(403, "insufficient_scope", f"this API key lacks the scope {scope}")
-    if handler.opt.get("subaccount_key") and principal.is_partner_key:
+    if opt.get("subaccount_key") and principal.is_partner_key:
         raise ApiError(
             403, "subaccount_key_required", "this route needs a key bound to a sub-account"
         )
-    if handler.opt.get("write") and not principal.api_write:
+    if opt.get("write") and not principal.api_write:
         raise ApiError(403, "write_not_enabled", "the plan has no API write access")
 
 

@@ -17,7 +17,9 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.auth.cache import current_cache
 from app.auth.errors import is_failure, limited_error, rate_headers, unauthorized
+from app.auth.guards import check_access
 from app.auth.principal import KEY_PATTERN, Principal, hash_secret, principal_from_row
+from app.core.errors import ApiError
 from app.core.sql import QUERIES
 
 AUTHENTICATE = QUERIES["auth.authenticate"]
@@ -82,4 +84,9 @@ class AuthMiddleware:
                     headers[name] = value
             await send(message)
 
+        try:
+            check_access(principal, scope["route_handler"].opt)
+        except ApiError as error:
+            error.headers.update(extra)
+            raise
         await self.app(scope, receive, send_with_limits)
