@@ -70,6 +70,8 @@ def cmd_serve(args: argparse.Namespace) -> None:
     from granian import Granian
     from granian.constants import Interfaces, Loops
 
+    # Lease sizes of the rate limiter are split between the workers (app/auth/cache.py).
+    os.environ["TELEMETRY_WORKERS"] = str(args.workers)
     Granian(
         target="app.main:app_factory",
         factory=True,
