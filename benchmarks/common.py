@@ -628,7 +628,13 @@ class Context:
 
     @property
     def database_url(self) -> str:
-        return self.manifest.database_url
+        # The dataset's database in the project's cluster as it runs now (its port may
+        # differ from the one recorded when the dataset was generated).
+        from urllib.parse import urlparse
+
+        from app.ops import cluster
+
+        return cluster.database_url(urlparse(self.manifest.database_url).path.lstrip("/"))
 
     def server(self) -> str:
         if self._server is None or self._server.process.poll() is not None:

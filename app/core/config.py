@@ -8,7 +8,8 @@ from pathlib import Path
 import msgspec
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_PORT = 55432
+# Below Linux's ephemeral range (32768-60999), so an outgoing connection cannot hold it.
+DEFAULT_PORT = 25432
 
 
 class Settings(msgspec.Struct, frozen=True):

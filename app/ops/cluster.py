@@ -54,11 +54,13 @@ def pg_bindir() -> Path:
     return Path(output)
 
 
+def _as_owner(args: list[str]) -> list[str]:
+    """A server binary's command line, run as `postgres` when we are root."""
+    return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
+
+
 def _run_as_owner(args: list[str], stdout: int | None = None) -> None:
-    """Runs a server binary, as `postgres` when we are root."""
-    if os.geteuid() == 0:
-        args = ["runuser", "-u", "postgres", "--", *args]
-    subprocess.run(args, check=True, text=True, stdout=stdout)
+    subprocess.run(_as_owner(args), check=True, text=True, stdout=stdout)
 
 
 def _prepare_data_dir() -> None:
@@ -105,10 +107,20 @@ def _initdb() -> None:
 
 
 def is_running() -> bool:
+    """True when this checkout's server is up and accepting connections on PORT."""
     if not (DATA_DIR / "postmaster.pid").exists():
         return False
     result = subprocess.run(
         [str(pg_bindir() / "pg_isready"), "-h", "127.0.0.1", "-p", str(PORT)],
+        capture_output=True,
+        check=False,
+    )
+    return result.returncode == 0
+
+
+def _server_alive() -> bool:
+    result = subprocess.run(
+        _as_owner([str(pg_bindir() / "pg_ctl"), "-D", str(DATA_DIR), "status"]),
         capture_output=True,
         check=False,
     )
@@ -125,6 +137,9 @@ def start() -> str:
             raise RuntimeError("PostgreSQL is not installed; run scripts/install-system.sh")
         _initdb()
     if not is_running():
+        if _server_alive():
+            # Up, but not on this run's port (TELEMETRY_DB_PORT changed): restart it.
+            stop()
         log = DATA_DIR / "server.log"
         _run_as_owner(
             [
@@ -136,6 +151,9 @@ def start() -> str:
                 "-w",
                 "-t",
                 "60",
+                # The port of this run wins over the one written at initdb.
+                "-o",
+                f"-p {PORT}",
                 "start",
             ],
             stdout=subprocess.DEVNULL,
