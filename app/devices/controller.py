@@ -14,6 +14,8 @@ from app.core.errors import error_responses
 from app.core.sql import QUERIES
 from app.core.tenancy import resolve_device
 from app.devices.filters import (
+    check_features,
+    features,
     like_patterns,
     parse_bool,
     parse_network_filter,
@@ -33,6 +35,7 @@ class DeviceController(Controller):
     path = "/devices"
     opt = {"scope": "devices:read"}
     tags = ["Devices"]
+    before_request = staticmethod(check_features)
 
     @get(
         operation_id="listDevices",
@@ -46,6 +49,7 @@ class DeviceController(Controller):
             "`siteId` to the site's subtree."
         ),
         responses=error_responses(400, 403),
+        opt=features(networkId="networks", siteId="multi_site"),
     )
     async def list_devices(
         self,

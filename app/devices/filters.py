@@ -1,15 +1,21 @@
 """Query filters shared by the device, gateway and network lists (api-spec 4.3, D17, D18).
 
-Feature switches are checked before any parameter is parsed (D3). Booleans and statuses
-are parsed strictly here, so `online=yes` is a 400 naming the parameter rather than a
-guess.
+Feature switches are checked before any parameter is parsed (D3): a route declares them in
+`opt["features"]` and `check_features`, the `before_request` hook of the directory
+controllers, applies them before Litestar parses and validates the typed parameters
+(`limit`, `offset`), so `?limit=0` with the feature off is the 403, not the 400. Booleans
+and statuses are parsed strictly here, so `online=yes` is a 400 naming the parameter
+rather than a guess.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
+from typing import Any
 
 import msgspec
+from litestar import Request
 
 from app.auth.guards import require_multi_site, require_networks
 from app.auth.principal import Principal
@@ -17,6 +23,43 @@ from app.core.api import parse_filter_id
 from app.core.errors import invalid_parameter
 
 STATUSES = ("inventory", "assigned", "archived")
+
+FEATURES: dict[str, Callable[[Principal], None]] = {
+    "networks": require_networks,
+    "multi_site": require_multi_site,
+}
+
+
+def features(*route: str, **params: str) -> dict[str, Any]:
+    """The `opt` entry of a route's feature switches, checked in the order given (D3).
+
+    `route` names features the route always needs; `params` maps a query parameter to the
+    feature it needs when it is sent (`networkId="networks"`). Route-wide features come
+    first, then the parameters' ones; every feature check comes before any 400.
+    """
+    for feature in (*route, *params.values()):
+        if feature not in FEATURES:
+            raise ValueError(f"unknown feature {feature!r}")
+    checks = tuple((feature, None) for feature in route) + tuple(
+        (feature, param) for param, feature in params.items()
+    )
+    return {"features": checks}
+
+
+async def check_features(request: Request[Any, Any, Any]) -> None:
+    """`before_request` hook: the route's feature switches, before its parameters are parsed.
+
+    Litestar validates typed query parameters (paging) before the handler runs but after
+    this hook, so the order of D3 (feature switches, then 400s) holds for every parameter.
+    """
+    checks: tuple[tuple[str, str | None], ...] = request.route_handler.opt.get("features", ())
+    if not checks:
+        return
+    principal: Principal = request.scope["state"]["principal"]
+    query = request.query_params
+    for feature, param in checks:
+        if param is None or param in query:
+            FEATURES[feature](principal)
 
 
 class IdFilter(msgspec.Struct, frozen=True):

@@ -14,6 +14,8 @@ from app.core.errors import error_responses, not_found
 from app.core.sql import QUERIES
 from app.core.tenancy import split_reference
 from app.devices.filters import (
+    check_features,
+    features,
     parse_bool,
     parse_network_filter,
     parse_plain_id,
@@ -30,6 +32,7 @@ class GatewayController(Controller):
     path = "/gateways"
     opt = {"scope": "devices:read"}
     tags = ["Gateways"]
+    before_request = staticmethod(check_features)
 
     @get(
         operation_id="listGateways",
@@ -39,6 +42,7 @@ class GatewayController(Controller):
             "assigned and it reported (stats or a relayed uplink) within 30 minutes."
         ),
         responses=error_responses(400, 403),
+        opt=features(networkId="networks", siteId="multi_site"),
     )
     async def list_gateways(
         self,

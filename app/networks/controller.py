@@ -8,12 +8,17 @@ import asyncpg
 from litestar import Controller, get
 from litestar.params import Parameter
 
-from app.auth.guards import require_networks
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
 from app.core.errors import error_responses, not_found
 from app.core.sql import QUERIES
-from app.devices.filters import parse_bool, parse_plain_id, parse_site_filter
+from app.devices.filters import (
+    check_features,
+    features,
+    parse_bool,
+    parse_plain_id,
+    parse_site_filter,
+)
 from app.networks.structs import (
     Network,
     NetworkDetail,
@@ -30,8 +35,9 @@ NETWORK_GATEWAYS = QUERIES["networks.network_gateways"]
 
 class NetworkController(Controller):
     path = "/networks"
-    opt = {"scope": "devices:read"}
+    opt = {"scope": "devices:read", **features("networks")}
     tags = ["Networks"]
+    before_request = staticmethod(check_features)
 
     @get(
         operation_id="listNetworks",
@@ -44,6 +50,7 @@ class NetworkController(Controller):
             "within 30 minutes; alerting means at least one active alert of any level."
         ),
         responses=error_responses(400, 403),
+        opt=features("networks", siteId="multi_site"),
     )
     async def list_networks(
         self,
@@ -59,7 +66,6 @@ class NetworkController(Controller):
         limit: Limit = 50,
         offset: Offset = 0,
     ) -> Listing[Network]:
-        require_networks(principal)
         site = parse_site_filter(principal, site_id)
         sub_account = parse_plain_id("subAccountId", sub_account_id)
         descendants = parse_bool("includeDescendants", include_descendants) or False
@@ -88,7 +94,6 @@ class NetworkController(Controller):
     async def get_network(
         self, pool: asyncpg.Pool, principal: Principal, network_id: str
     ) -> Single[NetworkDetail]:
-        require_networks(principal)
         wanted = parse_uuid(network_id)
         row = None
         if wanted is not None:

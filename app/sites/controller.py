@@ -8,12 +8,11 @@ import asyncpg
 from litestar import Controller, get
 from litestar.params import Parameter
 
-from app.auth.guards import require_multi_site
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
 from app.core.errors import error_responses, not_found
 from app.core.sql import QUERIES
-from app.devices.filters import parse_plain_id
+from app.devices.filters import check_features, features, parse_plain_id
 from app.sites.structs import Site, site_from_row
 
 LIST_SITES = QUERIES["sites.list_sites"]
@@ -22,8 +21,9 @@ GET_SITE = QUERIES["sites.get_site"]
 
 class SiteController(Controller):
     path = "/sites"
-    opt = {"scope": "devices:read"}
+    opt = {"scope": "devices:read", **features("multi_site")}
     tags = ["Sites"]
+    before_request = staticmethod(check_features)
 
     @get(
         operation_id="listSites",
@@ -43,7 +43,6 @@ class SiteController(Controller):
         limit: Limit = 50,
         offset: Offset = 0,
     ) -> Listing[Site]:
-        require_multi_site(principal)
         sub_account = parse_plain_id("subAccountId", sub_account_id)
         rows = await pool.fetch(
             LIST_SITES, principal.partner_id, principal.sub_account_id, sub_account, limit, offset
@@ -62,7 +61,6 @@ class SiteController(Controller):
     async def get_site(
         self, pool: asyncpg.Pool, principal: Principal, site_id: str
     ) -> Single[Site]:
-        require_multi_site(principal)
         wanted = parse_uuid(site_id)
         row = None
         if wanted is not None:

@@ -332,6 +332,35 @@ async def test_partner_key_gets_403_only_when_off_everywhere(
     assert response.json()["error"]["code"] == "multi_site_disabled"
 
 
+async def test_feature_switches_come_before_every_400(
+    client: AsyncTestClient, fleet: Fleet, pool: asyncpg.Pool
+) -> None:
+    """D3: feature switches (403) before parameter validation (400), paging included."""
+    for params, code in (
+        ({"networkId": fleet.net_b["id"], "limit": 0}, "networks_disabled"),
+        ({"networkId": "none", "offset": -1}, "networks_disabled"),
+        ({"networkId": "bad", "siteId": "x", "limit": "abc"}, "networks_disabled"),
+        ({"siteId": "none", "limit": 201}, "multi_site_disabled"),
+        ({"siteId": "none", "online": "yes", "status": "live"}, "multi_site_disabled"),
+    ):
+        response = await client.get("/api/v1/devices", params=params, headers=bearer(fleet.bkey))
+        assert response.status_code == 403, params
+        assert response.json()["error"]["code"] == code
+    w = World()
+    p = w.partner(features={"networks": True, "multiSite": False})
+    sa = w.sub_account(p)
+    key = w.key(sa, scopes=["devices:read"])
+    await load(pool, w)
+    for params in ({"networkId": "bad", "siteId": "x"}, {"siteId": "x", "limit": 0}):
+        response = await client.get("/api/v1/devices", params=params, headers=bearer(key))
+        assert response.status_code == 403, params
+        assert response.json()["error"]["code"] == "multi_site_disabled"
+    for params, name in (({"networkId": "bad"}, "networkId"), ({"limit": 0}, "limit")):
+        response = await client.get("/api/v1/devices", params=params, headers=bearer(key))
+        assert response.status_code == 400, params
+        assert name in response.json()["error"]["message"]
+
+
 async def test_paging_is_stable_and_bounded(client: AsyncTestClient, fleet: Fleet) -> None:
     seen = []
     for offset in range(0, 7, 2):
@@ -453,6 +482,16 @@ async def test_totals_follow_moves_and_deletes(client: AsyncTestClient, pool: as
         return result[0], result[1], result[2], result[3]
 
     assert await totals() == (4, 3, 1, 3)
+    # The kept counts file inventory under the nil UUID; as a filter it names no
+    # sub-account, so nothing matches and the total says so (D7).
+    nil = "00000000-0000-0000-0000-000000000000"
+    for params in ({"subAccountId": nil}, {"subAccountId": nil, "status": "inventory"},
+                   {"subAccountId": nil, "status": "all"}):  # fmt: skip
+        response = await client.get("/api/v1/devices", params=params, headers=bearer(pkey))
+        assert response.json() == {
+            "data": [],
+            "pagination": {"limit": 50, "offset": 0, "total": 0},
+        }, params
     first = uuid.UUID(devices[0]["id"])
     await pool.execute(
         "UPDATE devices SET status = 'inventory', sub_account_id = NULL WHERE id = $1", first

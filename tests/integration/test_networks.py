@@ -172,6 +172,25 @@ async def test_site_filters(client: AsyncTestClient, setup: Setup) -> None:
     assert response.json()["error"]["code"] == "invalid_parameter"
 
 
+async def test_feature_switches_come_before_every_400(
+    client: AsyncTestClient, setup: Setup
+) -> None:
+    """D3: 403 networks_disabled / multi_site_disabled before any 400, paging included."""
+    for key, params, code in (
+        (setup.bkey, {"limit": 0}, "networks_disabled"),
+        (setup.bkey, {"offset": -1, "siteId": "bad"}, "networks_disabled"),
+        (setup.bkey, {"limit": "many"}, "networks_disabled"),
+        (setup.ckey, {"siteId": "bad", "limit": 0}, "multi_site_disabled"),
+        (setup.ckey, {"siteId": "none", "includeDescendants": "1"}, "multi_site_disabled"),
+    ):
+        response = await client.get("/api/v1/networks", params=params, headers=bearer(key))
+        assert response.status_code == 403, params
+        assert response.json()["error"]["code"] == code
+    response = await client.get("/api/v1/networks", params={"limit": 0}, headers=bearer(setup.ckey))
+    assert response.status_code == 400
+    assert "limit" in response.json()["error"]["message"]
+
+
 async def test_partner_with_feature_off_everywhere(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:

@@ -78,6 +78,14 @@ async def test_feature_off_is_403(client: AsyncTestClient, setup: Setup) -> None
         assert response.json()["error"]["code"] == "multi_site_disabled"
 
 
+async def test_feature_off_comes_before_paging_400s(client: AsyncTestClient, setup: Setup) -> None:
+    for params in ({"limit": 0}, {"limit": 201}, {"offset": -1}, {"limit": "x"},
+                   {"subAccountId": "bad"}):  # fmt: skip
+        response = await client.get("/api/v1/sites", params=params, headers=bearer(setup.bkey))
+        assert response.status_code == 403, params
+        assert response.json()["error"]["code"] == "multi_site_disabled"
+
+
 async def test_sites_outside_scope_are_404(client: AsyncTestClient, setup: Setup) -> None:
     for key, site in ((setup.akey, setup.sibling["id"]), (setup.akey, setup.q_site["id"]),
                       (setup.pkey, setup.q_site["id"]), (setup.akey, str(uuid.uuid4())),
