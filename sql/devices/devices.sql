@@ -70,6 +70,8 @@ page AS (
 ),
 total AS (
     -- Without filters beyond scope and status, the kept counts answer (schema/032).
+    -- Inventory is counted under the nil UUID, which is no sub-account: a sub-account
+    -- filter naming it matches no device, so it must not match those counts either (D7).
     SELECT CASE
            WHEN $4::uuid IS NULL AND $5::uuid IS NULL AND NOT $6::boolean
                 AND $8::boolean IS NULL AND $9::text IS NULL AND $11::uuid IS NULL
@@ -79,6 +81,8 @@ total AS (
                   WHERE c.partner_id = $1
                     AND ($2::uuid IS NULL OR c.sub_account_id = $2)
                     AND ($3::uuid IS NULL OR c.sub_account_id = $3)
+                    AND (COALESCE($2::uuid, $3::uuid) IS NULL
+                         OR c.sub_account_id <> '00000000-0000-0000-0000-000000000000')
                     AND ($7::text[] IS NULL OR c.status = ANY ($7::text[])))
            ELSE (SELECT count(*) FROM matching) END AS total
 )
