@@ -32,6 +32,7 @@ from app.downlinks.queue import (
     enqueue,
     find_template,
     load_templates,
+    pick_template,
     require_reference,
     template_error,
 )
@@ -90,6 +91,22 @@ def _payloads(
     return payloads
 
 
+async def _check_reference(
+    pool: asyncpg.Pool, partner_id: uuid.UUID, body: SendDownlink, wanted: uuid.UUID | None
+) -> None:
+    """A group without assigned members still refuses a request no profile could take.
+
+    The 400 of a single send must not depend on who happens to be assigned right now: the
+    request is checked against every profile of the partner, and is wrong when none has a
+    template that fits it and encodes `data`.
+    """
+    profiles = await pool.fetch(QUERIES["multicast_execute.partner_profiles"], partner_id)
+    templates = await load_templates(pool, [row["profile_id"] for row in profiles])
+    if not templates:
+        pick_template([], body, wanted)  # Raises the 400 naming the reference.
+    _payloads(_templates_by_profile(list(profiles), templates, body, wanted), body.data)
+
+
 class MulticastExecuteController(Controller):
     path = "/multicast-groups/{group_id:str}/execute"
     tags = ["Multicast groups"]
@@ -138,6 +155,8 @@ class MulticastExecuteController(Controller):
         members = await pool.fetch(
             QUERIES["multicast_execute.assigned_members"], group["id"], group["sub_account_id"]
         )
+        if not members:
+            await _check_reference(pool, principal.partner_id, body, wanted)
         templates = await load_templates(pool, sorted({m["profile_id"] for m in members}))
         chosen = _templates_by_profile(list(members), templates, body, wanted)
         payloads = _payloads(chosen, body.data)

@@ -129,9 +129,12 @@ async def set_device_status(
 ) -> None:
     """Moves a device between inventory, assigned and archived (D16, D18).
 
-    To inventory: its telemetry is deleted and it leaves its sub-account, network, site
-    and multicast groups, in one transaction. Assigning needs a sub-account (its own or
-    `--sub-account`); archiving keeps its sub-account unless `--sub-account` names another.
+    To inventory: its telemetry is deleted and it leaves its sub-account, network and site,
+    in one transaction; it stays a member of its multicast groups, listed with its status
+    and skipped when a group is executed (api-spec 2.9, 4.7). Assigning needs a sub-account
+    (its own or `--sub-account`); archiving keeps its sub-account unless `--sub-account`
+    names another. A device that lands in a sub-account leaves the groups of every other
+    one, so a group never holds a device of another tenant.
     """
     if status not in DEVICE_STATUSES:
         raise OperationError(f"status must be one of {', '.join(DEVICE_STATUSES)}")
@@ -152,7 +155,6 @@ async def set_device_status(
                 )
         if status == "inventory":
             await conn.execute(QUERIES["admin.delete_device_telemetry"], device["num"])
-            await conn.execute(QUERIES["admin.leave_multicast_groups"], device["id"])
             await conn.execute(QUERIES["admin.move_device"], device["id"], status, None, True)
             return
         current = device["sub_account_id"]
@@ -162,8 +164,10 @@ async def set_device_status(
                 "--sub-account is required to assign a device that has no sub-account"
             )
         leaves = current is not None and new_sub_account != current
-        if leaves:
-            await conn.execute(QUERIES["admin.leave_multicast_groups"], device["id"])
+        if new_sub_account is not None:
+            await conn.execute(
+                QUERIES["admin.leave_foreign_multicast_groups"], device["id"], new_sub_account
+            )
         await conn.execute(
             QUERIES["admin.move_device"], device["id"], status, new_sub_account, leaves
         )

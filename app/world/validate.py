@@ -189,10 +189,11 @@ def check_partner(rows: Rows, partner: PartnerSpec, path: str, now: datetime) ->
             f"{path}.inventory.gateways[{index}]",
         )  # fmt: skip
 
+    pool_device_ids = {device.id for device in partner.inventory.devices}
     for index, sub_account in enumerate(partner.sub_accounts):
         check_sub_account(
             rows, sub_account, partner.id, profiles, user_ids, dev_euis, gateway_euis,
-            f"{path}.subAccounts[{index}]", now,
+            pool_device_ids, f"{path}.subAccounts[{index}]", now,
         )  # fmt: skip
 
 
@@ -341,6 +342,7 @@ def check_sub_account(
     user_ids: set[uuid.UUID],
     dev_euis: dict[str, str],
     gateway_euis: dict[str, str],
+    pool_device_ids: set[uuid.UUID],
     path: str,
     now: datetime,
 ) -> None:
@@ -403,8 +405,13 @@ def check_sub_account(
         rows.multicast_groups.append((group.id, sub_account.id, group.name))
         seen: set[uuid.UUID] = set()
         for d_index, device_id in enumerate(group.device_ids):
-            if device_id not in scope.device_ids:
-                raise fail(f"{item}.deviceIds[{d_index}]", "not a device of this sub-account")
+            # A member in the partner's inventory stays listed (api-spec 2.9) and is skipped
+            # when the group is executed, so a group may name one.
+            if device_id not in scope.device_ids and device_id not in pool_device_ids:
+                raise fail(
+                    f"{item}.deviceIds[{d_index}]",
+                    "not a device of this sub-account or of the partner's inventory",
+                )
             if device_id in seen:
                 raise fail(f"{item}.deviceIds[{d_index}]", "listed twice")
             seen.add(device_id)

@@ -37,9 +37,11 @@ SELECT id, num, partner_id, sub_account_id, status FROM devices WHERE dev_eui = 
 -- Every reading, rollup, latest value, alert and queued downlink of a device (D16).
 SELECT delete_device_telemetry($1)
 
--- name: leave_multicast_groups
--- Takes a device out of the multicast groups of the sub-account it leaves.
-DELETE FROM multicast_members WHERE device_id = $1
+-- name: leave_foreign_multicast_groups
+-- Takes a device ($1) out of every multicast group of a sub-account other than $2.
+DELETE FROM multicast_members m
+ USING multicast_groups g
+ WHERE m.group_id = g.id AND m.device_id = $1 AND g.sub_account_id <> $2
 
 -- name: move_device
 -- Sets a device's status and sub-account; $4 true also clears its network and site.

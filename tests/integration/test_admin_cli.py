@@ -205,18 +205,18 @@ async def test_set_status_inventory_deletes_telemetry_and_clears_placement(
         assert dict(row) == {
             "status": "inventory", "sub_account_id": None, "network_id": None, "site_id": None,
         }  # fmt: skip
-        assert (
-            await c.fetchval(
-                "SELECT count(*) FROM multicast_members WHERE device_id = $1", device_id
-            )
-            == 0
-        )
+        # An inventory member stays listed in its group (api-spec 2.9).
+        memberships = "SELECT count(*) FROM multicast_members WHERE device_id = $1"
+        assert await c.fetchval(memberships, device_id) == 1
 
     run = await telemetry(
         migrated, "devices", "set-status", str(device_id), "assigned",
         "--sub-account", t["other"]["id"],
     )  # fmt: skip
     assert run.code == 0, run.stderr
+    async with pool.acquire() as c:
+        # Assigned to another sub-account, it leaves the first one's group.
+        assert await c.fetchval(memberships, device_id) == 0
     run = await telemetry(migrated, "devices", "set-status", str(device_id), "archived")
     assert run.code == 0, run.stderr
     async with pool.acquire() as c:
@@ -224,6 +224,20 @@ async def test_set_status_inventory_deletes_telemetry_and_clears_placement(
             "SELECT status, sub_account_id FROM devices WHERE id = $1", device_id
         )
         assert tuple(row) == ("archived", uuid.UUID(t["other"]["id"]))
+
+
+async def test_inventory_device_returning_to_its_sub_account_keeps_its_groups(
+    migrated: str, pool: asyncpg.Pool
+) -> None:
+    _, t = await tenancy(pool)
+    device_id = t["dev"]["id"]
+    for args in (("inventory",), ("assigned", "--sub-account", t["sa"]["id"])):
+        run = await telemetry(migrated, "devices", "set-status", device_id, *args)
+        assert run.code == 0, run.stderr
+    members = await pool.fetch(
+        "SELECT device_id FROM multicast_members WHERE group_id = $1", uuid.UUID(t["group"]["id"])
+    )
+    assert [row["device_id"] for row in members] == [uuid.UUID(device_id)]
 
 
 async def test_features_set_partner_default_and_sub_account_override(

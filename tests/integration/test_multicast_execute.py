@@ -40,7 +40,11 @@ class Setup:
         self.d2 = world.device(self.sub, self.profile, name="B two", downlinkRatePerHour=1)
         self.d3 = world.device(self.sub, self.profile_b, name="C three")
         self.archived = world.device(self.sub, self.profile, name="D archived", status="archived")
-        self.group = world.multicast_group(self.sub, [self.d1, self.d2, self.d3, self.archived])
+        # A member in the partner's inventory: listed by the group, skipped by execute.
+        self.pooled = world.device(self.partner, self.profile, name="E pooled")
+        self.group = world.multicast_group(
+            self.sub, [self.d1, self.d2, self.d3, self.archived, self.pooled]
+        )
         self.other_group = world.multicast_group(self.other_sub, [])
         self.key = world.key(self.sub, scopes=["devices:read", "downlinks:write"])
         self.partner_key = world.key(self.partner, scopes=["downlinks:write"])
@@ -90,6 +94,7 @@ async def test_execute_by_key_uses_each_members_own_template(
         s.d3["id"],
     ]
     assert s.archived["id"] not in per
+    assert s.pooled["id"] not in per
     assert per[s.d1["id"]]["status"] == "queued"
     assert per[s.d1["id"]]["devEui"] == s.d1["devEui"]
     assert per[s.d1["id"]]["error"] is None
@@ -209,6 +214,16 @@ async def test_group_scope_guards_and_empty_groups(
     }
     response = await execute(client, s.key, empty["id"], {"key": "set_interval"})
     assert response.json()["data"]["deviceCount"] == 0
+    # Without assigned members, a request no profile could take is still the 400 of a send.
+    for body, field in (
+        ({"key": "nope"}, "key"),
+        ({"templateId": str(uuid.uuid4())}, "templateId"),
+        ({"key": "set_interval", "data": {"bogus": 1}}, "bogus"),
+    ):
+        response = await execute(client, s.key, empty["id"], body)
+        assert response.status_code == 400, body
+        error = response.json()["error"]
+        assert error["code"] == "invalid_body" and field in error["message"], error
     response = await client.post(
         f"/api/v1/multicast-groups/{uuid.uuid4()}/execute",
         content=b"garbage",

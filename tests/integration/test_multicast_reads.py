@@ -8,6 +8,7 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
+from app.ops.admin import set_device_status
 from tests.factories import World, load
 from tests.integration.test_devices import bearer
 
@@ -37,11 +38,10 @@ class Setup:
 async def setup(pool: asyncpg.Pool) -> Setup:
     s = Setup()
     await load(pool, s.world)
-    # The device leaves for the partner's pool: it stays a member, listed with its status.
-    await pool.execute(
-        "UPDATE devices SET status = 'inventory', sub_account_id = NULL WHERE id = $1",
-        uuid.UUID(s.d2["id"]),
-    )
+    # The device leaves for the partner's pool through the operator's own operation: it
+    # stays a member, listed with its status.
+    async with pool.acquire() as connection:
+        await set_device_status(connection, s.d2["id"], "inventory", None)
     return s
 
 

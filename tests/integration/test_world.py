@@ -341,7 +341,8 @@ REFUSALS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     (
         "multicast device elsewhere",
         lambda w: sub(w)["multicastGroups"][0]["deviceIds"].append(str(uuid.uuid4())),
-        f"{SA}.multicastGroups[0].deviceIds[2]: not a device of this sub-account",
+        f"{SA}.multicastGroups[0].deviceIds[2]: not a device of this sub-account"
+        " or of the partner's inventory",
     ),
     (
         "weak key secret",
