@@ -30,6 +30,7 @@ QUERIES_PER_DATASET = 12
 RESOLUTIONS = [
     "raw", "raw", "raw", "hourly", "daily", "PT1H", "P1D", "PT15M", "PT7M", "PT90M", "PT6H",
     "P1DT6H", "P2D", "P1W", "P7D", "P1M", "P2M", "P1Y", "PT1S", "PT10S",
+    "PT1.5H", "P0.5D", "PT2.5S",
 ]  # fmt: skip
 NUMERIC_AGGS = ["avg", "min", "max", "sum", "count", "last", None]
 OTHER_AGGS = ["count", "last", None]

@@ -90,7 +90,11 @@ def parse_timestamp(name: str, text: str) -> datetime:
         raise invalid_parameter(name, "must be an ISO 8601 timestamp") from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        # 0001-01-01T00:00:00+01:00 is a valid timestamp before year 1 in UTC.
+        raise invalid_parameter(name, "is out of range (0001-01-01 to 9999-12-31 UTC)") from None
 
 
 def utc_now() -> datetime:

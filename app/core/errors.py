@@ -90,6 +90,14 @@ def _validation_response(exc: ValidationException) -> Response[ErrorEnvelope]:
     return error_response(400, "invalid_parameter", problem)
 
 
+def _nul_message(request: Request[Any, Any, Any]) -> str:
+    """Names the (first) query parameter holding a NUL character (D5)."""
+    for name, value in request.query_params.multi_items():
+        if "\x00" in name or "\x00" in str(value):
+            return f"{name.replace(chr(0), '%00')}: must not contain NUL characters"
+    return "text must not contain NUL characters"
+
+
 def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[ErrorEnvelope]:
     if isinstance(exc, ApiError):
         return error_response(exc.status, exc.code, exc.message, exc.headers)
@@ -115,7 +123,7 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
         exc, (asyncpg.CharacterNotInRepertoireError, asyncpg.UntranslatableCharacterError)
     ):
         # Text that PostgreSQL cannot store (NUL) arriving in a query parameter.
-        return error_response(400, "invalid_parameter", "text must not contain NUL characters")
+        return error_response(400, "invalid_parameter", _nul_message(request))
     if isinstance(exc, asyncpg.QueryCanceledError):
         log.warning("statement timeout on %s %s", request.method, request.url.path)
         return error_response(503, "timeout", "the query took too long; narrow the request")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from fractions import Fraction
 
 from app.core.errors import invalid_parameter
 
@@ -24,10 +25,27 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # on Mondays), 2000-01-01 for month intervals.
 FIXED_ORIGIN_US = 946_857_600 * MICROS_PER_SECOND
 
+# Every component may carry a fraction (`.` or `,`, ISO 8601 allows it on the last one).
+_NUMBER = r"\d+(?:[.,]\d{1,9})?"
 _DURATION = re.compile(
-    r"^P(?!$)(?:(?P<years>\d+)Y)?(?:(?P<months>\d+)M)?(?:(?P<weeks>\d+)W)?(?:(?P<days>\d+)D)?"
-    r"(?:T(?!$)(?:(?P<hours>\d+)H)?(?:(?P<minutes>\d+)M)?(?:(?P<seconds>\d+(?:\.\d{1,6})?)S)?)?$"
+    rf"^P(?!$)(?:(?P<years>{_NUMBER})Y)?(?:(?P<months>{_NUMBER})M)?(?:(?P<weeks>{_NUMBER})W)?"
+    rf"(?:(?P<days>{_NUMBER})D)?"
+    rf"(?:T(?!$)(?:(?P<hours>{_NUMBER})H)?(?:(?P<minutes>{_NUMBER})M)?(?:(?P<seconds>{_NUMBER})S)?)?$"
 )
+# Bucket widths are bounded so that every one is a valid PostgreSQL interval and a
+# time_bucket width: at most 100 years (1200 months, or 36,525 days of fixed length).
+MAX_MONTHS = 1200
+MAX_MICROS = 36_525 * 24 * 3600 * 1_000_000
+# Whole parts longer than this (leading zeros aside) are far over the bound, and Python
+# refuses int() of very long digit strings.
+_MAX_DIGITS = 20
+_MICROS_PER_UNIT = {
+    "weeks": 7 * 86_400 * 1_000_000,
+    "days": 86_400 * 1_000_000,
+    "hours": 3600 * 1_000_000,
+    "minutes": 60 * 1_000_000,
+    "seconds": 1_000_000,
+}
 NAMED = {"hourly": "PT1H", "daily": "P1D"}
 
 
@@ -61,7 +79,11 @@ class Resolution:
 
 
 def parse_resolution(text: str) -> Resolution | None:
-    """None for `raw`; a 400 naming `resolution` for anything that is not a duration >= PT1S."""
+    """None for `raw`; a 400 naming `resolution` for anything that is not a duration >= PT1S.
+
+    A component may be fractional (`PT1.5H`, `P0.5D`) when the duration it gives is a whole
+    number of microseconds (as time_bucket widths are); years and months must be whole.
+    """
     if text == "raw":
         return None
     match = _DURATION.match(NAMED.get(text, text))
@@ -69,21 +91,32 @@ def parse_resolution(text: str) -> Resolution | None:
         raise invalid_parameter(
             "resolution", "must be raw, hourly, daily or an ISO 8601 duration such as PT15M"
         )
-    parts = {k: v for k, v in match.groupdict().items() if v is not None}
+    parts = {
+        k: v.replace(",", ".").lstrip("0") or "0"
+        for k, v in match.groupdict().items()
+        if v is not None
+    }
+    fractional = [k for k, v in parts.items() if "." in v]
+    if fractional and fractional != list(parts)[-1:]:
+        raise invalid_parameter("resolution", "only the last component may have a fraction")
+    if any(len(v.partition(".")[0]) > _MAX_DIGITS for v in parts.values()):
+        raise invalid_parameter("resolution", "must be at most 100 years (P100Y)")
+    if "." in parts.get("years", "") or "." in parts.get("months", ""):
+        raise invalid_parameter("resolution", "years and months must be whole numbers")
     months = 12 * int(parts.get("years", 0)) + int(parts.get("months", 0))
-    seconds = parts.get("seconds", "0")
-    whole, _, fraction = seconds.partition(".")
-    micros = (
-        int(whole) * MICROS_PER_SECOND
-        + int((fraction + "000000")[:6])
-        + int(parts.get("minutes", 0)) * 60 * MICROS_PER_SECOND
-        + int(parts.get("hours", 0)) * HOUR
-        + (int(parts.get("days", 0)) + 7 * int(parts.get("weeks", 0))) * DAY
+    exact = sum(
+        (Fraction(parts[unit]) * size for unit, size in _MICROS_PER_UNIT.items() if unit in parts),
+        Fraction(0),
     )
+    if exact.denominator != 1:
+        raise invalid_parameter("resolution", "must be a whole number of microseconds")
+    micros = int(exact)
     if months and micros:
         raise invalid_parameter(
             "resolution", "a duration in months or years cannot also have days or a time part"
         )
+    if months > MAX_MONTHS or micros > MAX_MICROS:
+        raise invalid_parameter("resolution", "must be at most 100 years (P100Y)")
     if not months and micros < MICROS_PER_SECOND:
         raise invalid_parameter("resolution", "must be at least PT1S")
     return Resolution(text=text, months=months, micros=micros)
@@ -102,8 +135,11 @@ def floor_to(moment: datetime, unit: int) -> datetime:
     return from_micros(to_micros(moment) // unit * unit)
 
 
-def ceil_to(moment: datetime, unit: int) -> datetime:
-    return from_micros(-(-to_micros(moment) // unit) * unit)
+def ceil_to(moment: datetime, unit: int, limit: datetime) -> datetime:
+    """The next boundary at or after `moment`, or `limit` if that is earlier (the boundary
+    may lie past the last representable datetime, 9999-12-31)."""
+    micros = -(-to_micros(moment) // unit) * unit
+    return limit if micros >= to_micros(limit) else from_micros(micros)
 
 
 def bucket_count(start: datetime, end: datetime, resolution: Resolution) -> int:
@@ -125,11 +161,11 @@ class Segments:
 
 def plan_segments(start: datetime, end: datetime, resolution: Resolution) -> Segments:
     if resolution.nests_days:
-        day_lo, day_hi = ceil_to(start, DAY), floor_to(end, DAY)
+        day_lo, day_hi = ceil_to(start, DAY, end), floor_to(end, DAY)
         if day_lo < day_hi:
-            return Segments(ceil_to(start, HOUR), day_lo, day_hi, floor_to(end, HOUR))
+            return Segments(ceil_to(start, HOUR, end), day_lo, day_hi, floor_to(end, HOUR))
     if resolution.nests_hours:
-        hour_lo, hour_hi = ceil_to(start, HOUR), floor_to(end, HOUR)
+        hour_lo, hour_hi = ceil_to(start, HOUR, end), floor_to(end, HOUR)
         if hour_lo < hour_hi:
             return Segments(hour_lo, hour_hi, hour_hi, hour_hi)
     return Segments(end, end, end, end)

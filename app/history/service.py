@@ -41,6 +41,8 @@ class HistoryQuery:
     resolution_text: str
     agg: str | None
     site_id: uuid.UUID | None
+    # now - the plan's retention, taken once so that the bucket check and the answer agree.
+    cutoff: datetime
 
 
 def parse_query(
@@ -64,6 +66,7 @@ def parse_query(
     begin, finish = parse_timestamp("from", start), parse_timestamp("to", end)
     if begin >= finish:
         raise invalid_parameter("from", "must be before to")
+    cutoff = utc_now() - timedelta(days=principal.retention_days)
     resolution_text = resolution if resolution is not None else "raw"
     parsed = parse_resolution(resolution_text)
     if parsed is None:
@@ -73,7 +76,11 @@ def parse_query(
         agg = agg if agg is not None else "avg"
         if agg not in AGGS:
             raise invalid_parameter("agg", f"must be one of {', '.join(AGGS)}")
-        if bucket_count(begin, finish, parsed) > MAX_BUCKETS:
+        # Counted on the range actually read: clamped to the cutoff when it ends inside
+        # retention; a range entirely outside is counted whole, so its 400 still comes
+        # before the 403 outside_retention (D3).
+        counted_from = max(begin, cutoff) if finish > cutoff else begin
+        if bucket_count(counted_from, finish, parsed) > MAX_BUCKETS:
             raise invalid_parameter(
                 "resolution", f"the range holds more than {MAX_BUCKETS} buckets"
             )
@@ -82,7 +89,7 @@ def parse_query(
         site = parse_uuid(site_id)
         if site is None:
             raise invalid_parameter("siteId", "must be a UUID")
-    return HistoryQuery(field, begin, finish, parsed, resolution_text, agg, site)
+    return HistoryQuery(field, begin, finish, parsed, resolution_text, agg, site, cutoff)
 
 
 async def read_history(
@@ -107,11 +114,13 @@ async def read_history(
         field_num, identifier = context["num"], context["identifier"]
         data_type, kind = context["data_type"], context["kind"]
     numeric = data_type == "number"
+    # Signal quality is an integer 0-100 (D15): its readings, min, max, last, sum and
+    # count are integers; avg stays a number.
+    whole = query.field == SIGNAL_QUALITY
     if query.agg is not None and not numeric and query.agg not in NON_NUMERIC_AGGS:
         raise invalid_parameter("agg", f"a {data_type} field takes count or last only")
 
-    start, end = query.start, query.end
-    cutoff = utc_now() - timedelta(days=principal.retention_days)
+    start, end, cutoff = query.start, query.end, query.cutoff
     if end <= cutoff:
         raise forbidden("outside_retention", "the range is entirely outside the plan retention")
     clamped = start < cutoff
@@ -150,7 +159,12 @@ async def read_history(
             rows = rows[:RAW_LIMIT]
         with_site = bool(context["multi_site"])
         history.points = [
-            HistoryPoint(time=r[0], value=r[1], site_id=r[2] if with_site else None) for r in rows
+            HistoryPoint(
+                time=r[0],
+                value=as_int(r[1]) if whole else r[1],
+                site_id=r[2] if with_site else None,
+            )
+            for r in rows
         ]
         return history
 
@@ -170,12 +184,17 @@ async def read_history(
         site_num,
         query.agg,
     )
-    history.points = [bucket_point(r, numeric, query.agg) for r in rows]
+    history.points = [bucket_point(r, numeric, query.agg, whole) for r in rows]
     return history
 
 
-def bucket_point(row: Any, numeric: bool, agg: str) -> HistoryPoint:
+def as_int(value: Any) -> Any:
+    return int(value) if isinstance(value, float) else value
+
+
+def bucket_point(row: Any, numeric: bool, agg: str, whole: bool = False) -> HistoryPoint:
     if numeric:
         value = row[1]
-        return HistoryPoint(time=row[0], value=int(value) if agg == "count" else value)
+        integral = agg == "count" or (whole and agg != "avg")
+        return HistoryPoint(time=row[0], value=as_int(value) if integral else value)
     return HistoryPoint(time=row[0], value=row[1] if agg == "count" else row[2])

@@ -28,6 +28,9 @@
 --   raw newest 500:      ChunkAppend ordered by time DESC, Index Scan Backward per chunk
 --                        (never executed once 501 rows are found), Incremental Sort on the
 --                        (value, site) tie-breakers, Limit; sites by their unique num.
+-- Only the requested aggregate accumulates (each has a FILTER on $11): a float8 overflow
+-- of sum(sum) can then only fail agg=sum or avg, never min, max, count or last; with
+-- custom plans $11 is a constant and the other aggregates see no rows.
 -- Merging the two raw (or hourly) segments into one scan with OR'd ranges planned 2-4x
 -- slower (no plan-time exclusion through OR); kept as separate branches.
 
@@ -62,11 +65,12 @@ WITH parts AS (
 )
 SELECT time_bucket($5::text::interval, t) AS bucket,
        CASE $11::text
-            WHEN 'avg' THEN sum(sum) / sum(n)::double precision
-            WHEN 'sum' THEN sum(sum)
-            WHEN 'min' THEN min(min)
-            WHEN 'max' THEN max(max)
-            WHEN 'count' THEN sum(n)::double precision
+            WHEN 'avg' THEN sum(sum) FILTER (WHERE $11::text = 'avg')
+                            / sum(n) FILTER (WHERE $11::text = 'avg')::double precision
+            WHEN 'sum' THEN sum(sum) FILTER (WHERE $11::text = 'sum')
+            WHEN 'min' THEN min(min) FILTER (WHERE $11::text = 'min')
+            WHEN 'max' THEN max(max) FILTER (WHERE $11::text = 'max')
+            WHEN 'count' THEN sum(n) FILTER (WHERE $11::text = 'count')::double precision
             ELSE (max(ARRAY[(extract(epoch FROM last_time) * 1000000)::double precision, last_value])
                       FILTER (WHERE $11::text = 'last'))[2]
        END AS value

@@ -102,6 +102,8 @@ async def setup(pool: asyncpg.Pool) -> Setup:
         "open": w.field("open", dataType="boolean"),
         "where": w.field("where", dataType="location"),
         "installed": w.field("installed", dataType="date", kind="static", default="2026-01-01"),
+        "seen": w.field("seen", dataType="date"),
+        "level": w.field("level"),
     }
     profile = w.profile(partner, fields=list(fields.values()))
     sites = [w.site(sub), w.site(sub)]
@@ -637,6 +639,19 @@ async def test_compaction_keeps_every_answer(
             {"resolution": "PT1S", "from": "2026-01-01T00:00:00Z", "to": "2026-01-02T00:00:00Z"},
             "resolution",
         ),
+        ({"resolution": "P200000000Y"}, "resolution"),
+        ({"resolution": "PT3000000000H"}, "resolution"),
+        ({"resolution": "P101Y"}, "resolution"),
+        ({"resolution": "P36526D"}, "resolution"),
+        ({"resolution": "P" + "9" * 5000 + "D"}, "resolution"),
+        ({"resolution": "P0.5M"}, "resolution"),
+        ({"resolution": "P1.5Y"}, "resolution"),
+        ({"resolution": "PT1.5H30M"}, "resolution"),
+        ({"from": "0001-01-01T00:00:00+01:00"}, "from"),
+        ({"to": "0001-01-01T00:30:00+01:00"}, "to"),
+        ({"from": "2026-01-01T00:00:00Z", "to": "9999-12-31T23:59:59-01:00"}, "to"),
+        ({"field": "\x00x"}, "field"),
+        ({"siteId": "\x00"}, "siteId"),
         ({"resolution": "PT1H", "agg": "median"}, "agg"),
         ({"agg": "avg"}, "agg"),
         ({"resolution": "raw", "agg": "last"}, "agg"),
@@ -754,3 +769,378 @@ async def test_site_ids_read_null_without_multi_site(
         )
     ).json()["data"]
     assert data["points"] == [{"time": iso(at), "value": 1.0, "siteId": None}]
+
+
+# Limits of the input ----------------------------------------------------------------------
+
+
+async def test_calendar_limits_answer_without_error(client: AsyncTestClient, setup: Setup) -> None:
+    # The next hour or day boundary after 9999-12-31T23:30 is past the last datetime.
+    for resolution in ("hourly", "daily", "P1M", "PT7M"):
+        response = await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field="temperature",
+            resolution=resolution,
+            **{"from": "9999-12-31T23:30:00Z", "to": "9999-12-31T23:59:00Z"},
+        )
+        assert response.status_code == 200, (resolution, response.text)
+        assert response.json()["data"]["points"] == []
+    # A range from year 1 is clamped to the retention.
+    clamped = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="temperature",
+        resolution="P100Y",
+        **{"from": "0001-01-01T00:00:00Z", "to": "9999-12-31T23:59:59Z"},
+    )
+    assert clamped.status_code == 200, clamped.text
+    assert clamped.json()["data"]["clamped"] is True
+
+
+async def test_timestamp_without_offset_is_utc(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    level = setup.field_nums["level"]
+    base = NOW - timedelta(days=5)
+    await record(pool, setup.device_num, base + timedelta(minutes=1), {level: 1.0})
+    await record(pool, setup.device_num, base + timedelta(minutes=59), {level: 2.0})
+    naive = base.replace(tzinfo=None)
+    plain = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="level",
+        **{"from": naive.isoformat(), "to": (naive + timedelta(minutes=30)).isoformat()},
+    )
+    assert plain.status_code == 200, plain.text
+    data = plain.json()["data"]
+    assert data["from"] == iso(base) and data["to"] == iso(base + timedelta(minutes=30))
+    assert [p["value"] for p in data["points"]] == [1.0]
+    # The same instant with another offset.
+    shifted = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="level",
+        **{
+            "from": (naive + timedelta(hours=2)).isoformat() + "+02:00",
+            "to": (naive + timedelta(hours=3)).isoformat() + "+02:00",
+        },
+    )
+    assert shifted.json()["data"]["from"] == iso(base)
+    assert [p["value"] for p in shifted.json()["data"]["points"]] == [2.0, 1.0]
+
+
+async def test_fractional_durations(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    level = setup.field_nums["level"]
+    day = (NOW - timedelta(days=8)).replace(hour=0)
+    for minutes, value in ((10, 1.0), (40, 2.0), (100, 3.0), (13 * 60, 4.0)):
+        await record(pool, setup.device_num, day + timedelta(minutes=minutes), {level: value})
+    window = {"from": iso(day), "to": iso(day + timedelta(days=1))}
+
+    async def points(resolution: str) -> Any:
+        response = await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field="level",
+            resolution=resolution,
+            agg="sum",
+            **window,
+        )
+        assert response.status_code == 200, response.text
+        assert response.json()["data"]["resolution"] == resolution
+        return response.json()["data"]["points"]
+
+    assert await points("PT0.5H") == await points("PT30M")
+    assert await points("PT1.5H") == await points("PT90M")
+    assert await points("PT1,5H") == await points("PT90M")
+    assert await points("P0.5D") == await points("PT12H")
+    assert [p["value"] for p in await points("P0.5D")] == [4.0, 6.0]
+
+
+# Retention and the bucket limit -----------------------------------------------------------
+
+
+async def test_bucket_limit_counts_the_clamped_range(client: AsyncTestClient, setup: Setup) -> None:
+    to = iso(datetime.now(UTC))
+    # ~2,160 hourly buckets once clamped to 90 days; ~13 weeks; ~4 months.
+    for resolution in ("hourly", "P1W", "P1M", "PT15M"):
+        response = await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field="temperature",
+            resolution=resolution,
+            **{"from": "2000-01-01T00:00:00Z", "to": to},
+        )
+        assert response.status_code == 200, (resolution, response.text)
+        assert response.json()["data"]["clamped"] is True
+    # 129,600 minutes in 90 days: still over the limit after clamping.
+    over = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="temperature",
+        resolution="PT1M",
+        **{"from": "2000-01-01T00:00:00Z", "to": to},
+    )
+    assert_error(over, 400, "invalid_parameter", "resolution")
+    # Entirely outside the retention: the 400 comes before the 403 (D3).
+    outside = {"from": "2000-01-01T00:00:00Z", "to": "2001-01-01T00:00:00Z"}
+    assert_error(
+        await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field="temperature",
+            resolution="PT1M",
+            **outside,
+        ),
+        400,
+        "invalid_parameter",
+        "resolution",
+    )
+    for resolution in ("P1W", "P1M"):
+        assert_error(
+            await get(
+                client,
+                setup.partner_key,
+                setup.device["id"],
+                field="temperature",
+                resolution=resolution,
+                **outside,
+            ),
+            403,
+            "outside_retention",
+        )
+    # P1W over 200 years is 10,436 weeks, but the range ends inside retention: only the
+    # clamped weeks count.
+    weeks = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="temperature",
+        resolution="P1W",
+        **{"from": "1826-01-01T00:00:00Z", "to": to},
+    )
+    assert weeks.status_code == 200, weeks.text
+    # P1M entirely outside over 900 years (10,800 months): 400 before 403.
+    assert_error(
+        await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field="temperature",
+            resolution="P1M",
+            **{"from": "1000-01-01T00:00:00Z", "to": "1900-01-01T00:00:00Z"},
+        ),
+        400,
+        "invalid_parameter",
+        "resolution",
+    )
+
+
+async def test_readings_before_the_cutoff_never_leak_through_rollups(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    level = setup.field_nums["level"]
+    cutoff = datetime.now(UTC) - timedelta(days=RETENTION_DAYS)
+    # Same hour and day as the cutoff (unless it is right on a boundary), just before it.
+    await record(pool, setup.device_num, cutoff - timedelta(seconds=1), {level: 1000.0})
+    await record(pool, setup.device_num, cutoff - timedelta(hours=2), {level: 2000.0})
+    inside = cutoff + timedelta(minutes=90)
+    await record(pool, setup.device_num, inside, {level: 1.0})
+    window = {"from": iso(cutoff - timedelta(days=3)), "to": iso(cutoff + timedelta(hours=3))}
+    raw = await get(client, setup.partner_key, setup.device["id"], field="level", **window)
+    assert [p["value"] for p in raw.json()["data"]["points"]] == [1.0]
+    for resolution in ("hourly", "daily", "P1M", "PT2H", "P1W"):
+        for agg, expected in (("max", 1.0), ("sum", 1.0), ("count", 1), ("last", 1.0)):
+            response = await get(
+                client,
+                setup.partner_key,
+                setup.device["id"],
+                field="level",
+                resolution=resolution,
+                agg=agg,
+                **window,
+            )
+            assert response.status_code == 200, response.text
+            data = response.json()["data"]
+            assert data["clamped"] is True
+            assert [p["value"] for p in data["points"]] == [expected], (resolution, agg)
+
+
+# Value types ------------------------------------------------------------------------------
+
+
+async def test_signal_quality_values_are_integers(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    base = NOW - timedelta(days=45)
+    for minutes, quality in ((0, 80.0), (20, 61.0), (40, 70.0)):
+        await record(pool, setup.device_num, base + timedelta(minutes=minutes), {0: quality})
+    window = {"from": iso(base), "to": iso(base + timedelta(hours=1))}
+    raw = await get(client, setup.partner_key, setup.device["id"], field="signal_quality", **window)
+    values = [p["value"] for p in raw.json()["data"]["points"]]
+    assert values == [70, 61, 80] and all(type(v) is int for v in values)
+    expected = {"min": 61, "max": 80, "last": 70, "sum": 211, "count": 3}
+    for resolution in ("hourly", "PT30M"):
+        for agg in ("min", "max", "last", "sum", "count"):
+            response = await get(
+                client,
+                setup.partner_key,
+                setup.device["id"],
+                field="signal_quality",
+                resolution=resolution,
+                agg=agg,
+                **window,
+            )
+            values = [p["value"] for p in response.json()["data"]["points"]]
+            assert all(type(v) is int for v in values), (resolution, agg, values)
+            if resolution == "hourly":
+                assert values == [expected[agg]]
+    avg = await get(
+        client,
+        setup.partner_key,
+        setup.device["id"],
+        field="signal_quality",
+        resolution="hourly",
+        **window,
+    )
+    assert avg.json()["data"]["points"] == [{"time": iso(base), "value": 211 / 3}]
+    assert type(avg.json()["data"]["points"][0]["value"]) is float
+
+
+async def test_boolean_location_and_date_fields(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    f = setup.field_nums
+    base = (NOW - timedelta(days=33)).replace(hour=0)
+    place = {"latitude": 1.5, "longitude": 2.5, "altitude": 3.0}
+    await record(pool, setup.device_num, base + timedelta(minutes=5), others={f["open"]: True})
+    await record(pool, setup.device_num, base + timedelta(minutes=65), others={f["open"]: True})
+    await record(
+        pool,
+        setup.device_num,
+        base + timedelta(minutes=70),
+        others={f["open"]: False, f["where"]: place, f["seen"]: "2026-02-03"},
+    )
+    window = {"from": iso(base), "to": iso(base + timedelta(hours=3))}
+
+    async def points(field: str, resolution: str, agg: str) -> Any:
+        response = await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field=field,
+            resolution=resolution,
+            agg=agg,
+            **window,
+        )
+        assert response.status_code == 200, response.text
+        return [(p["time"], p["value"]) for p in response.json()["data"]["points"]]
+
+    h = lambda hours: iso(base + timedelta(hours=hours))  # noqa: E731
+    assert await points("open", "hourly", "count") == [(h(1), 2), (h(0), 1)]
+    assert await points("open", "hourly", "last") == [(h(1), False), (h(0), True)]
+    assert await points("open", "P1D", "count") == [(h(0), 3)]
+    assert await points("where", "PT2H", "last") == [(h(0), place)]
+    assert await points("seen", "hourly", "last") == [(h(1), "2026-02-03")]
+    for field in ("open", "where", "seen", "installed"):
+        for agg in ("avg", "min", "max", "sum"):
+            refused = await get(
+                client,
+                setup.partner_key,
+                setup.device["id"],
+                field=field,
+                resolution="hourly",
+                agg=agg,
+                **window,
+            )
+            assert_error(refused, 400, "invalid_parameter", "agg")
+        # Non-numeric fields have no default agg.
+        assert_error(
+            await get(
+                client,
+                setup.partner_key,
+                setup.device["id"],
+                field=field,
+                resolution="PT1H",
+                **window,
+            ),
+            400,
+            "invalid_parameter",
+            "agg",
+        )
+
+
+async def test_aggregates_other_than_sum_survive_a_sum_overflow(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    level = setup.field_nums["level"]
+    base = NOW - timedelta(days=12)
+    # Straight into the raw table: ingest bounds values, and the rollups would overflow.
+    await pool.executemany(
+        "INSERT INTO readings_num (device_num, field_num, time, value) VALUES ($1, $2, $3, $4)",
+        [(setup.device_num, level, base + timedelta(seconds=s), 1.5e308) for s in (1, 2)],
+    )
+    window = {"from": iso(base), "to": iso(base + timedelta(minutes=5))}
+    for agg, expected in (("max", 1.5e308), ("min", 1.5e308), ("last", 1.5e308), ("count", 2)):
+        response = await get(
+            client,
+            setup.partner_key,
+            setup.device["id"],
+            field="level",
+            resolution="PT1M",
+            agg=agg,
+            **window,
+        )
+        assert response.status_code == 200, response.text
+        assert [p["value"] for p in response.json()["data"]["points"]] == [expected]
+
+
+async def test_derived_fields_have_their_stored_values(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    partner = w.partner(plan={"retentionDays": RETENTION_DAYS})
+    sub = w.sub_account(partner)
+    profile = w.profile(
+        partner,
+        fields=[
+            w.field("temperature"),
+            w.field("double", kind="formula", formula="temperature * 2"),
+            w.field(
+                "band",
+                kind="mapping",
+                dataType="string",
+                source="temperature",
+                map={"10": "ten"},
+                default="other",
+            ),
+            w.field("warm", kind="formula", formula="temperature > 20", dataType="boolean"),
+        ],
+    )
+    device = w.device(sub, profile, calibration={"temperature": {"scale": 2, "offset": 1}})
+    key = w.key(sub, scopes=["telemetry:read"])
+    w.uplink(device, at="now-PT2H", values={"temperature": 10})
+    w.uplink(device, at="now-PT1H", values={"temperature": 4.5})
+    await load(pool, w)
+    window = {"from": iso(datetime.now(UTC) - timedelta(days=1)), "to": iso(datetime.now(UTC))}
+
+    async def values(field: str) -> list[Any]:
+        response = await get(client, key, device["id"], field=field, **window)
+        assert response.status_code == 200, response.text
+        return [p["value"] for p in response.json()["data"]["points"]]
+
+    # Calibrated: 10 * 2 + 1 = 21 and 4.5 * 2 + 1 = 10; formulas and mappings read them.
+    assert await values("temperature") == [10.0, 21.0]
+    assert await values("double") == [20.0, 42.0]
+    assert await values("band") == ["ten", "other"]
+    assert await values("warm") == [False, True]

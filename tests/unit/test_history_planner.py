@@ -38,6 +38,18 @@ def at(text: str) -> datetime:
         ("P3M", 3, 0),
         ("P1Y", 12, 0),
         ("P1Y6M", 18, 0),
+        # Fractions of the last component, when they give whole microseconds.
+        ("PT1.5H", 0, 90 * 60 * 10**6),
+        ("PT0.5H", 0, 30 * 60 * 10**6),
+        ("PT1,5H", 0, 90 * 60 * 10**6),
+        ("P0.5D", 0, 12 * HOUR),
+        ("P1DT0.5H", 0, 24 * HOUR + 30 * 60 * 10**6),
+        ("PT0.25M", 0, 15 * 10**6),
+        # The bounds: 100 years.
+        ("P100Y", 1200, 0),
+        ("P1200M", 1200, 0),
+        ("P36525D", 0, 36525 * DAY),
+        ("P000000000000000000000000001D", 0, DAY),
     ],
 )
 def test_resolutions(text: str, months: int, micros: int) -> None:
@@ -48,7 +60,31 @@ def test_resolutions(text: str, months: int, micros: int) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "P", "PT", "PT0S", "PT0.9S", "P1M1D", "P1YT1H", "weekly", "1h", "PT1.1234567S", "pt1h"],
+    [
+        "",
+        "P",
+        "PT",
+        "PT0S",
+        "PT0.9S",
+        "P1M1D",
+        "P1YT1H",
+        "weekly",
+        "1h",
+        "PT1.1234567S",
+        "pt1h",
+        "P101Y",
+        "P1201M",
+        "P36526D",
+        "P200000000Y",
+        "PT3000000000H",
+        "P" + "9" * 5000 + "D",
+        "PT1." + "0" * 20 + "1S",
+        "P0.5M",
+        "P1.5Y",
+        "PT1.5H30M",
+        "P.5D",
+        "PT0.0001H",
+    ],
 )
 def test_bad_resolutions_name_the_parameter(text: str) -> None:
     with pytest.raises(ApiError) as caught:
@@ -98,3 +134,22 @@ def test_segments_fall_back_to_hours_then_raw() -> None:
     assert plan_segments(start, end, quarter) == Segments(end, end, end, end)
     short = at("2026-01-01T10:50:00")
     assert plan_segments(start, short, six) == Segments(short, short, short, short)
+
+
+def test_segments_at_the_end_of_the_calendar() -> None:
+    # The next hour and day boundaries after the start lie past 9999-12-31T23:59:59.
+    start, end = at("9999-12-31T23:30:00"), at("9999-12-31T23:59:00")
+    for text in ("PT1H", "P1D", "P1M"):
+        resolution = parse_resolution(text)
+        assert resolution is not None
+        assert plan_segments(start, end, resolution) == Segments(end, end, end, end)
+        assert bucket_count(start, end, resolution) == 1
+    day = parse_resolution("P1D")
+    assert day is not None
+    early = at("9999-12-29T10:20:00")
+    assert plan_segments(early, end, day) == Segments(
+        hour_lo=at("9999-12-29T11:00:00"),
+        day_lo=at("9999-12-30T00:00:00"),
+        day_hi=at("9999-12-31T00:00:00"),
+        hour_hi=at("9999-12-31T23:00:00"),
+    )
