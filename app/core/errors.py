@@ -90,12 +90,12 @@ def _validation_response(exc: ValidationException) -> Response[ErrorEnvelope]:
     return error_response(400, "invalid_parameter", problem)
 
 
-def _nul_message(request: Request[Any, Any, Any]) -> str:
-    """Names the (first) query parameter holding a NUL character (D5)."""
+def _nul_message(request: Request[Any, Any, Any]) -> str | None:
+    """Names the (first) query parameter holding a NUL character (D5), if one does."""
     for name, value in request.query_params.multi_items():
         if "\x00" in name or "\x00" in str(value):
             return f"{name.replace(chr(0), '%00')}: must not contain NUL characters"
-    return "text must not contain NUL characters"
+    return None
 
 
 def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[ErrorEnvelope]:
@@ -122,8 +122,12 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
     if isinstance(
         exc, (asyncpg.CharacterNotInRepertoireError, asyncpg.UntranslatableCharacterError)
     ):
-        # Text that PostgreSQL cannot store (NUL) arriving in a query parameter.
-        return error_response(400, "invalid_parameter", _nul_message(request))
+        # Text that PostgreSQL cannot store (NUL). In a query parameter it is a 400 naming
+        # the parameter; otherwise it came in a path id, which names nothing that exists (D6).
+        nul_problem = _nul_message(request)
+        if nul_problem is None:
+            return error_response(404, "not_found", "no such resource")
+        return error_response(400, "invalid_parameter", nul_problem)
     if isinstance(exc, asyncpg.QueryCanceledError):
         log.warning("statement timeout on %s %s", request.method, request.url.path)
         return error_response(503, "timeout", "the query took too long; narrow the request")
