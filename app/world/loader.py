@@ -11,6 +11,7 @@ from typing import Any
 
 import asyncpg
 import msgspec
+import msgspec.inspect as mi
 import yaml
 from argon2 import PasswordHasher
 
@@ -56,6 +57,79 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[
 _WorldYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+class _WrittenInt(int):
+    """A YAML integer that remembers how it was written."""
+
+    written: str
+
+
+class _WrittenFloat(float):
+    """A YAML float that remembers how it was written."""
+
+    written: str
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    number = _WrittenInt(loader.construct_yaml_int(node))
+    number.written = node.value
+    return number
+
+
+def _construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
+    number = _WrittenFloat(loader.construct_yaml_float(node))
+    number.written = node.value
+    return number
+
+
+_WorldYamlLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_WorldYamlLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+
+
+def _plain(value: Any) -> Any:
+    """`value` with the numbers YAML read as plain ints and floats again."""
+    if isinstance(value, _WrittenInt):
+        return int(value)
+    if isinstance(value, _WrittenFloat):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _as_written(value: Any, kind: mi.Type) -> Any:
+    """`value` with every number YAML read where the world expects text put back as written.
+
+    Plain YAML reads `devEui: 0016001000000001` as an (octal!) integer and `name: 1e3` as a
+    float; the world's schema says which places hold text, so those numbers are restored
+    to the characters of the file rather than refused or silently changed. Everywhere
+    else they become plain numbers.
+    """
+    if isinstance(kind, mi.UnionType):
+        texts = [t for t in kind.types if isinstance(t, mi.StrType)]
+        numbers = any(isinstance(t, mi.IntType | mi.FloatType) for t in kind.types)
+        if texts and not numbers:
+            return _as_written(value, texts[0])
+        others = [t for t in kind.types if not isinstance(t, mi.StrType | mi.NoneType)]
+        return _as_written(value, others[0]) if len(others) == 1 else _plain(value)
+    if isinstance(kind, mi.StrType) and isinstance(value, _WrittenInt | _WrittenFloat):
+        return value.written
+    if isinstance(kind, mi.StructType) and isinstance(value, dict):
+        fields = {f.encode_name: f.type for f in kind.fields}
+        return {
+            k: _as_written(v, fields[k]) if k in fields else _plain(v) for k, v in value.items()
+        }
+    if isinstance(kind, mi.ListType) and isinstance(value, list):
+        return [_as_written(item, kind.item_type) for item in value]
+    if isinstance(kind, mi.DictType) and isinstance(value, dict):
+        return {k: _as_written(v, kind.value_type) for k, v in value.items()}
+    return _plain(value)
+
+
+_WORLD_TYPE = mi.type_info(WorldSpec)
+
+
 def _validation_error(exc: msgspec.ValidationError) -> WorldError:
     match = _PATH_SUFFIX.match(str(exc))
     assert match is not None
@@ -93,7 +167,7 @@ def parse_world(document: dict[str, Any] | str | bytes, kind: str | None = None)
             data = {}
         if not isinstance(data, dict):
             raise fail("world", "expected an object with partners, uplinks, ...")
-        return msgspec.convert(data, WorldSpec)
+        return msgspec.convert(_as_written(data, _WORLD_TYPE), WorldSpec)
     except msgspec.ValidationError as exc:
         raise _validation_error(exc) from None
 

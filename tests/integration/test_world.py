@@ -592,3 +592,43 @@ def test_demo_world_is_valid_and_deterministic() -> None:
     assert kinds == {"decoded", "static", "formula", "mapping"}
     assert data_types == {"number", "string", "boolean", "date", "location"}
     assert len(parse_world(world).uplinks) > 1000
+
+
+async def test_yaml_numbers_where_text_is_expected_are_read_as_written(
+    pool: asyncpg.Pool,
+) -> None:
+    partner_id, profile_id, device_id, sub_id = (uuid.uuid4() for _ in range(4))
+    # Unquoted, YAML reads 0016001000000001 as an octal integer and 1e3 as a float.
+    text = f"""
+partners:
+  - id: {partner_id}
+    name: 2026
+    tier: {{ perMinute: 120, perDay: 5000 }}
+    profiles:
+      - id: {profile_id}
+        name: 1e3
+        fields:
+          - {{ id: {uuid.uuid4()}, identifier: level, dataType: number, kind: static,
+              default: 7 }}
+    subAccounts:
+      - id: {sub_id}
+        name: 42
+        devices:
+          - {{ id: {device_id}, devEui: 0016001000000001, name: 0101, serialNumber: 00123,
+              deviceProfileId: {profile_id}, static: {{ level: 2.50 }} }}
+"""
+    await load_world(pool, text, now=NOW)
+    async with pool.acquire() as c:
+        device = await c.fetchrow(
+            "SELECT dev_eui, name, serial_number, static_values FROM devices WHERE id = $1",
+            device_id,
+        )
+        assert tuple(device) == ("0016001000000001", "0101", "00123", {"level": 2.5})
+        names = await c.fetch(
+            "SELECT (SELECT name FROM partners WHERE id = $1),"
+            " (SELECT name FROM device_profiles WHERE id = $2),"
+            " (SELECT name FROM sub_accounts WHERE id = $3),"
+            " (SELECT tier_per_minute FROM partners WHERE id = $1)",
+            partner_id, profile_id, sub_id,
+        )  # fmt: skip
+        assert tuple(names[0]) == ("2026", "1e3", "42", 120)
