@@ -13,7 +13,6 @@ the stored `/latest` body, so one uplink is one database round trip.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -29,6 +28,7 @@ from app.telemetry.values import (
     best_signal,
     breaks_rule,
     coerce,
+    finite,
     string_form,
 )
 
@@ -58,10 +58,8 @@ class Uplink(msgspec.Struct, frozen=True):
 
 
 def _storable(value: Any, data_type: str) -> Any:
-    coerced = coerce(value, data_type)
-    if isinstance(coerced, float) and not math.isfinite(coerced):
-        return None
-    return coerced
+    # coerce() refuses numbers that are not finite or above MAX_MAGNITUDE (values.py).
+    return coerce(value, data_type)
 
 
 def compute_derived(catalog: Catalog, names: dict[str, Any]) -> dict[str, Any]:
@@ -137,6 +135,15 @@ def prepare_uplink(context: DeviceContext, decoded: dict[str, Any]) -> PreparedU
         calibration = context.calibration.get(identifier)
         if calibration is not None:
             value = value * calibration[0] + calibration[1]
+            if not finite(value):  # overflowed to inf or above MAX_MAGNITUDE
+                log.warning(
+                    "device %s: %s=%r calibrated is %r, not storable; left out",
+                    context.id,
+                    identifier,
+                    raw,
+                    value,
+                )
+                continue
             derived.append(identifier)
         values[identifier] = value
     if catalog.computed:
@@ -260,7 +267,19 @@ async def store_event(
     location: dict[str, Any] | None = None,
     token_hash: bytes | None = None,
 ) -> str:
-    """Stores a status, join or location message; returns an `Outcome` value."""
+    """Stores a status, join or location message; returns an `Outcome` value.
+
+    A battery level that is not a number (NaN, an overflow: status_battery gives a `pct`
+    without value) or a location that is not one (NaN, out of range) is left out and
+    logged; the message still moves lastSeenAt."""
+    if battery is not None and battery.get("state") == "pct" and battery.get("value") is None:
+        log.warning("device %s: status battery level is not a number; left out", context.id)
+        battery = None
+    if location is not None:
+        checked = coerce(location, "location")
+        if checked is None:
+            log.warning("device %s: %r is not a location; left out", context.id, location)
+        location = checked
     outcome: str = await connection.fetchval(
         INGEST_EVENT,
         token_hash,
@@ -277,7 +296,12 @@ async def store_event(
 
 def dedup_key(kind: str, deduplication_id: str) -> str | None:
     """ChirpStack reuses an uplink's deduplicationId for the status and location events
-    it carried, so the key includes the event type."""
+    it carried, so the key includes the event type.
+
+    PostgreSQL text cannot hold U+0000: NULs are dropped (real ids are UUIDs; two ids
+    differing only in NULs would count as one, which no network server produces)."""
+    if "\x00" in deduplication_id:
+        deduplication_id = deduplication_id.replace("\x00", "")
     return f"{kind}:{deduplication_id}" if deduplication_id else None
 
 

@@ -20,25 +20,36 @@ _ZERO, _HALF, _THIRTY, _SEVENTY = Decimal(0), Decimal("0.5"), Decimal(30), Decim
 _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off"})
 
+# The largest magnitude a stored number may have. Stored numbers end up in float8 columns
+# whose rollups and history queries SUM them (count * max must stay finite), so a value
+# above this, or inf/NaN, is treated like any other value that cannot be coerced: skipped
+# and logged when decoded, left out of the reading when a formula or calibration makes it.
+MAX_MAGNITUDE = 1e300
+
+
+def finite(value: int | float) -> bool:
+    """Whether a number may be stored: finite with magnitude <= MAX_MAGNITUDE.
+
+    Compares without converting, so a 400-digit int is refused instead of raising
+    OverflowError (int and float compare exactly in Python; NaN compares false)."""
+    return -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE
+
 
 def _number(value: Any) -> int | float | None:
     if isinstance(value, bool):
         return int(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
+    if isinstance(value, int | float):
+        return value if finite(value) else None
     if isinstance(value, str):
         text = value.strip()
         try:
-            return int(text)
+            number: int | float = int(text)
         except ValueError:
-            pass
-        try:
-            number = float(text)
-        except ValueError:
-            return None
-        return number if math.isfinite(number) else None
+            try:
+                number = float(text)
+            except ValueError:
+                return None
+        return number if finite(number) else None
     return None
 
 
@@ -84,7 +95,10 @@ def string_form(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return str(value)
+        try:
+            return str(value)
+        except ValueError:  # over Python's 4300-digit limit (a formula's huge result)
+            return None
     if isinstance(value, float):
         if value.is_integer() and abs(value) < 2**63:
             return str(int(value))
@@ -95,6 +109,11 @@ def string_form(value: Any) -> str | None:
 
 
 def _string(value: Any) -> str | None:
+    if isinstance(value, str):
+        # PostgreSQL's jsonb (and text) cannot hold U+0000: such a value cannot be stored,
+        # so it is skipped like any other uncoercible value (never stripped: the stored
+        # text would silently differ from what the device sent).
+        return None if "\x00" in value else value
     return None if isinstance(value, dict | list) or value is None else string_form(value)
 
 
@@ -201,9 +220,13 @@ def signal_quality(rssi: float, snr: float) -> int:
 
 
 def best_signal(receptions: Iterable[tuple[float, float]]) -> int | None:
-    """The signal quality of the best receiving gateway, or None without any."""
+    """The signal quality of the best receiving gateway, or None without any.
+
+    A reception with a NaN rssi or snr has no quality; infinities are clamped (D15)."""
     best: int | None = None
     for rssi, snr in receptions:
+        if rssi != rssi or snr != snr:  # NaN (proto3 JSON allows "NaN"): no quality
+            continue
         quality = signal_quality(rssi, snr)
         if best is None or quality > best:
             best = quality

@@ -86,12 +86,15 @@ $$;
 --   p_has_derived    whether /latest carries `derived` at all (D10, api-spec 2.4)
 --   p_signal         D15 signal quality of the best gateway, or NULL without rxInfo
 --   p_battery        the battery_pct field's value (rounded, clamped), or NULL
---   p_gateways       GatewayEUIs that relayed the uplink
 --   p_rule_*         the alert rules whose field is in this uplink, and whether it breaks them
 -- outcome: 'stored', 'duplicate', 'not_found' or 'unauthorized'; site_num: where the
--- device is (0 = none), for the readings.
+-- device is (0 = none), for the readings. The gateways that relayed the uplink are moved
+-- by the caller, last (touch_gateways).
 DROP FUNCTION IF EXISTS ingest_uplink_state(bytea, uuid, integer, text, timestamptz, jsonb,
     text[], jsonb, text[], boolean, boolean, integer, integer, text[], integer[], text[],
+    boolean[], text[]);
+DROP FUNCTION IF EXISTS ingest_uplink_state(bytea, uuid, integer, text, timestamptz, jsonb,
+    text[], jsonb, text[], boolean, boolean, integer, integer, integer[], text[],
     boolean[], text[]);
 CREATE FUNCTION ingest_uplink_state(
     p_token_hash        bytea,
@@ -107,7 +110,6 @@ CREATE FUNCTION ingest_uplink_state(
     p_retain            boolean,
     p_signal            integer,
     p_battery           integer,
-    p_gateways          text[],
     p_rule_ids          integer[],
     p_rule_fields       text[],
     p_rule_breaks       boolean[],
@@ -143,7 +145,8 @@ BEGIN
     END IF;
 
     -- Lock order of every ingest path: device (share), dedup row, device state, then the
-    -- device's rollup rows (written by the caller), so concurrent batches never deadlock.
+    -- device's rollup rows (written by the caller), and last the gateway rows
+    -- (touch_gateways, in num order), so concurrent batches never deadlock.
     st := lock_device_state(p_device_num);
     old_fs := st.field_state;
 
@@ -218,17 +221,54 @@ BEGIN
            latest_body = body_bytes,
            latest_etag = '"' || md5(body_bytes) || '"'
      WHERE device_num = p_device_num;
+END;
+$$;
 
-    -- Many devices share a gateway: a gateway row locked by a concurrent uplink is being
-    -- moved to practically the same time already, and waiting for it would serialise
-    -- every uplink of the gateway behind one commit flush.
-    IF cardinality(p_gateways) > 0 THEN
-        UPDATE gateways g SET last_seen_at = p_time
-         WHERE g.num IN (SELECT x.num FROM gateways x
-                          WHERE x.partner_id = p_partner_id AND x.gateway_eui = ANY (p_gateways)
-                            AND (x.last_seen_at IS NULL OR x.last_seen_at < p_time)
-                            FOR UPDATE SKIP LOCKED);
+-- lastSeenAt of the gateways that relayed admitted uplinks (D17: its newest stats message
+-- or relayed uplink): per gateway the newest time of (p_partner_id[i], p_gateway_eui[i],
+-- p_time[i]), moved forward only (GREATEST semantics: a late uplink never moves it back).
+-- It waits for a gateway row held by a concurrent transaction instead of skipping it (a
+-- skipped newer uplink left lastSeenAt behind). No deadlock: every ingest transaction
+-- calls this as its last statement, so a transaction holding a gateway row takes no other
+-- lock afterwards, and the gateway rows are locked in one global order (num). A row is
+-- held only from here to commit, and once per batch, not once per uplink. (A world-file
+-- load replays its events in one transaction and so calls this mid-transaction; should it
+-- ever deadlock with live ingest, PostgreSQL aborts one side, and app/telemetry/batch.py
+-- retries a failed batch uplink by uplink.)
+CREATE OR REPLACE FUNCTION touch_gateways(
+    p_partner_id    uuid[],
+    p_gateway_eui   text[],
+    p_time          timestamptz[]
+) RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_nums  integer[];
+    v_times timestamptz[];
+BEGIN
+    IF cardinality(p_gateway_eui) = 0 THEN
+        RETURN;
     END IF;
+    SELECT array_agg(s.num ORDER BY s.num), array_agg(s.t ORDER BY s.num)
+      INTO v_nums, v_times
+      FROM (SELECT x.num, max(y.t) AS t
+              FROM unnest(p_partner_id, p_gateway_eui, p_time) AS y (p, e, t)
+              JOIN gateways x ON x.partner_id = y.p AND x.gateway_eui = y.e
+             GROUP BY x.num) s
+     WHERE s.t IS NOT NULL;
+    IF v_nums IS NULL THEN
+        RETURN;
+    END IF;
+    -- Lock in num order (rows already newer are neither locked nor written; after a wait
+    -- the condition is checked again against the committed row).
+    PERFORM 1
+       FROM gateways g JOIN unnest(v_nums, v_times) AS z (num, t) ON g.num = z.num
+      WHERE g.last_seen_at IS NULL OR g.last_seen_at < z.t
+      ORDER BY g.num
+        FOR UPDATE OF g;
+    UPDATE gateways g SET last_seen_at = GREATEST(g.last_seen_at, z.t)
+      FROM unnest(v_nums, v_times) AS z (num, t)
+     WHERE g.num = z.num AND (g.last_seen_at IS NULL OR g.last_seen_at < z.t);
 END;
 $$;
 
@@ -268,11 +308,16 @@ DECLARE
 BEGIN
     SELECT * INTO r FROM ingest_uplink_state(
         p_token_hash, p_partner_id, p_device_num, p_dedup_key, p_time, p_values, p_derived,
-        p_static, p_static_derived, p_has_derived, p_retain, p_signal, p_battery, p_gateways,
+        p_static, p_static_derived, p_has_derived, p_retain, p_signal, p_battery,
         p_rule_ids, p_rule_fields, p_rule_breaks, p_rule_levels);
     IF r.outcome = 'stored' THEN
         PERFORM record_readings(p_device_num, r.site_num, p_time, p_num_fields, p_num_values,
                                 p_other_fields, p_other_values);
+        IF cardinality(p_gateways) > 0 THEN
+            PERFORM touch_gateways(array_fill(p_partner_id, ARRAY[cardinality(p_gateways)]),
+                                   p_gateways,
+                                   array_fill(p_time, ARRAY[cardinality(p_gateways)]));
+        END IF;
     END IF;
     RETURN r.outcome;
 END;
@@ -331,6 +376,10 @@ DECLARE
     sites       integer[] := '{}';
     r           record;
     has_rules   boolean := cardinality(p_rule_ids) > 0;
+    gw          text[];
+    gw_partner  uuid[] := '{}';
+    gw_eui      text[] := '{}';
+    gw_time     timestamptz[] := '{}';
 BEGIN
     FOR i IN 1..n LOOP
         SELECT * INTO r FROM ingest_uplink_state(
@@ -340,16 +389,23 @@ BEGIN
             p_static[i],
             ARRAY(SELECT jsonb_array_elements_text(p_static_derived -> (i - 1))),
             p_has_derived[i], p_retain[i], p_signal[i], p_battery[i],
-            ARRAY(SELECT jsonb_array_elements_text(p_gateways -> (i - 1))),
             CASE WHEN has_rules THEN ARRAY(SELECT x.v FROM unnest(p_rule_uplink, p_rule_ids) AS x (u, v) WHERE x.u = i) ELSE '{}' END,
             CASE WHEN has_rules THEN ARRAY(SELECT x.v FROM unnest(p_rule_uplink, p_rule_fields) AS x (u, v) WHERE x.u = i) ELSE '{}' END,
             CASE WHEN has_rules THEN ARRAY(SELECT x.v FROM unnest(p_rule_uplink, p_rule_breaks) AS x (u, v) WHERE x.u = i) ELSE '{}' END,
             CASE WHEN has_rules THEN ARRAY(SELECT x.v FROM unnest(p_rule_uplink, p_rule_levels) AS x (u, v) WHERE x.u = i) ELSE '{}' END);
         outcomes := outcomes || r.outcome;
         sites := sites || CASE WHEN r.outcome = 'stored' THEN r.site_num END;
+        IF r.outcome = 'stored' AND jsonb_array_length(p_gateways -> (i - 1)) > 0 THEN
+            gw := ARRAY(SELECT jsonb_array_elements_text(p_gateways -> (i - 1)));
+            gw_eui := gw_eui || gw;
+            gw_partner := gw_partner || array_fill(p_partner_id[i], ARRAY[cardinality(gw)]);
+            gw_time := gw_time || array_fill(p_time[i], ARRAY[cardinality(gw)]);
+        END IF;
     END LOOP;
     PERFORM record_readings_many(p_device_num, sites, p_time, p_num_uplink, p_num_fields,
                                  p_num_values, p_other_uplink, p_other_fields, p_other_values);
+    -- Last: the gateway rows are locked after every other lock (touch_gateways).
+    PERFORM touch_gateways(gw_partner, gw_eui, gw_time);
     RETURN outcomes;
 END;
 $$;

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
+from datetime import timedelta
 from typing import Any
 
 import asyncpg
+import pytest
 from litestar.testing import AsyncTestClient
 
+from app.core.config import Settings
+from app.core.db import connect
+from app.ops.admin import set_device_status
+from app.telemetry import catalog
+from app.telemetry.pipeline import Uplink, store_uplink
 from tests.factories import World, load
 from tests.integration import test_ingest_helpers as cs
 
@@ -555,3 +565,370 @@ async def test_moving_to_inventory_after_ingest_makes_it_404(
     body = cs.uplink(dev_eui, {"temperature": 2}, time=cs.at(0, 1))
     assert await post(client, t["token"], "up", body) == 404
     assert await readings(pool, t["device"]) == []
+
+
+async def state_of(pool: asyncpg.Pool, device: dict[str, Any]) -> Any:
+    return await pool.fetchrow(
+        "SELECT s.* FROM device_state s JOIN devices d ON d.num = s.device_num WHERE d.id = $1",
+        device["id"],
+    )
+
+
+async def test_huge_numbers_are_skipped_never_a_500(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w, t = th_world()
+    t["device"]["calibration"] = {"humidity": {"scale": 1e308, "offset": 0}}
+    await load(pool, w)
+    dev_eui = t["device"]["devEui"]
+    huge = "9" * 309
+    # A JSON integer of 309 digits (decoded as int), a numeric string of that size and a
+    # float literal beyond float8; the protobuf builder cannot write them, so the text is
+    # edited in.
+    body = cs.uplink(dev_eui, {"temperature": 0, "door_raw": 0, "battery": 0}, time=cs.at(5))
+    body = body.replace('"temperature": 0.0', f'"temperature": {huge}')
+    body = body.replace('"door_raw": 0.0', '"door_raw": 1e400')
+    body = body.replace('"battery": 0.0', f'"battery": "{huge}"')
+    assert huge in body and "1e400" in body
+    assert await post(client, t["token"], "up", body) == 204
+    # Calibration overflowing to inf (10 * 1e308) is left out of the reading.
+    body = cs.uplink(dev_eui, {"humidity": 10, "note": "n"}, time=cs.at(4))
+    assert await post(client, t["token"], "up", body) == 204
+    data = await latest(client, t["key"], t["device"])
+    assert data["values"] == {"note": "n", "installed": "2026-01-01", "label": "Room 1"}
+    stored = await readings(pool, t["device"])
+    assert sorted(name for name, _, _ in stored) == ["note", "signal_quality", "signal_quality"]
+    # Nothing infinite anywhere: the rollups still sum.
+    infinite = await pool.fetchval(
+        "SELECT count(*) FROM readings_num WHERE value = 'Infinity' OR value = '-Infinity'"
+        " OR value = 'NaN'"
+    )
+    assert infinite == 0
+    # Within the limit the same uplink is stored.
+    body = cs.uplink(dev_eui, {"humidity": 1e-300, "temperature": 1e300}, time=cs.at(3))
+    assert await post(client, t["token"], "up", body) == 204
+    data = await latest(client, t["key"], t["device"])
+    assert float(data["values"]["temperature"]) == 1e300  # jsonb prints all 301 digits
+    assert data["values"]["humidity"] == pytest.approx(1e8)
+
+
+async def test_strings_with_nul_are_skipped_and_the_device_keeps_working(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w, t = th_world()
+    await load(pool, w)
+    dev_eui = t["device"]["devEui"]
+    body = cs.uplink(
+        dev_eui, {"note": "a\u0000b", "humidity": 5}, time=cs.at(5), dedup="id-\u0000-1"
+    )
+    assert "\\u0000" in body
+    assert await post(client, t["token"], "up", body) == 204
+    data = await latest(client, t["key"], t["device"])
+    assert "note" not in data["values"] and data["values"]["humidity"] == 5
+    # A NUL in the deduplicationId is dropped: the replay is still recognised.
+    assert await post(client, t["token"], "up", body) == 204
+    assert len([n for n, _, _ in await readings(pool, t["device"]) if n == "humidity"]) == 1
+    body = cs.uplink(dev_eui, {"note": "fine"}, time=cs.at(4))
+    assert await post(client, t["token"], "up", body) == 204
+    assert (await latest(client, t["key"], t["device"]))["values"]["note"] == "fine"
+
+
+async def test_proto3_nulls_and_numbers_as_strings_are_accepted(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w, t = th_world()
+    await load(pool, w)
+    dev_eui = t["device"]["devEui"]
+    when = cs.at(5)
+    body = cs.uplink(dev_eui, {"humidity": 5}, time=when, rx=[(-80, 7.5, "0016c001ff10a235")])
+    assert await post(client, t["token"], "up", body.replace('"rssi": -80', '"rssi": "-80"')) == 204
+    assert (await latest(client, t["key"], t["device"]))["signalQuality"] == 74
+    body = cs.uplink(dev_eui, {"humidity": 6}, time=cs.at(4), rx=[])
+    body = body.replace('"deviceInfo"', '"rxInfo": null, "deviceInfo"')
+    assert await post(client, t["token"], "up", body) == 204
+    data = await latest(client, t["key"], t["device"])
+    assert data["values"]["humidity"] == 6 and data["signalQuality"] == 74
+    # A status event whose level is NaN keeps the battery as it was; lastSeenAt moves.
+    third = cs.at(3)
+    body = cs.status(dev_eui, level=float("nan"), time=third)
+    assert '"NaN"' in body
+    assert await post(client, t["token"], "status", body) == 204
+    state = await state_of(pool, t["device"])
+    assert state["battery"] is None and state["last_seen_at"] == third
+
+
+async def test_archived_device_is_404(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
+    w, t = th_world()
+    archived = w.device(t["sa"], t["profile"], status="archived")
+    await load(pool, w)
+    for event, body in (
+        ("up", cs.uplink(archived["devEui"], {"temperature": 1})),
+        ("status", cs.status(archived["devEui"], level=5)),
+        ("join", cs.join(archived["devEui"])),
+        ("location", cs.location(archived["devEui"], 1.0, 2.0)),
+    ):
+        assert await post(client, t["token"], event, body) == 404, event
+    assert await readings(pool, archived) == []
+    assert await state_of(pool, archived) is None
+    # Archived after it reported: the cached context does not let the next uplink in.
+    dev_eui = t["device"]["devEui"]
+    assert await post(client, t["token"], "up", cs.uplink(dev_eui, {"temperature": 1})) == 204
+    async with pool.acquire() as connection:
+        await set_device_status(connection, t["device"]["id"], "archived", None)
+    body = cs.uplink(dev_eui, {"temperature": 2}, time=cs.at(0, 1))
+    assert await post(client, t["token"], "up", body) == 404
+    assert [v for n, _, v in await readings(pool, t["device"]) if n == "temperature"] == [1]
+
+
+async def test_replayed_status_join_and_location_events_are_stored_once(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w, t = th_world()
+    await load(pool, w)
+    dev_eui = t["device"]["devEui"]
+    token = t["token"]
+    nine, eight, seven = cs.at(9), cs.at(8), cs.at(7)
+    assert await post(client, token, "join", cs.join(dev_eui, time=nine, dedup="j")) == 204
+    # Replays carry a newer time and other content: only the first is stored.
+    assert await post(client, token, "join", cs.join(dev_eui, time=cs.at(1), dedup="j")) == 204
+    assert (await state_of(pool, t["device"]))["last_seen_at"] == nine
+    body = cs.status(dev_eui, level=40, time=eight, dedup="s")
+    assert await post(client, token, "status", body) == 204
+    body = cs.status(dev_eui, level=90, time=cs.at(1), dedup="s")
+    assert await post(client, token, "status", body) == 204
+    state = await state_of(pool, t["device"])
+    assert state["battery"]["value"] == 40 and state["last_seen_at"] == eight
+    body = cs.location(dev_eui, 10.0, 20.0, time=seven, dedup="l")
+    assert await post(client, token, "location", body) == 204
+    body = cs.location(dev_eui, 30.0, 40.0, time=cs.at(1), dedup="l")
+    assert await post(client, token, "location", body) == 204
+    state = await state_of(pool, t["device"])
+    assert state["reported_location"]["latitude"] == 10.0
+    assert state["last_seen_at"] == seven
+    # One dedup row per event type.
+    keys = await pool.fetch(
+        "SELECT deduplication_id FROM ingest_dedup WHERE partner_id = $1 ORDER BY 1",
+        t["partner"]["id"],
+    )
+    assert [r["deduplication_id"] for r in keys] == ["join:j", "location:l", "status:s"]
+
+
+async def test_status_join_and_location_without_time_take_the_time_received(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w, t = th_world()
+    await load(pool, w)
+    dev_eui = t["device"]["devEui"]
+    for event, body in (
+        ("status", cs.status(dev_eui, level=33)),
+        ("join", cs.join(dev_eui)),
+        ("location", cs.location(dev_eui, 5.0, 6.0)),
+    ):
+        assert '"time"' not in body
+        before = cs.at(0, -1)
+        assert await post(client, t["token"], event, body) == 204
+        state = await state_of(pool, t["device"])
+        assert before <= state["last_seen_at"] <= cs.at(0, 2), event
+    state = await state_of(pool, t["device"])
+    assert state["battery"]["value"] == 33
+    assert state["reported_location"]["latitude"] == 5.0
+    assert state["reported_location_at"] >= cs.at(0, -3)
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        ({"unavailable": True}, {"state": "unavailable", "value": None}),
+        ({"external": True}, {"state": "external", "value": None}),
+        ({"external": True, "unavailable": True}, {"state": "external", "value": None}),
+        ({"level": 55.5}, {"state": "pct", "value": 56}),
+    ],
+)
+async def test_status_battery_states(
+    client: AsyncTestClient, pool: asyncpg.Pool, flags: dict[str, Any], expected: Any
+) -> None:
+    w, t = th_world()
+    await load(pool, w)
+    body = cs.status(t["device"]["devEui"], time=cs.at(2), **flags)
+    assert await post(client, t["token"], "status", body) == 204
+    battery = (await state_of(pool, t["device"]))["battery"]
+    assert {"state": battery["state"], "value": battery["value"]} == expected
+    assert battery["source"] == "status"
+
+
+async def test_calibration_defaults_and_a_mapping_over_a_calibrated_source(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w, t = th_world()
+    # scale only (offset 0), offset only (scale 1); door reads the calibrated door_raw.
+    t["device"]["calibration"] = {"humidity": {"scale": 2}, "door_raw": {"offset": 1}}
+    await load(pool, w)
+    body = cs.uplink(
+        t["device"]["devEui"], {"humidity": 21, "door_raw": 0, "temperature": 5}, time=cs.at(2)
+    )
+    assert await post(client, t["token"], "up", body) == 204
+    data = await latest(client, t["key"], t["device"])
+    assert data["values"]["humidity"] == 42
+    assert data["values"]["door_raw"] == 1
+    assert data["values"]["door"] == "open"  # mapped from the calibrated 1, not the raw 0
+    assert data["values"]["ratio"] == 42
+    assert {"humidity", "door_raw", "door", "ratio"} <= set(data["derived"])
+    assert "temperature" not in data["derived"]
+
+
+async def test_a_carried_derived_value_stays_in_derived(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w, t = th_world(retain=True)
+    await load(pool, w)
+    dev_eui = t["device"]["devEui"]
+    first = cs.at(10)
+    body = cs.uplink(dev_eui, {"temperature": 10, "door_raw": 1}, time=first)
+    assert await post(client, t["token"], "up", body) == 204
+    body = cs.uplink(dev_eui, {"humidity": 50}, time=cs.at(5))
+    assert await post(client, t["token"], "up", body) == 204
+    data = await latest(client, t["key"], t["device"])
+    assert data["values"]["temp_f"] == 50 and data["values"]["door"] == "open"
+    assert data["retained"]["temp_f"] == cs.iso(first)
+    # Formulas are computed over an uplink's own values: ratio needs both, so it has none.
+    assert data["derived"] == {"temp_f": 50, "door": "open"}
+
+
+async def test_alert_operators_and_levels_through_ingest(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w, t = th_world()
+    w.alert_rule(t["profile"], "humidity", "<", 10, "alert")
+    w.alert_rule(t["profile"], "humidity", ">=", 90, "info")
+    w.alert_rule(t["profile"], "door", "==", "open", "alert")
+    w.alert_rule(t["profile"], "note", "!=", "ok", "info")
+    w.alert_rule(t["profile"], "battery", "<=", 20, "warning")
+    await load(pool, w)
+    dev_eui = t["device"]["devEui"]
+
+    async def alerts() -> list[tuple[str, str, Any]]:
+        rows = await pool.fetch(
+            "SELECT r.field, a.level, a.since FROM device_alerts a"
+            " JOIN alert_rules r ON r.id = a.rule_id"
+            " JOIN devices d ON d.num = a.device_num WHERE d.id = $1 ORDER BY 1, 2",
+            t["device"]["id"],
+        )
+        return [(r["field"], r["level"], r["since"]) for r in rows]
+
+    first = cs.at(20)
+    body = cs.uplink(
+        dev_eui, {"humidity": 5, "door_raw": 1, "note": "bad", "battery": 20}, time=first
+    )
+    assert await post(client, t["token"], "up", body) == 204
+    assert await alerts() == [
+        ("battery", "warning", first),
+        ("door", "alert", first),
+        ("humidity", "alert", first),
+        ("note", "info", first),
+    ]
+    second = cs.at(10)
+    body = cs.uplink(
+        dev_eui, {"humidity": 95, "door_raw": 0, "note": "ok", "battery": 21}, time=second
+    )
+    assert await post(client, t["token"], "up", body) == 204
+    # Each newer non-breaking reading cleared its alert; humidity now breaks the other rule.
+    assert await alerts() == [("humidity", "info", second)]
+    body = cs.uplink(dev_eui, {"humidity": 50}, time=cs.at(5))
+    assert await post(client, t["token"], "up", body) == 204
+    assert await alerts() == []
+
+
+async def test_a_late_uplink_never_moves_a_gateways_last_seen_back(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w, t = th_world()
+    await load(pool, w)
+    dev_eui = t["device"]["devEui"]
+    query = "SELECT last_seen_at FROM gateways WHERE id = $1"
+    newest = cs.at(2)
+    assert await post(client, t["token"], "up", cs.uplink(dev_eui, {"humidity": 1}, time=newest))
+    assert await pool.fetchval(query, t["gateway"]["id"]) == newest
+    body = cs.uplink(dev_eui, {"humidity": 2}, time=cs.at(30))
+    assert await post(client, t["token"], "up", body) == 204
+    assert await pool.fetchval(query, t["gateway"]["id"]) == newest
+
+
+async def test_concurrent_uplinks_leave_each_gateway_at_its_newest_uplink(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w, t = th_world()
+    gateways = ["0016c001ff10a235"] + [w.gateway(t["sa"])["gatewayEui"] for _ in range(3)]
+    devices = [t["device"]] + [w.device(t["sa"], t["profile"]) for _ in range(7)]
+    await load(pool, w)
+    base = cs.at(120)
+    newest: dict[str, Any] = {}
+    bodies = []
+    for index in range(160):
+        # Every uplink is relayed by two gateways, in varying order, at shuffled times.
+        when = base + timedelta(seconds=(index * 53) % 7200)
+        pair = [gateways[index % 4], gateways[(index * 3 + 1) % 4]]
+        for eui in pair:
+            newest[eui] = max(newest.get(eui, when), when)
+        device = devices[index % len(devices)]
+        rx = [(-80, 5.0, eui) for eui in pair]
+        bodies.append(cs.uplink(device["devEui"], {"humidity": index}, time=when, rx=rx))
+
+    async def send(body: str) -> int:
+        return await post(client, t["token"], "up", body)
+
+    assert await asyncio.gather(*(send(b) for b in bodies)) == [204] * len(bodies)
+    rows = await pool.fetch(
+        "SELECT gateway_eui, last_seen_at FROM gateways WHERE partner_id = $1",
+        t["partner"]["id"],
+    )
+    assert {r["gateway_eui"]: r["last_seen_at"] for r in rows} == newest
+
+
+async def test_an_uplink_waits_for_a_gateway_row_held_by_an_older_one(
+    client: AsyncTestClient, pool: asyncpg.Pool, settings: Settings
+) -> None:
+    """A concurrent transaction holding the gateway row (an older uplink) must not make a
+    newer uplink skip the gateway: lastSeenAt ends at the newest relayed uplink (D17)."""
+    w, t = th_world()
+    other = w.device(t["sa"], t["profile"])
+    await load(pool, w)
+    gateway = "0016c001ff10a235"
+    row = await pool.fetchrow(
+        "SELECT partner_id, num, id, status, profile_id, static_values, calibration"
+        " FROM devices WHERE id = $1",
+        t["device"]["id"],
+    )
+    context = await catalog.context_from_row(pool, row)
+    older, newer = cs.at(10), cs.at(5)
+    # Committed first, so that the hypertable chunks of these times exist: creating one
+    # would make the second transaction wait for the first whatever the gateway does.
+    warm = cs.uplink(other["devEui"], {"humidity": 0}, time=cs.at(15), rx=[])
+    assert await post(client, t["token"], "up", warm) == 204
+    locked, release = threading.Event(), threading.Event()
+    uplink = Uplink(time=older, values={"humidity": 1}, gateways=[gateway])
+
+    async def hold() -> None:
+        # In a thread of its own: the test client blocks this loop while it serves a request.
+        connection = await connect(settings)
+        try:
+            async with connection.transaction():
+                assert await store_uplink(connection, context, uplink) == "stored"
+                locked.set()
+                await asyncio.get_running_loop().run_in_executor(None, release.wait, 10)
+        finally:
+            await connection.close()
+
+    holder = threading.Thread(target=asyncio.run, args=(hold(),))
+    holder.start()
+    assert locked.wait(10)
+    threading.Timer(0.5, release.set).start()
+    started = time.monotonic()
+    body = cs.uplink(other["devEui"], {"humidity": 2}, time=newer, rx=[(-80, 5, gateway)])
+    assert await post(client, t["token"], "up", body) == 204
+    waited = time.monotonic() - started
+    holder.join(10)
+    assert waited >= 0.4  # it waited for the gateway row instead of skipping it
+    seen = await pool.fetchval(
+        "SELECT last_seen_at FROM gateways WHERE id = $1", t["gateway"]["id"]
+    )
+    assert seen == newer

@@ -69,9 +69,9 @@ def status(
     return MessageToJson(event)
 
 
-def join(dev_eui: str, *, time: datetime | None = None) -> str:
+def join(dev_eui: str, *, time: datetime | None = None, dedup: str | None = None) -> str:
     event = integration.JoinEvent(dev_addr="01020304")
-    _common(event, dev_eui, time, None)
+    _common(event, dev_eui, time, dedup)
     return MessageToJson(event)
 
 
@@ -82,9 +82,10 @@ def location(
     altitude: float | None = None,
     *,
     time: datetime | None = None,
+    dedup: str | None = None,
 ) -> str:
     event = integration.LocationEvent()
-    _common(event, dev_eui, time, None)
+    _common(event, dev_eui, time, dedup)
     event.location.latitude = latitude
     event.location.longitude = longitude
     if altitude is not None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import uuid
 
+import msgspec
 import pytest
 
 from app.telemetry.catalog import build_catalog, build_context
+from app.telemetry.chirpstack import DECODERS
 from app.telemetry.controller import matches
 from app.telemetry.pipeline import compute_derived, prepare_uplink
 from app.telemetry.values import (
@@ -156,3 +158,106 @@ def test_if_none_match() -> None:
     assert not matches('"abcd"', etag)
     assert not matches(None, etag)
     assert not matches("", etag)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        10**309,  # a JSON integer msgspec decodes as int, float() would overflow
+        -(10**309),
+        "9" * 400,
+        "1e400",
+        1e301,
+        -1e301,
+        float("inf"),
+        float("-inf"),
+    ],
+)
+def test_numbers_beyond_the_storable_magnitude_are_not_coerced(value: object) -> None:
+    assert coerce(value, "number") is None
+
+
+def test_the_storable_magnitude_is_inclusive() -> None:
+    assert coerce(1e300, "number") == 1e300
+    assert coerce(10**300, "number") == 10**300
+    assert coerce(-1e300, "number") == -1e300
+    # The altitude of a location follows the same rule (left out).
+    location = coerce({"latitude": 1, "longitude": 2, "altitude": 10**400}, "location")
+    assert location == {"latitude": 1, "longitude": 2, "altitude": None}
+
+
+def test_strings_with_nul_are_not_coerced() -> None:
+    assert coerce("a\x00b", "string") is None
+    assert coerce("a\x00b", "number") is None
+    assert coerce("ab", "string") == "ab"
+    # An int too long for str() (a formula's result) has no string form.
+    assert string_form(7**6000) is None
+
+
+def test_receptions_with_nan_have_no_quality_and_infinities_are_clamped() -> None:
+    nan, inf = float("nan"), float("inf")
+    assert best_signal([(nan, 5.0), (-80, nan)]) is None
+    assert best_signal([(nan, 5.0), (-80, 7.5)]) == 74
+    assert best_signal([(inf, inf)]) == 100
+    assert best_signal([(-inf, -inf)]) == 0
+
+
+def test_formula_and_calibration_results_beyond_the_magnitude_are_left_out() -> None:
+    catalog = build_catalog(
+        uuid.uuid4(),
+        [
+            _field(1, "x"),
+            _field(2, "y"),
+            _field(3, "huge_int", kind="formula", formula="x ** 400"),
+            _field(4, "to_inf", kind="formula", formula="x * 1e308 * 10"),
+            _field(5, "nan", kind="formula", formula="float('nan') + x"),
+            _field(6, "fine", kind="formula", formula="x * 2"),
+            _field(7, "text", kind="formula", formula="int(x) ** 9000", data_type="string"),
+        ],
+        [],
+    )
+    context = build_context(
+        catalog, 1, uuid.uuid4(), uuid.uuid4(), {}, {"y": {"scale": 1e308, "offset": 0}}
+    )
+    prepared = prepare_uplink(context, {"x": 10, "y": 10})
+    assert prepared.values == {"x": 10, "fine": 20}
+    assert prepared.num_values == [10.0, 20.0]
+    assert prepared.derived == ["fine"]
+    # y alone within range is calibrated and stored.
+    assert prepare_uplink(context, {"y": 1e-300}).values == {"y": 1e-300 * 1e308}
+
+
+def test_calibration_defaults() -> None:
+    catalog = build_catalog(uuid.uuid4(), [_field(1, "a"), _field(2, "b"), _field(3, "c")], [])
+    context = build_context(
+        catalog,
+        1,
+        uuid.uuid4(),
+        uuid.uuid4(),
+        {},
+        {"a": {"scale": 2}, "b": {"offset": -1}, "c": {"scale": None, "offset": None}},
+    )
+    assert context.calibration == {"a": (2.0, 0.0), "b": (1.0, -1.0), "c": (1.0, 0.0)}
+    prepared = prepare_uplink(context, {"a": 5, "b": 5, "c": 5})
+    assert prepared.values == {"a": 10.0, "b": 4.0, "c": 5.0}
+
+
+def test_decoders_accept_proto3_nulls_and_numbers_as_strings() -> None:
+    up = DECODERS["up"].decode(
+        b'{"deviceInfo": {"devEui": "0102030405060708"}, "deduplicationId": null,'
+        b' "rxInfo": null, "object": {"a": 1e400, "b": null}}'
+    )
+    assert up.rx_info == [] and up.deduplication_id == ""
+    assert up.object["a"] == float("inf") and up.object["b"] is None
+    up = DECODERS["up"].decode(
+        b'{"deviceInfo": {"devEui": "0102030405060708"},'
+        b' "rxInfo": [{"gatewayId": null, "rssi": "-80", "snr": "7.5"}]}'
+    )
+    assert (up.rx_info[0].gateway_id, up.rx_info[0].rssi, up.rx_info[0].snr) == ("", -80, 7.5)
+    status = DECODERS["status"].decode(
+        b'{"deviceInfo": {"devEui": "x"}, "batteryLevel": null, "externalPowerSource": null}'
+    )
+    assert (status.battery_level, status.external_power_source) == (0.0, False)
+    for bad in (b'{"deviceInfo": null}', b'{"deviceInfo": {"devEui": 5}}', b"[1]"):
+        with pytest.raises(msgspec.ValidationError):
+            DECODERS["up"].decode(bad)
