@@ -28,6 +28,7 @@ from app.profiles.service import profile_fields
 from app.profiles.structs import DeviceProfileDetail
 
 LIST_DEVICES = QUERIES["devices.list_devices"]
+LIST_DEVICES_PRESENT = QUERIES["devices.list_devices_present"]
 GET_DEVICE = QUERIES["devices.get_device"]
 
 
@@ -86,7 +87,7 @@ class DeviceController(Controller):
         if statuses == []:
             return Listing(data=[], pagination=Pagination(limit=limit, offset=offset, total=0))
         rows = await pool.fetch(
-            LIST_DEVICES,
+            list_query(statuses, wanted_online),
             principal.partner_id,
             principal.sub_account_id,
             sub_account,
@@ -129,3 +130,15 @@ class DeviceController(Controller):
             fields=fields,
         )
         return Single(DeviceDetail(**device_fields(row), device_profile=profile))
+
+
+def list_query(statuses: list[str] | None, online: bool | None) -> str:
+    """The device list query for these filters (same answer either way, sql/devices).
+
+    device_presence (schema/034) holds every assigned device with the end of its online
+    time, so it alone answers online=true, and online=false when only assigned devices are
+    wanted; the other lists walk the devices.
+    """
+    if online is True or (online is False and statuses == ["assigned"]):
+        return LIST_DEVICES_PRESENT
+    return LIST_DEVICES
