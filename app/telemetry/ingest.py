@@ -15,6 +15,7 @@ import msgspec
 from litestar import Controller, Request, Response, post
 from litestar.params import Parameter
 
+from app.auth.cache import current_cache
 from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
 from app.core.errors import ApiError, error_responses, invalid_body, not_found
@@ -178,6 +179,11 @@ class IngestController(Controller):
         parsed = _decode(event, await request.body())
         context = await _device(pool, token_hash, parsed.device_info.dev_eui)
         outcome = await _store(pool, event, parsed, context, token_hash)
+        if outcome == Outcome.STORED and (cache := current_cache(request.app)) is not None:
+            # Read-your-writes on this worker: its own notification of the commit may still
+            # be unread when the client's next request arrives. Other workers get theirs
+            # from PostgreSQL at commit, before this answer is even sent.
+            cache.latest.notified(str(context.num))
         if outcome in (Outcome.STORED, Outcome.DUPLICATE):
             return _no_content()
         _devices.clear()

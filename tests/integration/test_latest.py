@@ -127,6 +127,28 @@ async def test_etag_and_conditional_requests(client: AsyncTestClient, pool: asyn
     assert by_eui.status_code == 200 and by_eui.headers["etag"] == changed.headers["etag"]
 
 
+async def test_latest_reads_its_own_writes_at_once(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    """A dashboard that sees 204 from ingest and asks /latest at once gets the new body,
+    even when the worker has not yet read PostgreSQL's notification of the commit."""
+    w, t = th_world()
+    await load(pool, w)
+    url = f"/api/v1/devices/{t['device']['id']}/latest"
+    etag = (await client.get(url, headers=auth(t["key"]))).headers["etag"]
+    for value in range(40):
+        assert (
+            await post(
+                client, t["token"], "up", cs.uplink(t["device"]["devEui"], {"temperature": value})
+            )
+            == 204
+        )
+        response = await client.get(url, headers=auth(t["key"], **{"If-None-Match": etag}))
+        assert response.status_code == 200, value
+        assert response.json()["data"]["values"]["temperature"] == value
+        etag = response.headers["etag"]
+
+
 async def test_304_counts_toward_the_rate_limit(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
