@@ -1,8 +1,14 @@
 """The cost of one authenticated request: authentication plus the rate-limit decision.
 
-Every API request runs `api_authenticate(sha256(key))` (schema/definitions/010-auth.sql):
-one round trip that finds the key, its tenancy and plan, and moves the key's per-second
-counters. This module measures
+With the worker's key cache (app/auth/cache.py) a request is authenticated and counted
+without a round trip: the key comes from the cache and its permit from a lease taken by
+`api_lease` one permit at a time (exact small limits) or in small batches. The per-request
+path, `api_authenticate(sha256(key))` (schema/definitions/010-auth.sql: one round trip that
+finds the key, its tenancy and plan, and moves the key's per-second counters), serves while
+the cache's listening connection is down or with TELEMETRY_AUTH_CACHE=0. `GET /me` makes
+one lookup of its own (the names of the key's tenancy), so the cost of auth + rate limit
+alone is read from `GET /latest` 304 in bench_latest (answered from the cache) against the
+HTTP floor. This module measures
 - the function alone through asyncpg: p50/p99 of sequential calls, and calls/s from N
   concurrent connections, with the calls spread over every key of the dataset (one key
   per connection) and with all connections on one key (the counter row is then shared,
