@@ -35,16 +35,16 @@ _DURATION = re.compile(
 # Bucket widths are bounded so that every one is a valid PostgreSQL interval and a
 # time_bucket width: at most 100 years (1200 months, or 36,525 days of fixed length).
 MAX_MONTHS = 1200
-MAX_MICROS = 36_525 * 24 * 3600 * 1_000_000
+MAX_MICROS = 36_525 * DAY
 # Whole parts longer than this (leading zeros aside) are far over the bound, and Python
 # refuses int() of very long digit strings.
 _MAX_DIGITS = 20
 _MICROS_PER_UNIT = {
-    "weeks": 7 * 86_400 * 1_000_000,
-    "days": 86_400 * 1_000_000,
-    "hours": 3600 * 1_000_000,
-    "minutes": 60 * 1_000_000,
-    "seconds": 1_000_000,
+    "weeks": 7 * DAY,
+    "days": DAY,
+    "hours": HOUR,
+    "minutes": 60 * MICROS_PER_SECOND,
+    "seconds": MICROS_PER_SECOND,
 }
 NAMED = {"hourly": "PT1H", "daily": "P1D"}
 

@@ -57,11 +57,6 @@ class Uplink(msgspec.Struct, frozen=True):
     dedup_key: str | None = None
 
 
-def _storable(value: Any, data_type: str) -> Any:
-    # coerce() refuses numbers that are not finite or above MAX_MAGNITUDE (values.py).
-    return coerce(value, data_type)
-
-
 def compute_derived(catalog: Catalog, names: dict[str, Any]) -> dict[str, Any]:
     """Formula and mapping values over `names`; a field that fails is left out.
 
@@ -97,7 +92,7 @@ def _compute(field: Field, names: dict[str, Any]) -> Any:
         raw = field.mapping.get(key, field.default) if key is not None else field.default
     if raw is None:
         return None
-    return _storable(raw, field.data_type)
+    return coerce(raw, field.data_type)
 
 
 class PreparedUplink(msgspec.Struct):
@@ -122,7 +117,7 @@ def prepare_uplink(context: DeviceContext, decoded: dict[str, Any]) -> PreparedU
         field = catalog.decoded.get(identifier)
         if field is None:
             continue
-        value = _storable(raw, field.data_type)
+        value = coerce(raw, field.data_type)
         if value is None:
             log.warning(
                 "device %s: %s=%r is not a %s; skipped",

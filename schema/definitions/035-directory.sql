@@ -95,7 +95,7 @@ CREATE OR REPLACE TRIGGER device_presence_insert AFTER INSERT ON devices
     REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION device_presence_devices();
 CREATE OR REPLACE TRIGGER device_presence_update AFTER UPDATE ON devices
-    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION device_presence_devices();
 
 -- device_state, the ingest path: row-level, and only when last_uplink_at moves (a status
