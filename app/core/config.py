@@ -18,6 +18,13 @@ class Settings(msgspec.Struct, frozen=True):
     pool_min_size: int = 2
     pool_max_size: int = 10
     max_body_bytes: int = 64 * 1024
+    # Export (integrations.md section 4): the bounds of one request, the statement timeout
+    # of its stream and of its size count, and how long a client may stop reading.
+    export_max_devices: int = 10_000
+    export_max_readings: int = 50_000_000
+    export_timeout_ms: int = 3_600_000
+    export_count_timeout_ms: int = 60_000
+    export_stall_s: float = 60.0
 
 
 def local_database_url(database: str = "telemetry") -> str:
@@ -32,4 +39,6 @@ def load_settings() -> Settings:
         statement_timeout_ms=int(os.environ.get("STATEMENT_TIMEOUT_MS", 5000)),
         pool_min_size=int(os.environ.get("DB_POOL_MIN", 2)),
         pool_max_size=int(os.environ.get("DB_POOL_MAX", 10)),
+        export_timeout_ms=int(os.environ.get("EXPORT_TIMEOUT_MS", 3_600_000)),
+        export_stall_s=float(os.environ.get("EXPORT_STALL_S", 60.0)),
     )
