@@ -54,9 +54,7 @@ FromParam = Annotated[
 ToParam = Annotated[str | None, Parameter(description="Required. ISO 8601 timestamp.")]
 FormatParam = Annotated[str | None, Parameter(description="`csv` (default), `ndjson`, `parquet`.")]
 LayoutParam = Annotated[str | None, Parameter(description="`wide` (default) or `long`.")]
-TzParam = Annotated[
-    str | None, Parameter(description="IANA time zone: adds a `localTime` column.")
-]
+TzParam = Annotated[str | None, Parameter(description="IANA time zone: adds a `localTime` column.")]
 
 
 def respond(request: Request[Any, Any, Any], pool: asyncpg.Pool, plan: ExportPlan) -> Stream:

@@ -13,13 +13,13 @@ from app.core.sql import QUERIES
 from app.export.structs import Column, ExportPlan
 
 # RFC 3339 in UTC with `Z`, microseconds only when there are some (as the JSON API writes).
-_UTC = "replace(to_char({t} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), '.000000Z', 'Z')"
+_UTC = (
+    "replace(to_char({t} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), '.000000Z', 'Z')"
+)
 # The session's TimeZone is the export's `tz` (set_config in the export transaction).
 _LOCAL = "replace(to_char({t}, 'YYYY-MM-DD\"T\"HH24:MI:SS.USTZH:TZM'), '.000000', '')"
 # A JSON value as text: a string without its quotes; booleans, dates and locations as JSON.
-_TEXT = (
-    "CASE jsonb_typeof(x.other) WHEN 'string' THEN x.other #>> '{}' ELSE x.other::text END"
-)
+_TEXT = "CASE jsonb_typeof(x.other) WHEN 'string' THEN x.other #>> '{}' ELSE x.other::text END"
 # CSV: numbers as PostgreSQL writes float8 (shortest exact form); a string beginning with
 # = + - @ or a tab gets a leading ' so that spreadsheets do not read it as a formula.
 _CSV_CELL = (
@@ -83,7 +83,10 @@ def _json_object(plan: ExportPlan, lead: list[str], values: list[tuple[str, str]
     """One NDJSON line built by concatenation: compact, in column order, any width."""
     names = ["time", *(["deviceId", "devEui"] if plan.fleet else [])]
     names += ["localTime"] if plan.tz is not None else []
-    parts = [f"'\"{name}\":\"' || {expression} || '\"'" for name, expression in zip(names, lead)]
+    parts = [
+        f"'\"{name}\":\"' || {expression} || '\"'"
+        for name, expression in zip(names, lead, strict=True)
+    ]
     parts += [f"{key} || ':' || COALESCE({value}::text, 'null')" for key, value in values]
     return "'{' || " + " || ',' || ".join(parts) + " || '}'"
 

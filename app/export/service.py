@@ -78,8 +78,8 @@ def parse_params(
         fields=wanted,
         start=begin,
         end=finish,
-        format=chosen_format,  # type: ignore[arg-type]
-        layout=chosen_layout,  # type: ignore[arg-type]
+        format=chosen_format,
+        layout=chosen_layout,
         tz=parse_tz(tz),
         cutoff=utc_now() - timedelta(days=principal.retention_days),
     )
@@ -127,7 +127,9 @@ async def plan_export(
     for row in fields:
         by_identifier.setdefault(row["identifier"], []).append(row)
     if params.fields is None:
-        wanted = [i for i, rows in by_identifier.items() if any(r["kind"] != "static" for r in rows)]
+        wanted = [
+            i for i, rows in by_identifier.items() if any(r["kind"] != "static" for r in rows)
+        ]
     else:
         wanted = list(params.fields)
         for identifier in wanted:
