@@ -50,8 +50,7 @@ def build_sql(plan: ExportPlan) -> str:
     return (
         QUERIES["export.wide_rows"]
         .replace("{arrays}", arrays)
-        .replace("{unnest}", ", ".join(f"g.a{i}" for i in count))
-        .replace("{cells}", ", ".join(f"c{i}" for i in count))
+        .replace("{unnest}", ", ".join(f"unnest(g.a{i}) AS c{i}" for i in count))
         .replace("{columns}", _wide_columns(plan))
     )
 
@@ -102,7 +101,7 @@ def _long_columns(plan: ExportPlan) -> str:
 
 
 def _wide_columns(plan: ExportPlan) -> str:
-    lead = _lead(plan, "g.time")
+    lead = _lead(plan, "u.time")
     cells = [f"u.c{i}" for i in range(1, len(plan.columns) + 1)]
     if plan.format == "ndjson":
         keys = [f"($8::text[])[{i}]" for i in range(1, len(plan.columns) + 1)]

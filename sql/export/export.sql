@@ -145,7 +145,7 @@ SELECT {columns}
  ORDER BY d.ord, x.time, x.pos
 
 -- name: wide_rows
--- Template: one row per reading time of devices $1 (more when a field has several readings at one time), by device id and time; {arrays}, {unnest}, {cells} and {columns} filled by app/export/query.py.
+-- Template: one row per reading time of devices $1 (more when a field has several readings at one time), by device id and time; {arrays}, {unnest} and {columns} filled by app/export/query.py.
 WITH map AS MATERIALIZED (
     SELECT * FROM unnest($2::integer[], $3::uuid[], $4::integer[], $5::boolean[])
                   AS m(field_num, profile_id, pos, numeric)
@@ -158,19 +158,23 @@ dev AS (
 SELECT {columns}
   FROM dev d
  CROSS JOIN LATERAL (
-    SELECT x.time, {arrays}
+    -- Several set-returning functions in one select list run in step (the shorter padded
+    -- with NULL), which turns a time with two readings of a field into two rows.
+    SELECT g.time, {unnest}
       FROM (
-        SELECT r.time, m.pos, r.value AS num, NULL::jsonb AS other
-          FROM map m JOIN readings_num r ON r.field_num = m.field_num
-         WHERE m.numeric AND (m.profile_id = d.profile_id OR m.profile_id IS NULL)
-           AND r.device_num = d.num AND r.time >= $6 AND r.time < $7
-        UNION ALL
-        SELECT r.time, m.pos, NULL, r.value
-          FROM map m JOIN readings_other r ON r.field_num = m.field_num
-         WHERE NOT m.numeric AND (m.profile_id = d.profile_id OR m.profile_id IS NULL)
-           AND r.device_num = d.num AND r.time >= $6 AND r.time < $7
-      ) x
-     GROUP BY x.time
- ) g
- CROSS JOIN LATERAL unnest({unnest}) AS u({cells})
- ORDER BY d.ord, g.time
+        SELECT x.time, {arrays}
+          FROM (
+            SELECT r.time, m.pos, r.value AS num, NULL::jsonb AS other
+              FROM map m JOIN readings_num r ON r.field_num = m.field_num
+             WHERE m.numeric AND (m.profile_id = d.profile_id OR m.profile_id IS NULL)
+               AND r.device_num = d.num AND r.time >= $6 AND r.time < $7
+            UNION ALL
+            SELECT r.time, m.pos, NULL, r.value
+              FROM map m JOIN readings_other r ON r.field_num = m.field_num
+             WHERE NOT m.numeric AND (m.profile_id = d.profile_id OR m.profile_id IS NULL)
+               AND r.device_num = d.num AND r.time >= $6 AND r.time < $7
+          ) x
+         GROUP BY x.time
+      ) g
+ ) u
+ ORDER BY d.ord, u.time
