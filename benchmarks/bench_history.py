@@ -96,6 +96,7 @@ def route_args(q: QueryClass, s: Series, end: datetime, with_site: bool) -> tupl
         seg.hour_hi,
         site,
         "avg",
+        None,
     ]
 
 

@@ -7,9 +7,7 @@ the readings bound (400, counted exactly from the rollups, raw readings at the e
 
 from __future__ import annotations
 
-import functools
 import uuid
-import zoneinfo
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -25,23 +23,10 @@ from app.core.sql import QUERIES
 from app.core.tenancy import DeviceRef
 from app.export.structs import FORMATS, LAYOUTS, Column, ExportParams, ExportPlan, Format
 from app.history.planner import parse_resolution, plan_segments
+from app.history.zones import parse_tz
 
 SIGNAL_QUALITY = "signal_quality"
 DAY = parse_resolution("P1D")
-
-
-@functools.cache
-def known_zones() -> frozenset[str]:
-    return frozenset(zoneinfo.available_timezones())
-
-
-def parse_tz(tz: str | None) -> str | None:
-    """An IANA zone name as spelled in the tz database, or a 400 naming `tz`."""
-    if tz is None:
-        return None
-    if tz not in known_zones():
-        raise invalid_parameter("tz", "must be an IANA time zone name such as Europe/Berlin")
-    return tz
 
 
 def parse_params(
