@@ -61,25 +61,43 @@ async def points(client: AsyncTestClient, setup: Setup, **params: Any) -> list[t
 
 
 async def test_local_days_are_23_and_25_hours_long(client: AsyncTestClient, setup: Setup) -> None:
-    spring = await points(client, setup, field="level", resolution="daily", agg="count",
-                          tz="Europe/Berlin", **{"from": "2026-03-28T00:00:00+01:00",
-                                                 "to": "2026-03-31T00:00:00+02:00"})  # fmt: skip
+    spring = await points(
+        client,
+        setup,
+        field="level",
+        resolution="daily",
+        agg="count",
+        tz="Europe/Berlin",
+        **{"from": "2026-03-28T00:00:00+01:00", "to": "2026-03-31T00:00:00+02:00"},
+    )
     assert spring == [
         ("2026-03-27T23:00:00Z", 24),  # local midnight of the 28th (+01:00)
         ("2026-03-28T23:00:00Z", 23),  # the 29th: clocks forward
         ("2026-03-29T22:00:00Z", 24),  # the 30th starts at +02:00
     ]
-    autumn = await points(client, setup, field="level", resolution="P1D", agg="count",
-                          tz="Europe/Berlin", **{"from": "2026-10-24T00:00:00+02:00",
-                                                 "to": "2026-10-27T00:00:00+01:00"})  # fmt: skip
+    autumn = await points(
+        client,
+        setup,
+        field="level",
+        resolution="P1D",
+        agg="count",
+        tz="Europe/Berlin",
+        **{"from": "2026-10-24T00:00:00+02:00", "to": "2026-10-27T00:00:00+01:00"},
+    )
     assert autumn == [
         ("2026-10-23T22:00:00Z", 24),
         ("2026-10-24T22:00:00Z", 25),  # the 25th: clocks back
         ("2026-10-25T23:00:00Z", 24),
     ]
     # Without tz the same range is bucketed in UTC days (D12) and `tz` is not echoed.
-    utc = await points(client, setup, field="level", resolution="daily", agg="count",
-                       **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-26T00:00:00Z"})  # fmt: skip
+    utc = await points(
+        client,
+        setup,
+        field="level",
+        resolution="daily",
+        agg="count",
+        **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-26T00:00:00Z"},
+    )
     assert utc == [("2026-10-24T00:00:00Z", 24), ("2026-10-25T00:00:00Z", 24)]
 
 
@@ -87,27 +105,45 @@ async def test_half_hour_zones_bucket_on_their_local_hours(
     client: AsyncTestClient, setup: Setup
 ) -> None:
     # Readings at hh:30 UTC are on Kolkata's local hour (+05:30): one per local hour.
-    kolkata = await points(client, setup, field="level", resolution="hourly", agg="count",
-                           tz="Asia/Kolkata", **{"from": "2026-10-24T00:00:00Z",
-                                                 "to": "2026-10-24T03:00:00Z"})  # fmt: skip
+    kolkata = await points(
+        client,
+        setup,
+        field="level",
+        resolution="hourly",
+        agg="count",
+        tz="Asia/Kolkata",
+        **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-24T03:00:00Z"},
+    )
     assert kolkata == [
         ("2026-10-24T00:30:00Z", 1),
         ("2026-10-24T01:30:00Z", 1),
         ("2026-10-24T02:30:00Z", 1),
     ]
     # Kathmandu (+05:45): local hours start at hh:15 UTC.
-    kathmandu = await points(client, setup, field="state", resolution="PT1H", agg="last",
-                             tz="Asia/Kathmandu", **{"from": "2026-10-24T00:00:00Z",
-                                                     "to": "2026-10-24T02:00:00Z"})  # fmt: skip
+    kathmandu = await points(
+        client,
+        setup,
+        field="state",
+        resolution="PT1H",
+        agg="last",
+        tz="Asia/Kathmandu",
+        **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-24T02:00:00Z"},
+    )
     assert kathmandu == [("2026-10-24T00:15:00Z", "s24"), ("2026-10-24T01:15:00Z", "s25")]
 
 
 async def test_sub_day_buckets_in_the_repeated_hour_follow_time_bucket(
     client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
 ) -> None:
-    got = await points(client, setup, field="level", resolution="PT1H", agg="count",
-                       tz="Europe/Berlin", **{"from": "2026-10-24T23:00:00Z",
-                                              "to": "2026-10-25T03:00:00Z"})  # fmt: skip
+    got = await points(
+        client,
+        setup,
+        field="level",
+        resolution="PT1H",
+        agg="count",
+        tz="Europe/Berlin",
+        **{"from": "2026-10-24T23:00:00Z", "to": "2026-10-25T03:00:00Z"},
+    )
     want = await pool.fetch(
         "SELECT time_bucket('1 hour', t, 'Europe/Berlin') AS b, count(*)"
         "  FROM generate_series(timestamptz '2026-10-24 23:30Z', '2026-10-25 02:30Z',"
@@ -118,15 +154,27 @@ async def test_sub_day_buckets_in_the_repeated_hour_follow_time_bucket(
 
 
 async def test_weeks_and_months_are_local(client: AsyncTestClient, setup: Setup) -> None:
-    month = await points(client, setup, field="level", resolution="P1M", agg="count",
-                         tz="America/New_York", **{"from": "2026-03-01T00:00:00Z",
-                                                   "to": "2026-04-01T00:00:00Z"})  # fmt: skip
+    month = await points(
+        client,
+        setup,
+        field="level",
+        resolution="P1M",
+        agg="count",
+        tz="America/New_York",
+        **{"from": "2026-03-01T00:00:00Z", "to": "2026-04-01T00:00:00Z"},
+    )
     # March in New York starts at 05:00 UTC; the readings of 27-31 March UTC are all in it
     # (the last, 2026-03-31 23:30Z, is 19:30 local).
     assert month == [("2026-03-01T05:00:00Z", 5 * 24)]
-    week = await points(client, setup, field="level", resolution="P1W", agg="count",
-                        tz="Europe/Berlin", **{"from": "2026-10-23T00:00:00Z",
-                                               "to": "2026-10-28T00:00:00Z"})  # fmt: skip
+    week = await points(
+        client,
+        setup,
+        field="level",
+        resolution="P1W",
+        agg="count",
+        tz="Europe/Berlin",
+        **{"from": "2026-10-23T00:00:00Z", "to": "2026-10-28T00:00:00Z"},
+    )
     # Monday 2026-10-26 00:00 in Berlin is Sunday 23:00 UTC.
     assert [time for time, _ in week] == ["2026-10-18T22:00:00Z", "2026-10-25T23:00:00Z"]
 
@@ -142,8 +190,14 @@ async def test_raw_points_are_unchanged_and_tz_echoed(
 
 async def test_unknown_zone_is_invalid_parameter(client: AsyncTestClient, setup: Setup) -> None:
     for zone in ["Mars/Olympus_Mons", "europe/berlin", "", "+02:00", "../../etc/passwd"]:
-        response = await history(client, setup, field="level", resolution="daily", tz=zone,
-                                 **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-26T00:00:00Z"})  # fmt: skip
+        response = await history(
+            client,
+            setup,
+            field="level",
+            resolution="daily",
+            tz=zone,
+            **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-26T00:00:00Z"},
+        )
         assert_error(response, 400, "invalid_parameter", "tz")
 
 
