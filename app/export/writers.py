@@ -63,8 +63,12 @@ async def stream_export(
 
 
 async def _begin(connection: asyncpg.Connection, settings: Settings, plan: ExportPlan) -> None:
-    """The export's own statement timeout, and its `tz` as the session zone (localTime)."""
-    await connection.execute(f"SET LOCAL statement_timeout = {int(settings.export_timeout_ms)}")
+    """The export's own statement timeout, ISO dates (the `time` column is their text),
+    and its `tz` as the session zone (localTime)."""
+    await connection.execute(
+        f"SET LOCAL statement_timeout = {int(settings.export_timeout_ms)};"
+        " SET LOCAL DateStyle = 'ISO, YMD'"
+    )
     if plan.tz is not None:
         await connection.execute("SELECT set_config('TimeZone', $1, true)", plan.tz)
 

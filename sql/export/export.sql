@@ -15,7 +15,11 @@
 -- Each device's readings are read by the series index, one (device, field) range at a
 -- time, and sorted per device; the devices are walked in id order by a nested loop, so
 -- the first rows leave as soon as the first device is read and memory holds one device's
--- readings at most (EXPLAIN: Nested Loop over the ordered device list, Sort per device).
+-- readings at most (EXPLAIN on bench S, 50 devices: Incremental Sort, presorted key the
+-- device order, over a Nested Loop; per device a Sort of its readings over an Append of
+-- Index Scans of readings_num_series / readings_other_series per field and chunk).
+-- The cost is PostgreSQL's work per reading (scan, sort, text output), a few microseconds;
+-- benchmarks/bench_export.py measures it.
 
 -- name: fleet_devices
 -- Assigned devices in the key's scope ($1 partner, $2 key sub-account) matching the GET /devices filters, in id order, at most $13 rows.
@@ -140,7 +144,6 @@ SELECT {columns}
       FROM map m JOIN readings_other r ON r.field_num = m.field_num
      WHERE NOT m.numeric AND (m.profile_id = d.profile_id OR m.profile_id IS NULL)
        AND r.device_num = d.num AND r.time >= $6 AND r.time < $7
-     ORDER BY 1, 2, 3, 4
  ) x
  ORDER BY d.ord, x.time, x.pos
 
