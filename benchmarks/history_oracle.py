@@ -497,7 +497,7 @@ async def run_long(cases: int, seed: int | None) -> int:
     async with AsyncTestClient(app=create_app(settings_)) as client:
         oracle = await make_oracle(client, pool)
         loop = asyncio.get_running_loop()
-        datasets_needed = max(1, cases // QUERIES_PER_DATASET)
+        datasets_needed = max(1, -(-cases // QUERIES_PER_DATASET))
         failures: list[BaseException] = []
 
         async def one(dataset: Dataset, batch: list[Request]) -> None:
