@@ -25,6 +25,8 @@ class Settings(msgspec.Struct, frozen=True):
     export_timeout_ms: int = 3_600_000
     export_count_timeout_ms: int = 60_000
     export_stall_s: float = 60.0
+    # Exports streaming at once per worker: each holds a pool connection while it runs.
+    export_concurrency: int = 4
 
 
 def local_database_url(database: str = "telemetry") -> str:
@@ -41,4 +43,5 @@ def load_settings() -> Settings:
         pool_max_size=int(os.environ.get("DB_POOL_MAX", 10)),
         export_timeout_ms=int(os.environ.get("EXPORT_TIMEOUT_MS", 3_600_000)),
         export_stall_s=float(os.environ.get("EXPORT_STALL_S", 60.0)),
+        export_concurrency=int(os.environ.get("EXPORT_CONCURRENCY", 4)),
     )

@@ -23,7 +23,7 @@ from app.devices.filters import (
 )
 from app.export.service import device_row, fleet_devices, parse_params, plan_export
 from app.export.structs import MEDIA_TYPES, ExportPlan
-from app.export.writers import stream_export
+from app.export.writers import export_slots, stream_export
 
 EXPORT_DESCRIPTION = """\
 Every reading of the {what} in `[from, to)`, oldest first, streamed as one file (no 500
@@ -41,7 +41,8 @@ cap; a failure mid-stream aborts the connection, so a cut file never looks whole
   derived field.
 - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
   403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
-  else 400 `invalid_parameter` naming the bound. Counts as one request.
+  else 400 `invalid_parameter` naming the bound. Counts as one request. A server
+  already streaming its limit of exports answers 503 `unavailable` with `Retry-After`.
 """
 
 FieldsParam = Annotated[
@@ -59,8 +60,10 @@ TzParam = Annotated[str | None, Parameter(description="IANA time zone: adds a `l
 
 def respond(request: Request[Any, Any, Any], pool: asyncpg.Pool, plan: ExportPlan) -> Stream:
     settings = request.app.state.settings
+    slots = export_slots(request.app.state, settings)
+    slots.check()
     return Stream(
-        stream_export(pool, settings, plan),
+        stream_export(pool, settings, plan, slots),
         media_type=MEDIA_TYPES[plan.format],
         headers={
             "Content-Disposition": f'attachment; filename="{plan.filename}"',
@@ -79,7 +82,7 @@ class ExportController(Controller):
         operation_id="exportDeviceTelemetry",
         summary="Every reading of one device in a range, as CSV, NDJSON or Parquet",
         description=EXPORT_DESCRIPTION.format(what="device", fleet_columns=""),
-        responses=error_responses(400, 403, 404),
+        responses=error_responses(400, 403, 404, 503),
     )
     async def export_device(
         self,
@@ -110,7 +113,7 @@ class ExportController(Controller):
             what="assigned devices that the filters of `GET /devices` select",
             fleet_columns=", `deviceId`, `devEui`; rows by device id, then time",
         ),
-        responses=error_responses(400, 403),
+        responses=error_responses(400, 403, 503),
         opt=features(networkId="networks", siteId="multi_site"),
     )
     async def export_fleet(

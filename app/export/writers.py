@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from app.core.config import Settings
+from app.core.errors import ApiError
 from app.export.query import build_sql, uses_names
 from app.export.service import header, map_args, names, neutralise
 from app.export.structs import ExportPlan
@@ -32,9 +33,44 @@ QUEUE_CHUNKS = 8
 Put = Callable[[bytes], Awaitable[None]]
 
 
+class ExportSlots:
+    """At most `export_concurrency` exports stream at once in a worker, so that exports,
+    which hold a pool connection for their whole length, leave connections to the API."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.free = settings.export_concurrency
+
+    def check(self) -> None:
+        """Before the response starts: 503 with Retry-After when every slot is taken."""
+        if self.free <= 0:
+            raise ApiError(
+                503,
+                "unavailable",
+                "too many exports are streaming on this server; retry shortly",
+                {"Retry-After": "5"},
+            )
+
+
+def export_slots(app_state: Any, settings: Settings) -> ExportSlots:
+    slots: ExportSlots | None = getattr(app_state, "export_slots", None)
+    if slots is None:
+        slots = ExportSlots(settings)
+        app_state.export_slots = slots
+    return slots
+
+
 async def stream_export(
-    pool: asyncpg.Pool, settings: Settings, plan: ExportPlan
+    pool: asyncpg.Pool, settings: Settings, plan: ExportPlan, slots: ExportSlots
 ) -> AsyncIterator[bytes]:
+    slots.free -= 1
+    try:
+        async for chunk in _stream(pool, settings, plan):
+            yield chunk
+    finally:
+        slots.free += 1
+
+
+async def _stream(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan) -> AsyncIterator[bytes]:
     queue: asyncio.Queue[bytes] = asyncio.Queue(QUEUE_CHUNKS)
 
     async def put(chunk: bytes) -> None:
@@ -123,7 +159,10 @@ async def _copy(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan, put: P
             size = 0
             await put(chunk)
 
-    async with pool.acquire() as connection, connection.transaction(readonly=True):
+    async with (
+        pool.acquire(timeout=settings.export_stall_s) as connection,
+        connection.transaction(readonly=True),
+    ):
         await _begin(connection, settings, plan)
         await connection.copy_from_query(build_sql(plan), *_args(plan), output=sink, **options)
     if pending:
@@ -182,7 +221,10 @@ async def _parquet(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan, put
     schema = parquet_schema(plan)
     sink = _Sink()
     writer = pq.ParquetWriter(sink, schema)
-    async with pool.acquire() as connection, connection.transaction(readonly=True):
+    async with (
+        pool.acquire(timeout=settings.export_stall_s) as connection,
+        connection.transaction(readonly=True),
+    ):
         await _begin(connection, settings, plan)
         cursor = await connection.cursor(build_sql(plan), *_args(plan))
         while rows := await cursor.fetch(CHUNK_ROWS):

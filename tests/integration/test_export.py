@@ -521,6 +521,16 @@ async def test_bounds_name_the_bound(settings: Settings, migrated: str, setup: S
         assert exact.status_code == 200  # exactly 3,000
 
 
+async def test_busy_server_answers_503_before_streaming(
+    settings: Settings, migrated: str, setup: Setup
+) -> None:
+    busy = msgspec_replace(settings, export_concurrency=0)
+    async with AsyncTestClient(app=create_app(busy)) as client:
+        response = await export(client, setup.sub_key, setup.device["id"])
+        assert_error(response, 503, "unavailable", "exports")
+        assert response.headers["retry-after"] == "5"
+
+
 def msgspec_replace(settings: Settings, **changes: Any) -> Settings:
     import msgspec
 
