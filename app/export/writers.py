@@ -109,6 +109,11 @@ async def _begin(connection: asyncpg.Connection, settings: Settings, plan: Expor
         await connection.execute("SELECT set_config('TimeZone', $1, true)", plan.tz)
 
 
+def has_rows(plan: ExportPlan) -> bool:
+    """No devices, or no field with readings (only static ones): a header, no query."""
+    return bool(plan.device_nums and plan.map_fields)
+
+
 def _args(plan: ExportPlan) -> list[Any]:
     return map_args(plan) + ([names(plan)] if uses_names(plan) else [])
 
@@ -159,6 +164,8 @@ async def _copy(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan, put: P
             size = 0
             await put(chunk)
 
+    if not has_rows(plan):
+        return
     async with (
         pool.acquire(timeout=settings.export_stall_s) as connection,
         connection.transaction(readonly=True),
@@ -226,8 +233,8 @@ async def _parquet(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan, put
         connection.transaction(readonly=True),
     ):
         await _begin(connection, settings, plan)
-        cursor = await connection.cursor(build_sql(plan), *_args(plan))
-        while rows := await cursor.fetch(CHUNK_ROWS):
+        cursor = await connection.cursor(build_sql(plan), *_args(plan)) if has_rows(plan) else None
+        while cursor is not None and (rows := await cursor.fetch(CHUNK_ROWS)):
             # Building and compressing a row group takes tens of milliseconds of CPU.
             table = await asyncio.to_thread(_table, rows, schema)
             await asyncio.to_thread(writer.write_table, table)

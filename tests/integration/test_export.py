@@ -265,6 +265,18 @@ async def test_default_fields_skip_static_and_fields_pick_columns_in_order(
     assert rows[1][1:] == ["true", "", "20"]  # no signal quality without uplinks
 
 
+async def test_static_fields_only_give_a_header(client: AsyncTestClient, setup: Setup) -> None:
+    device = setup.device["id"]
+    assert csv_rows(await export(client, setup.sub_key, device, fields="installed")) == [
+        ["time", "installed"]
+    ]
+    ndjson = await export(client, setup.sub_key, device, fields="installed", format="ndjson")
+    assert ndjson.status_code == 200 and ndjson.content == b""
+    parquet = await export(client, setup.sub_key, device, fields="installed", format="parquet")
+    table = pq.read_table(io.BytesIO(parquet.content))
+    assert table.num_rows == 0 and table.schema.names == ["time", "installed"]
+
+
 # Formats -----------------------------------------------------------------------------------
 
 
