@@ -629,3 +629,20 @@ async def test_whole_big_export_streams(
             if lines == 299_999:
                 assert json.loads(line)["temperature"] == 299_998 * 0.25
     assert lines == 300_000
+
+
+async def test_parquet_is_written_row_group_by_row_group(
+    live_server: LiveServer, big: tuple[str, dict[str, Any]]
+) -> None:
+    key, device = big
+    params = {"from": iso(NOW - timedelta(days=31)), "to": iso(NOW), "format": "parquet"}
+    async with live_server.client() as http:
+        response = await http.get(
+            DEVICE_EXPORT.format(device["id"]), params=params, headers=bearer(key)
+        )
+    assert response.status_code == 200
+    parquet = pq.ParquetFile(io.BytesIO(response.content))
+    assert parquet.metadata.num_rows == 300_000
+    assert parquet.metadata.num_row_groups == 5  # 65,536 rows per fetch from the cursor
+    last = parquet.read_row_group(4).to_pylist()[-1]
+    assert last["temperature"] == 299_999 * 0.25
