@@ -10,12 +10,10 @@ most one database round trip. The order of D3 is kept: 401, 429, 403 scope, then
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from typing import Any
 
 import asyncpg
-import msgspec
 from litestar import Controller, Request, Response, get
 
 from app.auth.cache import AuthCache, current_cache
@@ -26,7 +24,6 @@ from app.core.errors import ApiError, error_responses
 from app.core.sql import QUERIES
 from app.core.tenancy import split_reference
 from app.telemetry import catalog
-from app.telemetry.catalog import DeviceContext
 from app.telemetry.structs import LatestValues
 
 SCOPE = "telemetry:read"
@@ -34,21 +31,7 @@ LATEST_WITH_AUTH = QUERIES["telemetry.latest_with_auth"]
 LATEST_BY_ID = QUERIES["telemetry.latest_by_id"]
 LATEST_BY_EUI = QUERIES["telemetry.latest_by_eui"]
 DEVICE_BY_NUM = QUERIES["telemetry.device_by_num"]
-_encode = msgspec.json.Encoder().encode
-
-
-def static_body(context: DeviceContext) -> bytes:
-    """The body of a device that has not reported yet: its static values and formulas
-    over them (api-spec 2.4)."""
-    body = LatestValues(
-        device_id=context.id,
-        time=None,
-        values=dict(context.static_part),
-        signal_quality=None,
-    )
-    if context.has_derived:
-        body.derived = {k: context.static_part[k] for k in context.static_derived}
-    return _encode(body)
+STATIC_BODY = QUERIES["telemetry.static_body"]
 
 
 def _if_none_match(raw_headers: Any) -> str | None:
@@ -58,10 +41,6 @@ def _if_none_match(raw_headers: Any) -> str | None:
             text: str = value.decode("latin-1")
             return text
     return None
-
-
-def etag_of(body: bytes) -> str:
-    return '"' + hashlib.md5(body, usedforsecurity=False).hexdigest() + '"'
 
 
 def matches(if_none_match: str | None, etag: str) -> bool:
@@ -80,12 +59,17 @@ def matches(if_none_match: str | None, etag: str) -> bool:
 
 
 async def _static(pool: asyncpg.Pool, device_num: int) -> tuple[bytes, str]:
+    """The body of a device that has not reported yet: its static values and formulas
+    over them (api-spec 2.4), built by the same SQL as every stored body."""
     context = catalog.cached_context(device_num)
     if context is None:
         row = await pool.fetchrow(DEVICE_BY_NUM, device_num)
         context = await catalog.context_from_row(pool, row)
-    body = static_body(context)
-    return body, etag_of(body)
+    derived = (
+        {k: context.static_part[k] for k in context.static_derived} if context.has_derived else None
+    )
+    row = await pool.fetchrow(STATIC_BODY, context.id, context.static_part, derived)
+    return row["latest_body"], row["latest_etag"]
 
 
 async def _stored_or_static(pool: asyncpg.Pool, row: Any) -> tuple[bytes, str]:
