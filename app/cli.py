@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import os
+import functools
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import uvloop
 
-from app.core.config import load_settings
+from app.core.config import settings
 from app.core.db import connect
 
 
@@ -22,7 +23,7 @@ class CommandError(Exception):
 
 def run_with_connection(work: Callable[[Any], Awaitable[Any]]) -> Any:
     async def runner() -> Any:
-        connection = await connect(load_settings())
+        connection = await connect(settings())
         try:
             return await work(connection)
         finally:
@@ -70,8 +71,11 @@ def cmd_serve(args: argparse.Namespace) -> None:
     from granian import Granian
     from granian.constants import Interfaces, Loops
 
-    # Lease sizes of the rate limiter are split between the workers (app/auth/cache.py).
-    os.environ["TELEMETRY_WORKERS"] = str(args.workers)
+    from app.main import load_app
+
+    # Lease sizes of the rate limiter are split between the workers (app/auth/cache.py):
+    # each worker gets the Settings with their number.
+    serving = msgspec.structs.replace(settings(), workers=args.workers)
     Granian(
         target="app.main:app_factory",
         factory=True,
@@ -82,7 +86,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
         loop=Loops.uvloop,
         log_access=False,
         backlog=2048,
-    ).serve()
+    ).serve(target_loader=functools.partial(load_app, serving), wrap_loader=False)
 
 
 def cmd_world(args: argparse.Namespace) -> None:
@@ -228,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"telemetry {args.command}: {message}", file=sys.stderr)
-        if os.environ.get("TELEMETRY_DEBUG"):
+        if settings().debug:
             raise
         return 1
     return 0

@@ -19,7 +19,8 @@ from app.auth.cache import auth_cache_lifespan
 from app.auth.middleware import AuthMiddleware
 from app.auth.principal import Principal
 from app.core.api import API_PREFIX
-from app.core.config import Settings, load_settings
+from app.core.config import Settings
+from app.core.config import settings as process_settings
 from app.core.db import create_pool
 from app.core.errors import handle_exception
 from app.docs import DocsController
@@ -38,7 +39,7 @@ def provide_pool(request: Request[Any, Any, Any]) -> asyncpg.Pool:
 
 
 def create_app(settings: Settings | None = None) -> Litestar:
-    settings = settings or load_settings()
+    settings = settings or process_settings()
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -98,3 +99,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
 def app_factory() -> Litestar:
     """Entry point for granian (`app.main:app_factory`, with `--factory`)."""
     return create_app()
+
+
+def load_app(settings: Settings, *_: Any, **__: Any) -> Litestar:
+    """The app of one `telemetry serve` worker, with its parent's Settings (granian calls
+    it in the worker process; extra arguments are granian's own and unused)."""
+    return create_app(settings)

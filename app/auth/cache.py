@@ -22,7 +22,6 @@ import asyncio
 import contextlib
 import logging
 import math
-import os
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -45,21 +44,7 @@ CHANNEL = "auth_changed"
 LATEST_CHANNEL = "latest_changed"
 MAX_LEASE = 64
 FLUSH_EVERY_S = 1.0
-RECONNECT_EVERY_S = 1.0
 log = logging.getLogger(__name__)
-
-
-def cache_enabled() -> bool:
-    return os.environ.get("TELEMETRY_AUTH_CACHE", "1") != "0"
-
-
-def lease_share() -> int:
-    """Divides a large budget among workers: at most budget / (4 x workers) per lease."""
-    return 4 * max(int(os.environ.get("TELEMETRY_WORKERS", "2")), 1)
-
-
-def lease_exact_below() -> int:
-    return int(os.environ.get("TELEMETRY_LEASE_EXACT_BELOW", "1024"))
 
 
 class KeyInfo(msgspec.Struct, frozen=True):
@@ -103,8 +88,9 @@ class AuthCache:
         self.leases: dict[uuid.UUID, Lease] = {}
         self.generation = 0
         self.active = False
-        self.share = lease_share()
-        self.exact_below = lease_exact_below()
+        # A large budget is divided among workers: at most budget / (4 x workers) per lease.
+        self.share = 4 * settings.workers
+        self.exact_below = settings.lease_exact_below
         self._listener: asyncpg.Connection | None = None
 
     # Invalidation ------------------------------------------------------------------
@@ -319,7 +305,7 @@ def current_cache(app: Any) -> AuthCache | None:
 @contextlib.asynccontextmanager
 async def auth_cache_lifespan(app: Any) -> AsyncIterator[None]:
     """Starts the cache once the pool exists (list it after the pool's lifespan)."""
-    if not cache_enabled():
+    if not app.state.settings.auth_cache:
         yield
         return
     cache = AuthCache(app.state.pool, app.state.settings)

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import httpx
+import msgspec
 import pytest
 from litestar.testing import AsyncTestClient
 
@@ -243,11 +244,9 @@ async def test_cli_revocation_is_seen_by_the_next_request_on_both_workers(
 
 
 @pytest.fixture
-async def uncached_client(
-    settings: Settings, migrated: str, monkeypatch: pytest.MonkeyPatch
-) -> AsyncIterator[AsyncTestClient]:
-    monkeypatch.setenv("TELEMETRY_AUTH_CACHE", "0")
-    async with AsyncTestClient(app=create_app(settings)) as test_client:
+async def uncached_client(settings: Settings, migrated: str) -> AsyncIterator[AsyncTestClient]:
+    uncached = msgspec.structs.replace(settings, auth_cache=False)  # TELEMETRY_AUTH_CACHE=0
+    async with AsyncTestClient(app=create_app(uncached)) as test_client:
         yield test_client
 
 
