@@ -15,6 +15,7 @@ import uvloop
 
 from app.core.config import settings
 from app.core.db import connect
+from app.core.enums import DeviceStatus
 
 
 class CommandError(Exception):
@@ -189,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     device_actions = devices.add_subparsers(dest="action", required=True)
     status = device_actions.add_parser("set-status", help="move a device between states")
     status.add_argument("device_id")
-    status.add_argument("status", choices=["inventory", "assigned", "archived"])
+    status.add_argument("status", choices=[s.value for s in DeviceStatus])
     status.add_argument("--sub-account", dest="sub_account")
     devices.set_defaults(handler=cmd_devices)
 

@@ -13,9 +13,11 @@ from litestar.di import Provide
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
+from litestar.routes import HTTPRoute
 
 from app.accounts.controller import HealthController, IdentityController, SubAccountController
 from app.auth.cache import auth_cache_lifespan
+from app.auth.guards import check_route_options
 from app.auth.middleware import AuthMiddleware
 from app.auth.principal import Principal
 from app.core.api import API_PREFIX
@@ -63,7 +65,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         security=[{"apiKey": []}],
     )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    return Litestar(
+    app = Litestar(
         route_handlers=[api, *public_route_handlers()],
         lifespan=[lifespan, auth_cache_lifespan, retention_lifespan],
         dependencies={
@@ -94,6 +96,19 @@ def create_app(settings: Settings | None = None) -> Litestar:
         ),
         debug=False,
     )
+    check_route_options(route_handlers(app))
+    return app
+
+
+def route_handlers(app: Litestar) -> list[Any]:
+    """Every route handler of the app (one per HTTP method and path)."""
+    handlers: list[Any] = []
+    for route in app.routes:
+        if isinstance(route, HTTPRoute):
+            handlers.extend(route.route_handlers)
+        else:
+            handlers.append(route.route_handler)
+    return handlers
 
 
 def app_factory() -> Litestar:

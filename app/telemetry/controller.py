@@ -20,7 +20,7 @@ from app.auth.cache import AuthCache, current_cache
 from app.auth.middleware import outcome_to_principal, rate_headers
 from app.auth.principal import Principal
 from app.core.api import Single
-from app.core.errors import ApiError, error_responses
+from app.core.errors import ApiError, ErrorCode, error_responses
 from app.core.sql import QUERIES
 from app.core.tenancy import split_reference
 from app.telemetry import catalog
@@ -90,7 +90,7 @@ async def _cached_lookup(
 ) -> tuple[bytes, str]:
     """The stored body and ETag from the worker's cache, else by one read-only lookup."""
     if device_id is None and dev_eui is None:
-        raise ApiError(404, "not_found", "device not found", headers)
+        raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
     key = (principal.partner_id, principal.sub_account_id, device_id, dev_eui)
     hit = cache.latest.get(key)
     if hit is not None:
@@ -103,7 +103,7 @@ async def _cached_lookup(
         principal.sub_account_id,
     )
     if row is None or row["status"] != "assigned":
-        raise ApiError(404, "not_found", "device not found", headers)
+        raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
     body, etag = await _stored_or_static(pool, row)
     if row["latest_body"] is not None:
         cache.latest.put(key, row["device_num"], body, etag, generation)
@@ -149,13 +149,13 @@ class LatestController(Controller):
         headers = rate_headers(principal.rate_limit, principal.remaining)
         if SCOPE not in principal.scopes:
             raise ApiError(
-                403, "insufficient_scope", f"this API key lacks the scope {SCOPE}", headers
+                403, ErrorCode.INSUFFICIENT_SCOPE, f"this API key lacks the scope {SCOPE}", headers
             )
         if cache is not None:
             body, etag = await _cached_lookup(cache, pool, principal, device_id, dev_eui, headers)
         else:
             if row["device_num"] is None or row["status"] != "assigned":
-                raise ApiError(404, "not_found", "device not found", headers)
+                raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
             body, etag = await _stored_or_static(pool, row)
         headers["ETag"] = etag
         headers["Cache-Control"] = "private, no-cache"

@@ -19,7 +19,7 @@ from litestar.params import Parameter
 from app.auth.cache import current_cache
 from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
-from app.core.errors import ApiError, error_responses, invalid_body, not_found
+from app.core.errors import ApiError, ErrorCode, error_responses, invalid_body, not_found
 from app.core.sql import QUERIES
 from app.telemetry import catalog
 from app.telemetry.batch import batcher_for
@@ -51,7 +51,10 @@ def _no_content() -> Response[None]:
 
 def _unauthorized() -> ApiError:
     return ApiError(
-        401, "unauthorized", "missing or unknown integration token", {"WWW-Authenticate": "Bearer"}
+        401,
+        ErrorCode.UNAUTHORIZED,
+        "missing or unknown integration token",
+        {"WWW-Authenticate": "Bearer"},
     )
 
 
