@@ -8,11 +8,11 @@ import asyncpg
 from litestar import Controller, Request, Response, get, post
 
 from app.auth.principal import Principal
+from app.auth.tenancy import resolve_device
 from app.core.api import Limit, Listing, Offset, Pagination, Single
 from app.core.body import json_body_operation, read_json_body
 from app.core.errors import ApiError, ErrorCode, error_responses
 from app.core.sql import QUERIES
-from app.core.tenancy import resolve_device
 from app.downlinks.encoding import encode_payload
 from app.downlinks.queue import Planned, enqueue, load_templates, pick_template, require_reference
 from app.downlinks.structs import SEND_DECODER, DownlinkTemplate, QueuedDownlink, SendDownlink

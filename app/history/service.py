@@ -12,10 +12,10 @@ import msgspec
 
 from app.auth.guards import require_multi_site
 from app.auth.principal import Principal
+from app.auth.tenancy import resolve_device
 from app.core.api import parse_timestamp, parse_uuid, utc_now
 from app.core.errors import ErrorCode, forbidden, invalid_parameter
 from app.core.sql import QUERIES
-from app.core.tenancy import resolve_device
 from app.history.planner import (
     MAX_BUCKETS,
     Resolution,

@@ -16,14 +16,15 @@ from typing import Any
 import asyncpg
 from litestar import Controller, Request, Response, get
 
-from app.auth.cache import AuthCache, current_cache
+from app.auth.cache import current_cache
 from app.auth.middleware import outcome_to_principal, rate_headers
 from app.auth.principal import Principal
+from app.auth.tenancy import split_reference
 from app.core.api import Single
 from app.core.errors import ApiError, ErrorCode, error_responses
 from app.core.sql import QUERIES
-from app.core.tenancy import split_reference
 from app.telemetry import catalog
+from app.telemetry.latest_cache import LatestCache, current_latest_cache
 from app.telemetry.structs import LatestValues
 
 SCOPE = "telemetry:read"
@@ -81,7 +82,7 @@ async def _stored_or_static(pool: asyncpg.Pool, row: Any) -> tuple[bytes, str]:
 
 
 async def _cached_lookup(
-    cache: AuthCache,
+    latest: LatestCache | None,
     pool: asyncpg.Pool,
     principal: Principal,
     device_id: uuid.UUID | None,
@@ -92,10 +93,10 @@ async def _cached_lookup(
     if device_id is None and dev_eui is None:
         raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
     key = (principal.partner_id, principal.sub_account_id, device_id, dev_eui)
-    hit = cache.latest.get(key)
+    hit = latest.get(key) if latest is not None else None
     if hit is not None:
         return hit[1], hit[2]
-    generation = cache.latest.generation
+    generation = latest.generation if latest is not None else 0
     row = await pool.fetchrow(
         LATEST_BY_ID if device_id is not None else LATEST_BY_EUI,
         device_id if device_id is not None else dev_eui,
@@ -105,8 +106,8 @@ async def _cached_lookup(
     if row is None or row["status"] != "assigned":
         raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
     body, etag = await _stored_or_static(pool, row)
-    if row["latest_body"] is not None:
-        cache.latest.put(key, row["device_num"], body, etag, generation)
+    if latest is not None and row["latest_body"] is not None:
+        latest.put(key, row["device_num"], body, etag, generation)
     return body, etag
 
 
@@ -152,7 +153,8 @@ class LatestController(Controller):
                 403, ErrorCode.INSUFFICIENT_SCOPE, f"this API key lacks the scope {SCOPE}", headers
             )
         if cache is not None:
-            body, etag = await _cached_lookup(cache, pool, principal, device_id, dev_eui, headers)
+            latest = current_latest_cache(request.app)
+            body, etag = await _cached_lookup(latest, pool, principal, device_id, dev_eui, headers)
         else:
             if row["device_num"] is None or row["status"] != "assigned":
                 raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)

@@ -16,7 +16,6 @@ import msgspec
 from litestar import Controller, Request, Response, post
 from litestar.params import Parameter
 
-from app.auth.cache import current_cache
 from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
 from app.core.errors import ApiError, ErrorCode, error_responses, invalid_body, not_found
@@ -30,6 +29,7 @@ from app.telemetry.chirpstack import (
     StatusEvent,
     UplinkEvent,
 )
+from app.telemetry.latest_cache import current_latest_cache
 from app.telemetry.pipeline import (
     Outcome,
     Uplink,
@@ -189,11 +189,11 @@ class IngestController(Controller):
         parsed = _decode(event, await request.body())
         context = await _device(pool, token_hash, partner_id, parsed.device_info.dev_eui)
         outcome = await _store(pool, event, parsed, context, token_hash)
-        if outcome == Outcome.STORED and (cache := current_cache(request.app)) is not None:
+        if outcome == Outcome.STORED and (cache := current_latest_cache(request.app)) is not None:
             # Read-your-writes on this worker: its own notification of the commit may still
             # be unread when the client's next request arrives. Other workers get theirs
             # from PostgreSQL at commit, before this answer is even sent.
-            cache.latest.notified(str(context.num))
+            cache.notified(str(context.num))
         if outcome in (Outcome.STORED, Outcome.DUPLICATE):
             return _no_content()
         _devices.clear()

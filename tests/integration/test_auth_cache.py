@@ -51,11 +51,11 @@ async def committed(client: AsyncTestClient, pool: asyncpg.Pool, sql: str, *args
     (well under a millisecond on a quiet box); an in-process request issued in the same
     instant may still see the old state, so these tests wait for the delivery itself.
     """
-    cache = cache_of(client)
-    seen = cache.generation, cache.latest.generation
+    cache, latest = cache_of(client), client.app.state.latest_cache
+    seen = cache.generation, latest.generation
     await pool.execute(sql, *args)
     for _ in range(100):
-        if (cache.generation, cache.latest.generation) != seen:
+        if (cache.generation, latest.generation) != seen:
             return
         await asyncio.sleep(0.02)
     raise AssertionError("no notification reached the worker")
