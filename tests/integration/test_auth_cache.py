@@ -14,17 +14,15 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from app.auth.cache import AuthCache
+from app.auth.principal import hash_secret
 from app.core.config import Settings
 from app.main import create_app
 from tests.conftest import LiveServer
 from tests.factories import World, load
+from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_admin_cli import telemetry
 from tests.integration.test_ingest import INGEST, th_world
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 async def day_count(pool: asyncpg.Pool, key_id: str) -> int:
@@ -66,8 +64,25 @@ def cache_of(client: AsyncTestClient) -> AuthCache:
     return cache
 
 
-async def test_the_in_process_app_serves_from_the_cache(client: AsyncTestClient) -> None:
-    assert cache_of(client).active
+async def test_the_in_process_app_serves_from_the_cache(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    cache = cache_of(client)
+    assert cache.active
+    w = World()
+    partner = w.partner()
+    key = w.key(partner)
+    await load(pool, w)
+    assert hash_secret(key) not in cache.keys
+    assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
+    # The key is now cached; its next request is answered from the same entry (no
+    # notification, so no new lookup generation).
+    assert hash_secret(key) in cache.keys
+    lookups = cache.generation
+    response = await client.get("/api/v1/me", headers=bearer(key))
+    assert response.status_code == 200
+    assert response.json()["data"]["partnerId"] == partner["id"]
+    assert cache.generation == lookups
 
 
 async def test_a_committed_revocation_drops_the_cached_key(

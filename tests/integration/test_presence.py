@@ -15,7 +15,8 @@ from litestar.testing import AsyncTestClient
 
 from app.core.sql import QUERIES
 from tests.factories import World, load
-from tests.integration.test_devices import bearer, set_state
+from tests.helpers import bearer
+from tests.integration.test_devices import set_state
 
 # Every assigned device has exactly the row its devices and device_state rows imply, and
 # no other device has one.
