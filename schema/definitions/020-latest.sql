@@ -75,9 +75,17 @@ DECLARE
 BEGIN
     SELECT * INTO a FROM api_authenticate(p_key_hash);
     IF a.outcome = 'ok' AND 'telemetry:read' = ANY (a.scopes) THEN
-        SELECT d.num, d.status INTO v_num, v_status FROM devices d
-         WHERE (d.id = p_device_id OR (p_device_id IS NULL AND d.dev_eui = p_dev_eui))
-           AND device_visible(d, a.partner_id, a.sub_account_id);
+        IF p_device_id IS NOT NULL THEN
+            SELECT d.num, d.status INTO v_num, v_status FROM devices d
+             WHERE d.id = p_device_id
+               AND tenant_sees(d.partner_id, d.sub_account_id, d.status,
+                               a.partner_id, a.sub_account_id);
+        ELSIF p_dev_eui IS NOT NULL THEN
+            SELECT d.num, d.status INTO v_num, v_status FROM devices d
+             WHERE d.dev_eui = p_dev_eui
+               AND tenant_sees(d.partner_id, d.sub_account_id, d.status,
+                               a.partner_id, a.sub_account_id);
+        END IF;
     END IF;
     outcome := a.outcome; key_id := a.key_id; partner_id := a.partner_id;
     sub_account_id := a.sub_account_id; scopes := a.scopes; api_write := a.api_write;
