@@ -1,4 +1,6 @@
-"""Profile catalogs and per-device ingest contexts, cached per process.
+"""Profile catalogs and per-device ingest contexts, cached per process, and the formula
+and mapping fields computed over them (`compute_derived`, used for static values here and
+for each uplink by app/telemetry/pipeline.py).
 
 Profiles, their fields and rules, and a device's static values and calibration are written
 once (world file) and never edited afterwards, so they can be cached; the short TTL only

@@ -1,4 +1,4 @@
-"""device_presence (schema/034, triggers in schema/definitions/035-directory.sql) follows
+"""device_presence (schema/034, triggers in schema/definitions/050-directory.sql) follows
 every write that decides whether a device is online: uplinks, threshold changes, moves
 between networks and sub-accounts, status changes and deletes; and the lists and rollups
 that read it flip exactly at the threshold (api-spec 4.3, 4.8; D17, D18)."""
