@@ -136,6 +136,7 @@ DECLARE
     fs          jsonb;
     fresh       jsonb;
     newest      timestamptz := GREATEST(st.last_uplink_at, p_time);
+    time_text   text := rfc3339(p_time);
     sq          integer;
     vals        jsonb;
     retained    jsonb;
@@ -146,7 +147,7 @@ BEGIN
     -- Per field, the newest stored value and the time it was reported: what retain last
     -- value carries. A late uplink only fills in fields whose stored value is older.
     SELECT COALESCE(jsonb_object_agg(n.key, jsonb_build_object(
-               'v', n.value, 't', rfc3339(p_time), 'd', p_derived ? n.key)), '{}')
+               'v', n.value, 't', time_text, 'd', p_derived ? n.key)), '{}')
       INTO fresh
       FROM jsonb_each(p_values) AS n
      WHERE old_fs -> n.key IS NULL OR (old_fs -> n.key ->> 't')::timestamptz <= p_time;
@@ -182,7 +183,7 @@ BEGIN
     IF p_battery IS NOT NULL AND (v_battery IS NULL
             OR (v_battery ->> 'at')::timestamptz < p_time
             OR ((v_battery ->> 'at')::timestamptz = p_time AND v_battery ->> 'source' = 'field')) THEN
-        v_battery := jsonb_build_object('state', 'pct', 'value', p_battery, 'at', rfc3339(p_time),
+        v_battery := jsonb_build_object('state', 'pct', 'value', p_battery, 'at', time_text,
                                         'source', 'field');
     END IF;
 
@@ -198,26 +199,63 @@ BEGIN
 END;
 $$;
 
--- The rollup merge rule, the only place it is written: rollups hold mergeable partials
--- (count, sum, min, max, and the last value with its time); two partials of one bucket
--- merge into counts and sums added, the smaller min, the greater max, and as last the
--- value of the greatest (time, value), so late and out-of-order readings are summarised
--- correctly and a tie on time goes to the greatest value whatever the arrival order (the
--- rule sql/history/history.sql and rebuild_rollups aggregate by). LANGUAGE sql, inlined.
-CREATE OR REPLACE FUNCTION rollup_last_value(
-    p_time timestamptz, p_value anyelement, p_other_time timestamptz, p_other_value anyelement
-) RETURNS anyelement
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$
-    SELECT CASE WHEN (p_other_time, p_other_value) > (p_time, p_value)
-                THEN p_other_value ELSE p_value END
-$$;
-
 -- Step "readings": the raw rows of many uplinks with their hourly and daily rollups, one
--- statement per table. p_sites[u] is the site num of uplink u (0 = none), NULL for an
--- uplink that was not admitted (its readings are skipped); readings are flat arrays with
--- the index of their uplink. Per table the new readings are grouped into partials, then
--- merged into the stored ones by the rule above.
+-- statement per kind (numbers, other values). p_sites[u] is the site num of uplink u
+-- (0 = none), NULL for an uplink that was not admitted (its readings are skipped);
+-- readings are flat arrays with the index of their uplink.
+--
+-- The rollup merge rule is written once, in the template below, and record_readings is
+-- generated from it for the four rollup tables (hour and day, numbers and other values):
+-- the new readings are grouped into partials (count, sum, min, max, and the last value
+-- with its time) and merged into the stored partial of the same bucket: counts and sums
+-- added, the smaller min, the greater max, and as last the value of the greatest
+-- (time, value), so late and out-of-order readings are summarised correctly and a tie on
+-- time goes to the greatest value whatever the arrival order (the rule
+-- sql/history/history.sql and rebuild_rollups aggregate by). The generated function is
+-- ordinary static PL/pgSQL: its statements are planned once per session like any other.
+DO $generate$
+DECLARE
+    -- %1$s table, %2$L bucket width, then the number-only fragments: %3$s columns,
+    -- %4$s partial aggregates, %5$s merges.
+    upsert constant text := $t$
+        INSERT INTO %1$s AS r
+               (device_num, field_num, site_num, bucket, n%3$s, last_time, last_value)
+        SELECT d, f, s, time_bucket(%2$L, t), count(*)%4$s, max(t),
+               (array_agg(v ORDER BY t DESC, v DESC))[1]
+          FROM x GROUP BY d, f, s, time_bucket(%2$L, t)
+         ORDER BY d, f, time_bucket(%2$L, t), s
+        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
+           SET n = r.n + excluded.n%5$s,
+               last_value = CASE WHEN (excluded.last_time, excluded.last_value)
+                                      > (r.last_time, r.last_value)
+                                 THEN excluded.last_value ELSE r.last_value END,
+               last_time = GREATEST(r.last_time, excluded.last_time)$t$;
+    -- %1$s kind (num, other), %2$s its hourly upsert, %3$s its daily upsert.
+    readings constant text := $t$
+    IF cardinality(p_%1$s_fields) > 0 THEN
+        WITH x (d, f, t, v, s) AS MATERIALIZED (
+        SELECT p_device_num[y.u], y.f, p_time[y.u], y.v, p_sites[y.u]
+          FROM unnest(p_%1$s_uplink, p_%1$s_fields, p_%1$s_values) AS y (u, f, v)
+         WHERE p_sites[y.u] IS NOT NULL),
+        raw AS (
+        INSERT INTO readings_%1$s (device_num, field_num, time, value, site_num)
+        SELECT d, f, t, v, s FROM x),
+        hourly AS (%2$s)
+        %3$s;
+    END IF;$t$;
+    num_columns constant text := ', sum, min, max';
+    num_partials constant text := ', sum(v), min(v), max(v)';
+    num_merges constant text := ', sum = r.sum + excluded.sum,
+               min = LEAST(r.min, excluded.min), max = GREATEST(r.max, excluded.max)';
+    body text := '';
+BEGIN
+    body := format(readings, 'num',
+                   format(upsert, 'rollup_hour_num', '1 hour', num_columns, num_partials, num_merges),
+                   format(upsert, 'rollup_day_num', '1 day', num_columns, num_partials, num_merges))
+         || format(readings, 'other',
+                   format(upsert, 'rollup_hour_other', '1 hour', '', '', ''),
+                   format(upsert, 'rollup_day_other', '1 day', '', '', ''));
+    EXECUTE format($f$
 CREATE OR REPLACE FUNCTION record_readings(
     p_device_num    integer[],
     p_sites         integer[],
@@ -230,77 +268,12 @@ CREATE OR REPLACE FUNCTION record_readings(
     p_other_values  jsonb[]
 ) RETURNS void
 LANGUAGE plpgsql
-AS $$
-BEGIN
-    IF cardinality(p_num_fields) > 0 THEN
-        WITH x (d, f, t, v, s) AS MATERIALIZED (
-        SELECT p_device_num[y.u], y.f, p_time[y.u], y.v, p_sites[y.u]
-          FROM unnest(p_num_uplink, p_num_fields, p_num_values) AS y (u, f, v)
-         WHERE p_sites[y.u] IS NOT NULL),
-        raw AS (
-        INSERT INTO readings_num (device_num, field_num, time, value, site_num)
-        SELECT d, f, t, v, s FROM x),
-        hourly AS (
-        INSERT INTO rollup_hour_num AS r
-               (device_num, field_num, site_num, bucket, n, sum, min, max, last_time, last_value)
-        SELECT d, f, s, time_bucket('1 hour', t), count(*), sum(v), min(v), max(v), max(t),
-               (array_agg(v ORDER BY t DESC, v DESC))[1]
-          FROM x GROUP BY d, f, s, time_bucket('1 hour', t)
-         ORDER BY d, f, time_bucket('1 hour', t), s
-        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
-           SET n = r.n + excluded.n, sum = r.sum + excluded.sum,
-               min = LEAST(r.min, excluded.min), max = GREATEST(r.max, excluded.max),
-               last_value = rollup_last_value(r.last_time, r.last_value,
-                                              excluded.last_time, excluded.last_value),
-               last_time = GREATEST(r.last_time, excluded.last_time))
-        INSERT INTO rollup_day_num AS r
-               (device_num, field_num, site_num, bucket, n, sum, min, max, last_time, last_value)
-        SELECT d, f, s, time_bucket('1 day', t), count(*), sum(v), min(v), max(v), max(t),
-               (array_agg(v ORDER BY t DESC, v DESC))[1]
-          FROM x GROUP BY d, f, s, time_bucket('1 day', t)
-         ORDER BY d, f, time_bucket('1 day', t), s
-        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
-           SET n = r.n + excluded.n, sum = r.sum + excluded.sum,
-               min = LEAST(r.min, excluded.min), max = GREATEST(r.max, excluded.max),
-               last_value = rollup_last_value(r.last_time, r.last_value,
-                                              excluded.last_time, excluded.last_value),
-               last_time = GREATEST(r.last_time, excluded.last_time);
-    END IF;
-
-    IF cardinality(p_other_fields) > 0 THEN
-        WITH x (d, f, t, v, s) AS MATERIALIZED (
-        SELECT p_device_num[y.u], y.f, p_time[y.u], y.v, p_sites[y.u]
-          FROM unnest(p_other_uplink, p_other_fields, p_other_values) AS y (u, f, v)
-         WHERE p_sites[y.u] IS NOT NULL),
-        raw AS (
-        INSERT INTO readings_other (device_num, field_num, time, value, site_num)
-        SELECT d, f, t, v, s FROM x),
-        hourly AS (
-        INSERT INTO rollup_hour_other AS r
-               (device_num, field_num, site_num, bucket, n, last_time, last_value)
-        SELECT d, f, s, time_bucket('1 hour', t), count(*), max(t),
-               (array_agg(v ORDER BY t DESC, v DESC))[1]
-          FROM x GROUP BY d, f, s, time_bucket('1 hour', t)
-         ORDER BY d, f, time_bucket('1 hour', t), s
-        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
-           SET n = r.n + excluded.n,
-               last_value = rollup_last_value(r.last_time, r.last_value,
-                                              excluded.last_time, excluded.last_value),
-               last_time = GREATEST(r.last_time, excluded.last_time))
-        INSERT INTO rollup_day_other AS r
-               (device_num, field_num, site_num, bucket, n, last_time, last_value)
-        SELECT d, f, s, time_bucket('1 day', t), count(*), max(t),
-               (array_agg(v ORDER BY t DESC, v DESC))[1]
-          FROM x GROUP BY d, f, s, time_bucket('1 day', t)
-         ORDER BY d, f, time_bucket('1 day', t), s
-        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
-           SET n = r.n + excluded.n,
-               last_value = rollup_last_value(r.last_time, r.last_value,
-                                              excluded.last_time, excluded.last_value),
-               last_time = GREATEST(r.last_time, excluded.last_time);
-    END IF;
+AS $body$
+BEGIN%s
 END;
-$$;
+$body$;$f$, body);
+END;
+$generate$;
 
 -- The readings of one uplink at one site (tests and tools that write readings directly):
 -- the batch function above with a batch of one.
@@ -512,8 +485,8 @@ $$;
 
 -- Recomputes the rollups of the buckets that overlap [p_from, p_to) from the raw readings,
 -- for the given devices (all when NULL): for bulk loads that COPY raw readings instead of
--- going through record_readings (benchmarks/datasets.py). It aggregates by the rule of
--- rollup_last_value. Rows go in in key order, so a series' rollups share pages and the
+-- going through record_readings (benchmarks/datasets.py). It aggregates by the merge rule of
+-- record_readings. Rows go in in key order, so a series' rollups share pages and the
 -- primary keys are built by appending (denser, and a year of one series is a few pages,
 -- not hundreds).
 CREATE OR REPLACE FUNCTION rebuild_rollups(

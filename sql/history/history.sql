@@ -7,7 +7,7 @@
 -- none: chunk exclusion drops them). Every segment becomes mergeable partials
 -- (n, sum, min, max, last) that are re-bucketed with time_bucket and merged once.
 -- `last` is the value of the greatest (time, value): ties on time go to the greatest
--- value, the rule of rollup_last_value (schema/definitions/030-ingest.sql), so the answer never
+-- value, the merge rule of record_readings (schema/definitions/030-ingest.sql), so the answer never
 -- depends on arrival order. For numbers it is max(ARRAY[epoch microseconds, value])[2]
 -- (exact: epoch microseconds fit a float8 mantissa until 2255), a plain C aggregate.
 --
