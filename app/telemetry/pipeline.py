@@ -154,7 +154,8 @@ def prepare_uplink(context: DeviceContext, decoded: dict[str, Any]) -> PreparedU
 
 
 class UplinkRecord(msgspec.Struct, frozen=True):
-    """One uplink as `ingest_uplinks` stores it: one value per SQL column, by name."""
+    """One uplink as `ingest_uplinks` stores it: one field per SQL parameter, in the order
+    of its parameters (`record_columns`)."""
 
     token_hash: bytes | None  # the integration token to re-check at commit; None: trusted
     partner_id: uuid.UUID
@@ -170,14 +171,16 @@ class UplinkRecord(msgspec.Struct, frozen=True):
     signal: int | None  # D15 signal quality, None without receptions
     battery: int | None  # the battery_pct field, rounded and clamped
     gateways: list[str]
-    num_fields: list[int]  # numeric readings; field num 0 is the signal quality
-    num_values: list[float]
-    other_fields: list[int]
-    other_values: list[Any]
+    # Flat columns (several values per uplink): ingest_uplinks gets each group after an
+    # array of the 1-based index of the uplink of each value.
     rule_ids: list[int]  # the alert rules whose field is in this uplink
     rule_fields: list[str]
     rule_breaks: list[bool]
     rule_levels: list[str]
+    num_fields: list[int]  # numeric readings; field num 0 is the signal quality
+    num_values: list[float]
+    other_fields: list[int]
+    other_values: list[Any]
 
 
 def uplink_record(
@@ -218,29 +221,13 @@ def uplink_record(
     )
 
 
-# The per-uplink columns of `ingest_uplinks`, in its parameter order.
-_PER_UPLINK = (
-    "token_hash",
-    "partner_id",
-    "device_num",
-    "dedup_key",
-    "time",
-    "values",
-    "derived",
-    "static",
-    "static_derived",
-    "has_derived",
-    "retain",
-    "signal",
-    "battery",
-    "gateways",
-)
-# The flat columns, each group preceded by the 1-based index of its uplink.
+# The flat groups of UplinkRecord; every field before the first is one value per uplink.
 _FLAT = (
     ("rule_ids", "rule_fields", "rule_breaks", "rule_levels"),
     ("num_fields", "num_values"),
     ("other_fields", "other_values"),
 )
+_PER_UPLINK = UplinkRecord.__struct_fields__[: UplinkRecord.__struct_fields__.index("rule_ids")]
 
 
 def record_columns(records: Sequence[UplinkRecord]) -> list[list[Any]]:
