@@ -3,6 +3,10 @@
 Answers 204 once the event is committed (or deliberately ignored), 400 for a body that
 cannot be read, 401 for a bad token, 404 for an unknown or unassigned device. ChirpStack
 never retries, so the path is kept short: a cached device context and one SQL call.
+The integration token is resolved to its partner once (cached for seconds, `_partner`);
+the storing transaction checks it again (`ingest_admit`), so a revoked token is refused.
+Uplinks are stored through app/telemetry/batch.py, other events by `store_event`
+(app/telemetry/pipeline.py).
 """
 
 from __future__ import annotations
