@@ -10,8 +10,9 @@ from litestar.params import Parameter
 from litestar.response import Stream
 
 from app.auth.principal import Principal
+from app.auth.tenancy import resolve_device
+from app.core.enums import Scope
 from app.core.errors import error_responses
-from app.core.tenancy import resolve_device
 from app.devices.filters import (
     check_features,
     features,
@@ -73,7 +74,7 @@ def respond(request: Request[Any, Any, Any], pool: asyncpg.Pool, plan: ExportPla
 
 
 class ExportController(Controller):
-    opt = {"scope": "telemetry:read"}
+    opt = {"scope": Scope.TELEMETRY_READ}
     tags = ["Export"]
     before_request = staticmethod(check_features)
 

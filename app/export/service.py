@@ -16,11 +16,11 @@ import asyncpg
 import msgspec
 
 from app.auth.principal import Principal
+from app.auth.tenancy import DeviceRef
 from app.core.api import parse_timestamp, utc_now
 from app.core.config import Settings
-from app.core.errors import forbidden, invalid_parameter
+from app.core.errors import ErrorCode, forbidden, invalid_parameter
 from app.core.sql import QUERIES
-from app.core.tenancy import DeviceRef
 from app.export.structs import FORMATS, LAYOUTS, Column, ExportParams, ExportPlan, Format
 from app.history.planner import parse_resolution, plan_segments
 from app.history.zones import parse_tz
@@ -143,7 +143,9 @@ async def plan_export(
 
     start, end = params.start, params.end
     if end <= params.cutoff:
-        raise forbidden("outside_retention", "the range is entirely outside the plan retention")
+        raise forbidden(
+            ErrorCode.OUTSIDE_RETENTION, "the range is entirely outside the plan retention"
+        )
     start = max(start, params.cutoff)
     plan = ExportPlan(
         format=params.format,

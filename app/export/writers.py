@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from app.core.config import Settings
-from app.core.errors import ApiError
+from app.core.errors import ApiError, ErrorCode
 from app.export.query import build_sql, uses_names
 from app.export.service import header, map_args, names, neutralise
 from app.export.structs import ExportPlan
@@ -45,7 +45,7 @@ class ExportSlots:
         if self.free <= 0:
             raise ApiError(
                 503,
-                "unavailable",
+                ErrorCode.UNAVAILABLE,
                 "too many exports are streaming on this server; retry shortly",
                 {"Retry-After": "5"},
             )

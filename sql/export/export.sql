@@ -22,7 +22,7 @@
 -- benchmarks/bench_export.py measures it.
 
 -- name: fleet_devices
--- Assigned devices in the key's scope ($1 partner, $2 key sub-account) matching the GET /devices filters, in id order, at most $13 rows.
+-- Assigned devices the key sees ($1 partner, $2 key sub-account; tenant_sees) matching the GET /devices filters, in id order, at most $13 rows.
 WITH defaults AS MATERIALIZED (
     SELECT networks_enabled AS networks, multi_site_enabled AS multi_site
       FROM partners WHERE id = $1
@@ -48,9 +48,8 @@ subtree AS MATERIALIZED (
 SELECT d.num, d.id, d.dev_eui, d.profile_id
   FROM devices d
   LEFT JOIN sub_accounts sa ON sa.id = d.sub_account_id
- WHERE d.partner_id = $1
+ WHERE tenant_sees(d.partner_id, d.sub_account_id, d.status, $1, $2::uuid)
    AND d.status = 'assigned'
-   AND ($2::uuid IS NULL OR d.sub_account_id = $2)
    AND ($3::uuid IS NULL OR d.sub_account_id = $3)
    AND ($4::uuid IS NULL OR d.profile_id = $4)
    AND ($5::uuid IS NULL

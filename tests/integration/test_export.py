@@ -21,7 +21,8 @@ from app.core.config import Settings
 from app.main import create_app
 from tests.conftest import LiveServer
 from tests.factories import World, load
-from tests.integration.test_history import assert_error, bearer, iso, nums, parse
+from tests.helpers import bearer
+from tests.integration.test_history import assert_error, iso, nums, parse
 
 DEVICE_EXPORT = "/api/v1/devices/{}/export"
 FLEET_EXPORT = "/api/v1/export"

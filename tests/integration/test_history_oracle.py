@@ -2,7 +2,8 @@
 in UTC and with `tz` (integrations.md section 5).
 
 A few hundred cases here (datasets x requests); the long mode runs 10,000:
-`python -m benchmarks.history_oracle --cases 10000`.
+`python -m benchmarks.history_oracle --cases 10000` (long mode; the oracle itself is
+tests/history_oracle.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from litestar.testing import AsyncTestClient
 
-from benchmarks.history_oracle import Dataset, Oracle, Request, dataset_cases, make_oracle
+from tests.history_oracle import Dataset, Oracle, Request, dataset_cases, make_oracle
 
 DATASETS = 25  # x QUERIES_PER_DATASET requests = 300 cases
 

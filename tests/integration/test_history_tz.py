@@ -16,7 +16,8 @@ from litestar.testing import AsyncTestClient
 
 from app.history.zones import ZoneKind, zone_kind
 from tests.factories import World, load
-from tests.integration.test_history import assert_error, bearer, nums, record
+from tests.helpers import bearer
+from tests.integration.test_history import assert_error, nums, record
 
 HISTORY = "/api/v1/devices/{}/history"
 # Berlin's clocks: forward on 2026-03-29 at 01:00 UTC, back on 2026-10-25 at 01:00 UTC.
