@@ -18,6 +18,7 @@ from app.accounts.controller import HealthController, IdentityController, SubAcc
 from app.auth.cache import auth_cache_lifespan
 from app.auth.middleware import AuthMiddleware
 from app.auth.principal import Principal
+from app.background import network_lifespan
 from app.core.api import API_PREFIX
 from app.core.config import Settings, load_settings
 from app.core.db import create_pool
@@ -64,7 +65,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     return Litestar(
         route_handlers=[api, *public_route_handlers()],
-        lifespan=[lifespan, auth_cache_lifespan, retention_lifespan],
+        lifespan=[lifespan, auth_cache_lifespan, retention_lifespan, network_lifespan],
         dependencies={
             "pool": Provide(provide_pool, sync_to_thread=False),
             "principal": Provide(provide_principal, sync_to_thread=False),

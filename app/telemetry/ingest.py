@@ -15,11 +15,12 @@ import msgspec
 from litestar import Controller, Request, Response, post
 from litestar.params import Parameter
 
-from app.auth.cache import current_cache
+from app.auth.cache import AuthCache, current_cache
 from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
 from app.core.errors import ApiError, error_responses, invalid_body, not_found
 from app.core.sql import QUERIES
+from app.downlinks import events as downlink_events
 from app.telemetry import catalog
 from app.telemetry.batch import batcher_for
 from app.telemetry.catalog import DeviceContext, TtlCache
@@ -71,7 +72,7 @@ async def _check_token(pool: asyncpg.Pool, token_hash: bytes) -> None:
     _tokens.put(token_hash, True)
 
 
-async def _device(pool: asyncpg.Pool, token_hash: bytes, dev_eui_text: str) -> DeviceContext:
+async def find_device(pool: asyncpg.Pool, token_hash: bytes, dev_eui_text: str) -> DeviceContext:
     """The assigned device with this DevEUI in the token's partner, or 401/404."""
     dev_eui = normalize_eui(dev_eui_text)
     key = (token_hash, dev_eui or "")
@@ -148,6 +149,35 @@ async def _store(
     )
 
 
+async def receive_chirpstack(
+    pool: asyncpg.Pool, token_hash: bytes, event: str, body: bytes, cache: AuthCache | None
+) -> None:
+    """One ChirpStack event, as the HTTP route and the MQTT consumer receive it: returns once
+    it is committed (or deliberately ignored); raises the ApiError of a 400, 401 or 404."""
+    await _check_token(pool, token_hash)
+    if event in downlink_events.EVENTS:
+        await downlink_events.receive(pool, token_hash, event, body)
+        return
+    if event not in DECODERS:
+        return
+    parsed = _decode(event, body)
+    context = await find_device(pool, token_hash, parsed.device_info.dev_eui)
+    outcome = await _store(pool, event, parsed, context, token_hash)
+    if outcome == Outcome.STORED and cache is not None:
+        # Read-your-writes on this worker: its own notification of the commit may still
+        # be unread when the client's next request arrives. Other workers get theirs
+        # from PostgreSQL at commit, before this answer is even sent.
+        cache.latest.notified(str(context.num))
+    if outcome in (Outcome.STORED, Outcome.DUPLICATE):
+        return
+    _devices.clear()
+    catalog.forget(context.num)
+    if outcome == Outcome.UNAUTHORIZED:
+        _tokens.drop(token_hash)
+        raise _unauthorized()
+    raise not_found("device")
+
+
 class IngestController(Controller):
     path = "/ingest"
     tags = ["ingest"]
@@ -171,24 +201,11 @@ class IngestController(Controller):
         request: Request[Any, Any, Any],
         event: str = Parameter(default="", description="ChirpStack event type"),
     ) -> Response[None]:
-        token_hash = _token(request)
-        pool: asyncpg.Pool = request.app.state.pool
-        await _check_token(pool, token_hash)
-        if event not in DECODERS:
-            return _no_content()
-        parsed = _decode(event, await request.body())
-        context = await _device(pool, token_hash, parsed.device_info.dev_eui)
-        outcome = await _store(pool, event, parsed, context, token_hash)
-        if outcome == Outcome.STORED and (cache := current_cache(request.app)) is not None:
-            # Read-your-writes on this worker: its own notification of the commit may still
-            # be unread when the client's next request arrives. Other workers get theirs
-            # from PostgreSQL at commit, before this answer is even sent.
-            cache.latest.notified(str(context.num))
-        if outcome in (Outcome.STORED, Outcome.DUPLICATE):
-            return _no_content()
-        _devices.clear()
-        catalog.forget(context.num)
-        if outcome == Outcome.UNAUTHORIZED:
-            _tokens.drop(token_hash)
-            raise _unauthorized()
-        raise not_found("device")
+        await receive_chirpstack(
+            request.app.state.pool,
+            _token(request),
+            event,
+            await request.body(),
+            current_cache(request.app),
+        )
+        return _no_content()

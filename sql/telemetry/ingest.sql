@@ -20,8 +20,8 @@ SELECT i.partner_id, d.num, d.id, d.status, d.profile_id, d.static_values, d.cal
  LIMIT 1;
 
 -- name: partner_for_token
--- The partner of an integration token.
-SELECT partner_id FROM integrations WHERE token_hash = $1;
+-- The partner of a ChirpStack integration token (a token of another kind is refused).
+SELECT partner_id FROM integrations WHERE token_hash = $1 AND kind = 'chirpstack';
 
 -- name: device_by_num
 -- The attributes of a device the pipeline needs, by num.
