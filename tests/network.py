@@ -108,24 +108,24 @@ class Process:
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
-    async def wait_for_output(self, text: str, count: int = 1, timeout: float = 30) -> None:
+    async def wait_for_output(self, text: str, count: int = 1, seconds: float = 30) -> None:
         """Until the log holds `text` `count` times (e.g. the consumer has subscribed)."""
 
         async def read() -> int:
             return self.output().count(text)
 
-        await eventually(read, lambda n: n >= count, timeout, f"{text!r} in {self.log.name}")
+        await eventually(read, lambda n: n >= count, seconds, f"{text!r} in {self.log.name}")
 
 
 async def eventually(
-    check: Callable[[], Awaitable[T]], done: Callable[[T], bool], timeout: float, what: str
+    check: Callable[[], Awaitable[T]], done: Callable[[T], bool], seconds: float, what: str
 ) -> T:
     """Polls `check()` until `done(result)`; fails naming `what` and the last result."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + seconds
     while True:
         result = await check()
         if done(result):
             return result
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}: {result!r}")
+            raise AssertionError(f"timed out after {seconds} s waiting for {what}: {result!r}")
         await asyncio.sleep(0.1)

@@ -149,8 +149,9 @@ class Dispatcher:
     async def retry_later(self, row: Any, reason: str) -> None:
         attempts = row["attempts"] + 1
         delay = backoff(self.settings.dispatch_backoff_s, attempts)
-        log.warning("downlink %s: %s; retrying in %.1f s", row["id"], reason, delay)
+        log.warning("downlink %s: %s; retrying in %.2f s", row["id"], reason, delay)
         await self.pool.execute(QUERIES["downlinks.retry_later"], row["id"], delay, True)
+        asyncio.get_running_loop().call_later(delay, self.wake.set)
 
     # the loop ----------------------------------------------------------------------------
 
