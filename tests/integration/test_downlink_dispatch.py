@@ -18,7 +18,7 @@ from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
 from tests.fake_chirpstack import FakeChirpStack
-from tests.network import Process, eventually
+from tests.network import Broker, Process, Publisher, eventually
 
 TIMEOUT_S = "0.5"  # a hung call counts as an unknown outcome after this long
 
@@ -434,3 +434,49 @@ async def _count(fake: FakeChirpStack, dev_eui: str) -> int:
 
 async def _getqueue_calls(fake: FakeChirpStack, dev_eui: str) -> int:
     return fake.service.getqueue_calls[dev_eui]
+
+
+async def test_network_events_over_mqtt_move_downlinks_too(
+    client: AsyncTestClient,
+    pool: asyncpg.Pool,
+    fake: FakeChirpStack,
+    dispatcher: Dispatcher,
+    migrated: str,
+    tmp_path: Path,
+) -> None:
+    broker = Broker(tmp_path / "mosquitto")
+    broker.start()
+    w = World()
+    p = w.partner(plan={"apiWrite": True})
+    sa = w.sub_account(p)
+    profile = w.profile(p)
+    w.downlink_template(profile, key="set_interval", fPort=10, confirmed=True)
+    dev = w.device(sa, profile)
+    w.integration(
+        p,
+        grpc={"url": fake.url, "apiToken": fake.token},
+        mqtt={"url": broker.url, "clientId": f"dl-{uuid.uuid4().hex[:8]}"},
+    )
+    key = w.key(sa, scopes=["devices:read", "downlinks:write"])
+    await load(pool, w)
+    world = {"devices": [dev], "key": key}
+    consumer = Process(["ingest", "mqtt"], migrated, tmp_path / "consumer.log")
+    publisher = Publisher(broker)
+    try:
+        await consumer.wait_for_output("subscribed to")
+        queued = await send(client, world, 21)
+        await reaches(client, world, queued["queueItemId"], "submitted")
+        [sent] = fake.service.items_of(dev["devEui"])
+        txack = network_event("txack", dev["devEui"], queue_item_id=sent.id, f_cnt_down=5)
+        publisher.publish(dev["devEui"], "txack", txack)
+        await reaches(client, world, queued["queueItemId"], "sent")
+        ack = network_event(
+            "ack", dev["devEui"], queue_item_id=sent.id, acknowledged=True, f_cnt_down=5
+        )
+        publisher.publish(dev["devEui"], "ack", ack)
+        body = await reaches(client, world, queued["queueItemId"], "acknowledged")
+        assert body["fCntDown"] == 5 and body["sentAt"] is not None
+    finally:
+        publisher.close()
+        consumer.stop()
+        broker.stop()
