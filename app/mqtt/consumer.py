@@ -45,6 +45,18 @@ RECEIVE_MAXIMUM = 256
 SESSION_NEVER_EXPIRES = 0xFFFFFFFF
 KEEPALIVE_S = 30
 RETRY_MAX_S = 5.0
+UNEXPECTED_TRIES = 5
+# Failures of the database or the way to it: worth waiting out, however long they last.
+TRANSIENT = (
+    OSError,
+    TimeoutError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.InsufficientResourcesError,
+    asyncpg.exceptions.QueryCanceledError,
+    asyncpg.exceptions.TransactionRollbackError,
+)
 
 
 class Integration:
@@ -142,6 +154,7 @@ class Consumer:
     ) -> None:
         event = event_of(topic)
         delay = 0.1
+        unexpected = 0
         while True:
             try:
                 await receive_chirpstack(
@@ -149,6 +162,13 @@ class Consumer:
                 )
                 break
             except ApiError as error:
+                if error.status >= 500:
+                    if not self._current(generation):
+                        return
+                    log.warning("mqtt %s: %s; retrying", self.integration.id, error.message)
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, RETRY_MAX_S)
+                    continue
                 # What the HTTP route answers with a 4xx: the network server would not
                 # retry it either, so it is acknowledged and logged, never redelivered.
                 log.warning(
@@ -159,13 +179,23 @@ class Consumer:
                     error.message,
                 )
                 break
-            except Exception:
+            except TRANSIENT:
                 # The database is unreachable or slow: the message stays unacknowledged
                 # and is tried again for as long as its connection lasts (after that the
                 # broker redelivers it anyway).
                 if not self._current(generation):
                     return
                 log.exception("mqtt %s: storing a message failed; retrying", self.integration.id)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_S)
+            except Exception:
+                # Anything else is a defect, where the HTTP route would answer 500 (and the
+                # network server drop the event). A few tries, then the same: logged and
+                # acknowledged, so that one message cannot hold up every later one.
+                unexpected += 1
+                if unexpected >= UNEXPECTED_TRIES:
+                    log.exception("mqtt %s: message on %s dropped", self.integration.id, topic)
+                    break
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, RETRY_MAX_S)
         self.handled += 1
