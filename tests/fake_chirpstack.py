@@ -112,13 +112,24 @@ class FakeChirpStack:
         token = token or secrets.token_urlsafe(16)
         self.service = FakeDeviceService(token)
         self.token = token
-        self.server = grpc.aio.server()
-        api.add_DeviceServiceServicer_to_server(self.service, self.server)
+        self.server = self._server()
         self.port = self.server.add_insecure_port("127.0.0.1:0")
         self.url = f"127.0.0.1:{self.port}"
+
+    def _server(self) -> Any:
+        server = grpc.aio.server()
+        api.add_DeviceServiceServicer_to_server(self.service, server)
+        return server
 
     async def start(self) -> None:
         await self.server.start()
 
     async def stop(self) -> None:
+        """Closes every connection at once, calls in progress included."""
         await self.server.stop(grace=None)
+
+    async def restart(self) -> None:
+        """Serves again on the same port, with the same queues."""
+        self.server = self._server()
+        self.server.add_insecure_port(self.url)
+        await self.server.start()

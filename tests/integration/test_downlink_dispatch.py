@@ -346,6 +346,37 @@ async def test_a_dispatcher_killed_mid_call_is_reconciled_by_its_successor(
     assert len(fake.service.items_of(dev_eui)) == 1
 
 
+async def test_a_connection_lost_mid_call_is_reconciled_when_chirpstack_is_back(
+    client: AsyncTestClient, pool: asyncpg.Pool, dispatcher: Dispatcher
+) -> None:
+    own = FakeChirpStack()
+    await own.start()
+    try:
+        world = await downlink_world(pool, own)
+        dev_eui = world["devices"][0]["devEui"]
+        own.service.enqueue_faults[dev_eui] = ["hang_after"]
+        queued = await send(client, world, 13)
+        await eventually(
+            lambda: _count(own, dev_eui), lambda n: n == 1, 20, "the item at ChirpStack"
+        )
+        # ChirpStack goes away with the call in progress: the connection is lost, and the
+        # retries (GetQueue first) fail until it is back.
+        await own.stop()
+        await eventually(
+            lambda: item(client, world, queued["queueItemId"]),
+            lambda body: body["status"] == "queued",
+            5,
+            "the item to wait",
+        )
+        await own.restart()
+        await reaches(client, world, queued["queueItemId"], "submitted")
+        assert own.service.enqueue_calls[dev_eui] == 1
+        assert [i.data for i in own.service.items_of(dev_eui)] == [payload(13)]
+        assert own.service.getqueue_calls[dev_eui] >= 1
+    finally:
+        await own.stop()
+
+
 async def test_an_item_sent_before_its_answer_arrived_is_found_by_its_txack(
     client: AsyncTestClient, pool: asyncpg.Pool, fake: FakeChirpStack, dispatcher: Dispatcher
 ) -> None:
