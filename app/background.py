@@ -16,7 +16,7 @@ from typing import Any
 
 import asyncpg
 
-from app.core.config import Settings, load_settings
+from app.core.config import Settings, settings
 from app.core.db import create_pool
 from app.downlinks.dispatch import run_dispatcher
 from app.mqtt.runner import run_mqtt
@@ -46,12 +46,11 @@ async def network_lifespan(app: Any) -> AsyncIterator[None]:
 async def run_alone(loop: Loop) -> None:
     """One loop in this process until SIGINT or SIGTERM."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    settings = load_settings()
-    pool = await create_pool(settings)
+    pool = await create_pool(settings())
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         asyncio.get_running_loop().add_signal_handler(sig, stop.set)
     try:
-        await loop(pool, settings, stop)
+        await loop(pool, settings(), stop)
     finally:
         await pool.close()

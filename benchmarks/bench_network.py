@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
@@ -185,10 +186,12 @@ def _topic(device: Any) -> str:
 
 
 def mqtt_ingest(ctx: Context) -> list[Measure]:
+    from app.core.config import settings
     from app.ops import broker
 
-    os.environ["TELEMETRY_MQTT_DIR"] = str(ctx.work_dir / "mosquitto")
-    os.environ["TELEMETRY_MQTT_PORT"] = str(free_port())
+    own = msgspec.structs.replace(
+        settings(), mqtt_dir=str(ctx.work_dir / "mosquitto"), mqtt_port=free_port()
+    )
     run_id = secrets.token_hex(4)
     count = 2000 if ctx.quick else int(max(1500 * ctx.duration, 10000))
     devices = ctx.manifest.devices
@@ -207,7 +210,7 @@ def mqtt_ingest(ctx: Context) -> list[Measure]:
         )
         for i in range(count)
     ]
-    broker.start()
+    broker.start(own)
     integrations: list[str] = []
     consumer = None
     publisher = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
@@ -215,11 +218,13 @@ def mqtt_ingest(ctx: Context) -> list[Measure]:
     publisher.max_queued_messages_set(0)
     watch = None
     try:
-        integrations = asyncio.run(_add_mqtt_integrations(ctx.database_url, broker.url(), run_id))
+        integrations = asyncio.run(
+            _add_mqtt_integrations(ctx.database_url, broker.url(own), run_id)
+        )
         consumer = _telemetry(["ingest", "mqtt"], ctx.database_url, ctx.work_dir / "mqtt.log")
-        publisher.connect("127.0.0.1", broker.port())
+        publisher.connect("127.0.0.1", broker.port(own))
         publisher.loop_start()
-        watch = StoreWatch(broker.port())
+        watch = StoreWatch(broker.port(own))
         # Warm-up: until a message is stored, every consumer is subscribed.
         warm = f"warm-{run_id}"
         deadline = time.monotonic() + 60
@@ -259,7 +264,7 @@ def mqtt_ingest(ctx: Context) -> list[Measure]:
         if consumer is not None:
             _stop(consumer)
         asyncio.run(_delete_integrations(ctx.database_url, integrations))
-        broker.stop()
+        broker.stop(own)
     latencies = [
         (at.timestamp() - published[int(key.rsplit("-", 1)[1])]) * 1000 for key, at in received
     ]

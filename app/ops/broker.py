@@ -1,8 +1,10 @@
 """The project's own local Mosquitto broker (`telemetry mqtt start|stop`), the MQTT twin of
 `telemetry db start`: for development, tests and the demo.
 
-Its data directory lives in the checkout (`.mosquitto/`, git-ignored; TELEMETRY_MQTT_DIR
-moves it) and it listens on 127.0.0.1 only, on TELEMETRY_MQTT_PORT (default 25883).
+Its data directory lives in the checkout (`.mosquitto/`, git-ignored; Settings.mqtt_dir,
+TELEMETRY_MQTT_DIR, moves it) and it listens on 127.0.0.1 only, on Settings.mqtt_port
+(TELEMETRY_MQTT_PORT, default 25883). Every function takes the Settings to use (the
+process's when None), so a test or benchmark can run a broker of its own.
 Persistence is on, so a persistent session's queued QoS 1 messages survive a restart.
 Mosquitto writes its persistence file on a clean shutdown and every
 `autosave_interval` seconds: a broker killed with -9 loses what arrived since the last
@@ -20,21 +22,19 @@ import subprocess
 import time
 from pathlib import Path
 
-from app.core.config import PROJECT_ROOT
-
-DEFAULT_PORT = 25883
+from app.core.config import Settings, settings
 
 
-def data_dir() -> Path:
-    return Path(os.environ.get("TELEMETRY_MQTT_DIR", PROJECT_ROOT / ".mosquitto"))
+def data_dir(config: Settings | None = None) -> Path:
+    return Path((config or settings()).mqtt_dir)
 
 
-def port() -> int:
-    return int(os.environ.get("TELEMETRY_MQTT_PORT", DEFAULT_PORT))
+def port(config: Settings | None = None) -> int:
+    return (config or settings()).mqtt_port
 
 
-def url() -> str:
-    return f"mqtt://127.0.0.1:{port()}"
+def url(config: Settings | None = None) -> str:
+    return f"mqtt://127.0.0.1:{port(config)}"
 
 
 def _binary() -> str:
@@ -93,14 +93,14 @@ def _accepts(listen_port: int) -> bool:
         return False
 
 
-def start() -> str:
+def start(config: Settings | None = None) -> str:
     """Starts the broker unless it runs; returns its URL. Idempotent."""
-    directory, listen_port = data_dir(), port()
+    directory, listen_port = data_dir(config), port(config)
     directory.mkdir(parents=True, exist_ok=True)
     if _pid(directory) is not None:
         if _accepts(listen_port):
-            return url()
-        stop()  # This directory's broker, on another port: restarted on the one asked for.
+            return url(config)
+        stop(config)  # This directory's broker, on another port: restarted on the one asked for.
     if _accepts(listen_port):
         raise RuntimeError(f"port {listen_port} is taken by another program")
     conf = directory / "mosquitto.conf"
@@ -109,14 +109,14 @@ def start() -> str:
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if _accepts(listen_port):
-            return url()
+            return url(config)
         time.sleep(0.05)
     raise RuntimeError(f"mosquitto did not start; see {directory / 'mosquitto.log'}")
 
 
-def stop() -> None:
+def stop(config: Settings | None = None) -> None:
     """Shuts the broker down cleanly (it saves its persistence file) and waits for it."""
-    directory = data_dir()
+    directory = data_dir(config)
     pid = _pid(directory)
     if pid is None:
         return

@@ -3,10 +3,18 @@
 Answers 204 once the event is committed (or deliberately ignored), 400 for a body that
 cannot be read, 401 for a bad token, 404 for an unknown or unassigned device. ChirpStack
 never retries, so the path is kept short: a cached device context and one SQL call.
+The integration token is resolved to its partner once (cached for seconds,
+`IntegrationTokens`); the storing transaction checks it again (`ingest_admit`), so a revoked
+token is refused. Uplinks are stored through app/telemetry/batch.py, other events by
+`store_event` (app/telemetry/pipeline.py). `receive_chirpstack` is the one function behind
+this route and the MQTT consumer (app/mqtt/consumer.py); `txack`, `ack` and `log` events go
+to app/downlinks/events.py. The TTS route (app/tts/) shares `find_device` and `refused`.
 """
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,10 +23,9 @@ import msgspec
 from litestar import Controller, Request, Response, post
 from litestar.params import Parameter
 
-from app.auth.cache import AuthCache, current_cache
 from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
-from app.core.errors import ApiError, error_responses, invalid_body, not_found
+from app.core.errors import ApiError, ErrorCode, error_responses, invalid_body, not_found
 from app.core.sql import QUERIES
 from app.downlinks import events as downlink_events
 from app.telemetry import catalog
@@ -30,6 +37,7 @@ from app.telemetry.chirpstack import (
     StatusEvent,
     UplinkEvent,
 )
+from app.telemetry.latest_cache import LatestCache, current_latest_cache
 from app.telemetry.pipeline import (
     Outcome,
     Uplink,
@@ -38,11 +46,35 @@ from app.telemetry.pipeline import (
     store_event,
 )
 
-DEVICE_FOR_TOKEN = QUERIES["telemetry.device_for_token"]
-PARTNER_FOR_TOKEN = QUERIES["telemetry.partner_for_token"]
+DEVICE_FOR_PARTNER = QUERIES["telemetry.device_for_partner"]
 
-_devices: TtlCache[tuple[bytes, str], DeviceContext] = TtlCache()
-_tokens: TtlCache[bytes, bool] = TtlCache()
+
+class IntegrationTokens:
+    """Integration token hash -> partner for one kind of integration, cached for seconds.
+
+    The token's one check before storing: the storing transaction checks it again
+    (`ingest_admit`), so an uplink with a token revoked meanwhile is still refused."""
+
+    def __init__(self, query: str, unauthorized: Callable[[], ApiError]) -> None:
+        self.query = query
+        self.unauthorized = unauthorized
+        self.cache: TtlCache[bytes, uuid.UUID] = TtlCache()
+
+    async def partner(self, pool: asyncpg.Pool, token_hash: bytes) -> uuid.UUID:
+        """The partner of the token, or the 401 of `unauthorized`."""
+        partner_id = self.cache.get(token_hash)
+        if partner_id is None:
+            partner_id = await pool.fetchval(self.query, token_hash)
+            if partner_id is None:
+                raise self.unauthorized()
+            self.cache.put(token_hash, partner_id)
+        return partner_id
+
+    def drop(self, token_hash: bytes) -> None:
+        self.cache.drop(token_hash)
+
+
+_devices: TtlCache[tuple[uuid.UUID, str], DeviceContext] = TtlCache()
 
 
 def _no_content() -> Response[None]:
@@ -51,8 +83,14 @@ def _no_content() -> Response[None]:
 
 def _unauthorized() -> ApiError:
     return ApiError(
-        401, "unauthorized", "missing or unknown integration token", {"WWW-Authenticate": "Bearer"}
+        401,
+        ErrorCode.UNAUTHORIZED,
+        "missing or unknown integration token",
+        {"WWW-Authenticate": "Bearer"},
     )
+
+
+CHIRPSTACK_TOKENS = IntegrationTokens(QUERIES["telemetry.partner_for_token"], _unauthorized)
 
 
 def _token(request: Request[Any, Any, Any]) -> bytes:
@@ -64,31 +102,40 @@ def _token(request: Request[Any, Any, Any]) -> bytes:
     return hash_secret(token)
 
 
-async def _check_token(pool: asyncpg.Pool, token_hash: bytes) -> None:
-    if _tokens.get(token_hash):
-        return
-    if await pool.fetchval(PARTNER_FOR_TOKEN, token_hash) is None:
-        raise _unauthorized()
-    _tokens.put(token_hash, True)
-
-
-async def find_device(pool: asyncpg.Pool, token_hash: bytes, dev_eui_text: str) -> DeviceContext:
+async def find_device(
+    pool: asyncpg.Pool,
+    tokens: IntegrationTokens,
+    token_hash: bytes,
+    partner_id: uuid.UUID,
+    dev_eui_text: str,
+) -> DeviceContext:
     """The assigned device with this DevEUI in the token's partner, or 401/404."""
     dev_eui = normalize_eui(dev_eui_text)
-    key = (token_hash, dev_eui or "")
+    key = (partner_id, dev_eui or "")
     context = _devices.get(key)
     if context is not None:
         return context
-    if dev_eui is None:
-        await _check_token(pool, token_hash)
-        raise not_found("device")
-    row = await pool.fetchrow(DEVICE_FOR_TOKEN, token_hash, dev_eui)
-    if row is None:
-        raise _unauthorized()
-    if row["num"] is None or row["status"] != "assigned":
+    row = await pool.fetchrow(DEVICE_FOR_PARTNER, partner_id, dev_eui) if dev_eui else None
+    if row is None or row["status"] != "assigned":
+        # A token revoked since it was cached is a 401, not a 404.
+        tokens.drop(token_hash)
+        await tokens.partner(pool, token_hash)
         raise not_found("device")
     context = await catalog.context_from_row(pool, row)
     return _devices.put(key, context)
+
+
+def refused(
+    outcome: Outcome, tokens: IntegrationTokens, token_hash: bytes, context: DeviceContext
+) -> ApiError:
+    """The error of an uplink or event the storing transaction refused, after dropping what
+    was cached about its device (and its token when that was the reason)."""
+    _devices.clear()
+    catalog.forget(context.num)
+    if outcome == Outcome.UNAUTHORIZED:
+        tokens.drop(token_hash)
+        return tokens.unauthorized()
+    return not_found("device")
 
 
 def _decode(event: str, body: bytes) -> Any:
@@ -123,7 +170,7 @@ def _uplink(parsed: UplinkEvent) -> Uplink:
 
 async def _store(
     pool: asyncpg.Pool, event: str, parsed: Any, context: DeviceContext, token_hash: bytes
-) -> str:
+) -> Outcome:
     if event == "up":
         return await batcher_for(pool).store(context, _uplink(parsed), token_hash)
     battery = location = None
@@ -150,32 +197,29 @@ async def _store(
 
 
 async def receive_chirpstack(
-    pool: asyncpg.Pool, token_hash: bytes, event: str, body: bytes, cache: AuthCache | None
+    pool: asyncpg.Pool, token_hash: bytes, event: str, body: bytes, cache: LatestCache | None
 ) -> None:
     """One ChirpStack event, as the HTTP route and the MQTT consumer receive it: returns once
     it is committed (or deliberately ignored); raises the ApiError of a 400, 401 or 404."""
-    await _check_token(pool, token_hash)
+    partner_id = await CHIRPSTACK_TOKENS.partner(pool, token_hash)
     if event in downlink_events.EVENTS:
         await downlink_events.receive(pool, token_hash, event, body)
         return
     if event not in DECODERS:
         return
     parsed = _decode(event, body)
-    context = await find_device(pool, token_hash, parsed.device_info.dev_eui)
+    context = await find_device(
+        pool, CHIRPSTACK_TOKENS, token_hash, partner_id, parsed.device_info.dev_eui
+    )
     outcome = await _store(pool, event, parsed, context, token_hash)
     if outcome == Outcome.STORED and cache is not None:
         # Read-your-writes on this worker: its own notification of the commit may still
         # be unread when the client's next request arrives. Other workers get theirs
         # from PostgreSQL at commit, before this answer is even sent.
-        cache.latest.notified(str(context.num))
+        cache.notified(str(context.num))
     if outcome in (Outcome.STORED, Outcome.DUPLICATE):
         return
-    _devices.clear()
-    catalog.forget(context.num)
-    if outcome == Outcome.UNAUTHORIZED:
-        _tokens.drop(token_hash)
-        raise _unauthorized()
-    raise not_found("device")
+    raise refused(outcome, CHIRPSTACK_TOKENS, token_hash, context)
 
 
 class IngestController(Controller):
@@ -206,6 +250,6 @@ class IngestController(Controller):
             _token(request),
             event,
             await request.body(),
-            current_cache(request.app),
+            current_latest_cache(request.app),
         )
         return _no_content()

@@ -9,6 +9,7 @@ unassigned device. Uplinks, join-accepts and solved locations become `up`, `join
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,40 +17,35 @@ import asyncpg
 import msgspec
 from litestar import Controller, Request, Response, post
 
-from app.auth.cache import current_cache
 from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
-from app.core.errors import ApiError, error_responses, invalid_body, not_found
+from app.core.errors import ApiError, ErrorCode, error_responses, invalid_body
 from app.core.sql import QUERIES
-from app.telemetry import catalog
 from app.telemetry.batch import batcher_for
-from app.telemetry.catalog import DeviceContext, TtlCache
-from app.telemetry.ingest import find_device
+from app.telemetry.catalog import DeviceContext
+from app.telemetry.ingest import IntegrationTokens, find_device, refused
+from app.telemetry.latest_cache import current_latest_cache
 from app.telemetry.pipeline import Outcome, Uplink, dedup_key, store_event
 from app.tts.structs import DECODER, ApplicationUp
-
-_tokens: TtlCache[bytes, bool] = TtlCache()
 
 
 def _unauthorized() -> ApiError:
     return ApiError(
         401,
-        "unauthorized",
+        ErrorCode.UNAUTHORIZED,
         "missing or unknown The Things Stack integration token",
         {"WWW-Authenticate": "Bearer"},
     )
 
 
-async def _token(request: Request[Any, Any, Any], pool: asyncpg.Pool) -> bytes:
+TTS_TOKENS = IntegrationTokens(QUERIES["tts.partner_for_token"], _unauthorized)
+
+
+def _token(request: Request[Any, Any, Any]) -> bytes:
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise _unauthorized()
-    token_hash = hash_secret(token.strip())
-    if not _tokens.get(token_hash):
-        if await pool.fetchval(QUERIES["tts.partner_for_token"], token_hash) is None:
-            raise _unauthorized()
-        _tokens.put(token_hash, True)
-    return token_hash
+    return hash_secret(token.strip())
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -86,8 +82,8 @@ def uplink_of(message: ApplicationUp) -> Uplink:
 
 
 async def _store(
-    pool: asyncpg.Pool, message: ApplicationUp, token_hash: bytes
-) -> tuple[str | None, DeviceContext | None]:
+    pool: asyncpg.Pool, message: ApplicationUp, token_hash: bytes, partner_id: uuid.UUID
+) -> tuple[Outcome | None, DeviceContext | None]:
     """The outcome of storing the message and its device; None for a type the service
     ignores."""
     kind = (
@@ -101,7 +97,9 @@ async def _store(
     )
     if kind is None:
         return None, None
-    context = await find_device(pool, token_hash, message.end_device_ids.dev_eui)
+    context = await find_device(
+        pool, TTS_TOKENS, token_hash, partner_id, message.end_device_ids.dev_eui
+    )
     if kind == "up":
         return await batcher_for(pool).store(context, uplink_of(message), token_hash), context
     received = _utc(message.received_at) or datetime.now(UTC)
@@ -147,21 +145,17 @@ class TtsIngestController(Controller):
     )
     async def tts(self, request: Request[Any, Any, Any]) -> Response[None]:
         pool: asyncpg.Pool = request.app.state.pool
-        token_hash = await _token(request, pool)
+        token_hash = _token(request)
+        partner_id = await TTS_TOKENS.partner(pool, token_hash)
         try:
             message = DECODER.decode(await request.body())
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise invalid_body("body", f"not a The Things Stack message: {exc}") from None
-        outcome, context = await _store(pool, message, token_hash)
-        cache = current_cache(request.app)
+        outcome, context = await _store(pool, message, token_hash, partner_id)
+        cache = current_latest_cache(request.app)
         if outcome == Outcome.STORED and cache is not None and context is not None:
             # Read-your-writes on this worker, as on the ChirpStack route.
-            cache.latest.notified(str(context.num))
-        if outcome in (None, Outcome.STORED, Outcome.DUPLICATE):
+            cache.notified(str(context.num))
+        if outcome is None or context is None or outcome in (Outcome.STORED, Outcome.DUPLICATE):
             return Response(content=None, status_code=204)
-        if context is not None:
-            catalog.forget(context.num)
-        if outcome == Outcome.UNAUTHORIZED:
-            _tokens.drop(token_hash)
-            raise _unauthorized()
-        raise not_found("device")
+        raise refused(outcome, TTS_TOKENS, token_hash, context)

@@ -18,6 +18,7 @@ from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
 from tests.fake_chirpstack import FakeChirpStack
+from tests.helpers import bearer
 from tests.network import Broker, Process, Publisher, eventually
 
 TIMEOUT_S = "0.5"  # a hung call counts as an unknown outcome after this long
@@ -75,10 +76,6 @@ async def downlink_world(
     return {"devices": devs, "token": token, "key": key, "group": group, "sa": sa}
 
 
-def auth(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
-
-
 async def send(
     client: AsyncTestClient, world: dict[str, Any], minutes: int, device: int = 0, **extra: Any
 ) -> dict[str, Any]:
@@ -86,7 +83,7 @@ async def send(
     response = await client.post(
         f"/api/v1/devices/{dev['id']}/downlinks",
         json={"key": "set_interval", "data": {"minutes": minutes}, **extra},
-        headers=auth(world["key"]),
+        headers=bearer(world["key"]),
     )
     assert response.status_code == 202, response.text
     body: dict[str, Any] = response.json()["data"]
@@ -98,7 +95,7 @@ async def item(
 ) -> dict[str, Any]:
     dev = world["devices"][device]
     response = await client.get(
-        f"/api/v1/devices/{dev['id']}/downlinks/{queue_item_id}", headers=auth(world["key"])
+        f"/api/v1/devices/{dev['id']}/downlinks/{queue_item_id}", headers=bearer(world["key"])
     )
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()["data"]
@@ -130,7 +127,7 @@ def network_event(event: str, dev_eui: str, **fields: Any) -> str:
 
 async def post_event(client: AsyncTestClient, world: dict[str, Any], event: str, body: str) -> None:
     response = await client.post(
-        f"/ingest/chirpstack?event={event}", content=body, headers=auth(world["token"])
+        f"/ingest/chirpstack?event={event}", content=body, headers=bearer(world["token"])
     )
     assert response.status_code == 204, response.text
 
@@ -423,7 +420,7 @@ async def test_multicast_sends_go_the_same_way(
     response = await client.post(
         f"/api/v1/multicast-groups/{world['group']['id']}/execute",
         json={"key": "set_interval", "data": {"minutes": 42}},
-        headers=auth(world["key"]),
+        headers=bearer(world["key"]),
     )
     assert response.status_code == 202, response.text
     per_device = response.json()["data"]["perDevice"]
@@ -452,7 +449,7 @@ async def test_get_downlink_tenancy_and_unknown_ids(
             world["key"],
         ),
     ]:
-        response = await client.get(path, headers=auth(key))
+        response = await client.get(path, headers=bearer(key))
         assert response.status_code == 404, path
         assert response.json()["error"]["code"] == "not_found"
     body = await item(client, world, queued["queueItemId"])

@@ -13,6 +13,7 @@ from litestar.testing import AsyncTestClient
 
 from app.world.errors import WorldError
 from tests.factories import World, load
+from tests.helpers import bearer
 from tests.integration.test_ingest import latest, readings
 
 INGEST = "/ingest/tts"
@@ -106,7 +107,7 @@ async def post(client: AsyncTestClient, token: str, body: Any) -> int:
     response = await client.post(
         INGEST,
         **({"json": body} if not isinstance(body, str) else {"content": body}),
-        headers={"Authorization": f"Bearer {token}"},
+        headers=bearer(token),
     )
     if response.status_code != 204:
         assert response.json()["error"]["code"], response.text
@@ -225,7 +226,7 @@ async def test_answers_and_token_kinds(client: AsyncTestClient, pool: asyncpg.Po
     response = await client.post(
         "/ingest/chirpstack?event=up",
         content=b"{}",
-        headers={"Authorization": f"Bearer {t['tts']}"},
+        headers=bearer(t["tts"]),
     )
     assert response.status_code == 401
     assert await post(client, t["tts"], "{not json") == 400
