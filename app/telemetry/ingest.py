@@ -18,6 +18,7 @@ from litestar.params import Parameter
 from app.auth.cache import current_cache
 from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
+from app.core.body import UNREADABLE, unreadable
 from app.core.errors import ApiError, error_responses, invalid_body, not_found
 from app.core.sql import QUERIES
 from app.telemetry import catalog
@@ -93,8 +94,10 @@ async def _device(pool: asyncpg.Pool, token_hash: bytes, dev_eui_text: str) -> D
 def _decode(event: str, body: bytes) -> Any:
     try:
         return DECODERS[event].decode(body)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+    except msgspec.ValidationError as exc:
         raise invalid_body("body", f"not a ChirpStack {event} event: {exc}") from None
+    except UNREADABLE as exc:
+        raise unreadable(exc) from None
 
 
 def _time(value: datetime | None) -> datetime:
