@@ -7,7 +7,8 @@ never retries, so the path is kept short: a cached device context and one SQL ca
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import logging
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -41,6 +42,7 @@ from app.telemetry.pipeline import (
 DEVICE_FOR_TOKEN = QUERIES["telemetry.device_for_token"]
 PARTNER_FOR_TOKEN = QUERIES["telemetry.partner_for_token"]
 
+log = logging.getLogger(__name__)
 _devices: TtlCache[tuple[bytes, str], DeviceContext] = TtlCache()
 _tokens: TtlCache[bytes, bool] = TtlCache()
 
@@ -100,10 +102,28 @@ def _decode(event: str, body: bytes) -> Any:
         raise unreadable(exc) from None
 
 
+# The window of event times taken as given (README, "Ingest"). A device or gateway with a
+# wrong clock must not store a time that later reads break on (year 9999 kept the device
+# online for ever, year 1 failed), so outside it the event is stored at its receive time.
+EARLIEST_EVENT_TIME = datetime(2000, 1, 1, tzinfo=UTC)
+MAX_EVENT_TIME_AHEAD = timedelta(minutes=5)
+
+
 def _time(value: datetime | None) -> datetime:
+    """The event's time when inside the window, else the receive time (now)."""
+    received = datetime.now(UTC)
     if value is None:
-        return datetime.now(UTC)
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        return received
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    try:
+        value = value.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00:00+01:00 is before year 1 in UTC
+        value = EARLIEST_EVENT_TIME - timedelta(days=1)
+    if EARLIEST_EVENT_TIME <= value <= received + MAX_EVENT_TIME_AHEAD:
+        return value
+    log.info("ingest: event time %s outside the window; stored at %s", value, received)
+    return received
 
 
 def _uplink(parsed: UplinkEvent) -> Uplink:
