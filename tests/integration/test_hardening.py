@@ -5,6 +5,7 @@ The numbers in the test names refer to the issue's list of defects.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import uuid
@@ -14,6 +15,7 @@ from typing import Any
 import asyncpg
 from litestar.testing import AsyncTestClient
 
+from app.auth.principal import hash_secret
 from tests.factories import World, load
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_ingest import th_world
@@ -115,3 +117,72 @@ async def test_2_ingest_times_outside_the_window_are_stored_with_the_receive_tim
 def _utc(text: str) -> datetime:
     assert RFC3339_Z.match(text), text
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+async def _limited_key(pool: asyncpg.Pool, per_minute: int, per_day: int = 10_000) -> Any:
+    world = World()
+    partner = world.partner(tier={"perMinute": per_minute, "perDay": per_day})
+    key = world.key(partner)
+    await load(pool, world)
+    return key
+
+
+async def test_8_retry_after_is_at_most_60_and_exact(pool: asyncpg.Pool) -> None:
+    key = await _limited_key(pool, per_minute=5)
+    key_hash = hash_secret(key)
+    start = 1_900_000_000  # a whole second; the window is counted in whole seconds
+    moment = datetime.fromtimestamp(start + 0.25, UTC)
+    for _ in range(5):
+        row = await pool.fetchrow("SELECT * FROM api_authenticate($1, $2)", key_hash, moment)
+        assert row["outcome"] == "ok"
+    # All five in second s: each frees its slot at s + 60, so the answer is 60, never 61.
+    row = await pool.fetchrow("SELECT * FROM api_authenticate($1, $2)", key_hash, moment)
+    assert (row["outcome"], row["retry_after"]) == ("rate_limited", 60)
+    later = datetime.fromtimestamp(start + 59.5, UTC)
+    row = await pool.fetchrow("SELECT * FROM api_authenticate($1, $2)", key_hash, later)
+    assert (row["outcome"], row["retry_after"]) == ("rate_limited", 1)
+    freed = datetime.fromtimestamp(start + 60, UTC)
+    row = await pool.fetchrow("SELECT * FROM api_authenticate($1, $2)", key_hash, freed)
+    assert row["outcome"] == "ok"
+
+
+async def test_8_burst_429s_carry_retry_after_1_to_60(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    key = await _limited_key(pool, per_minute=20)
+    headers = {"Authorization": f"Bearer {key}"}
+    responses = await asyncio.gather(
+        *(client.get("/api/v1/me", headers=headers) for _ in range(60))
+    )
+    assert sum(r.status_code == 200 for r in responses) == 20
+    limited = [r for r in responses if r.status_code == 429]
+    assert len(limited) == 40
+    for response in limited:
+        assert response.json()["error"]["code"] == "rate_limited"
+        assert 1 <= int(response.headers["retry-after"]) <= 60, response.headers
+
+
+async def test_9_a_request_for_an_earlier_second_does_not_clear_the_window(
+    pool: asyncpg.Pool,
+) -> None:
+    """A request that waited on the usage row's lock arrives with the second it started in;
+    api_authenticate and the leases share one window that only slides forward."""
+    key = await _limited_key(pool, per_minute=5)
+    key_hash = hash_secret(key)
+    start = 1_900_000_100
+    for _ in range(5):
+        row = await pool.fetchrow(
+            "SELECT * FROM api_authenticate($1, $2)",
+            key_hash,
+            datetime.fromtimestamp(start + 1.5, UTC),
+        )
+        assert row["outcome"] == "ok"
+    late = await pool.fetchrow(
+        "SELECT * FROM api_authenticate($1, $2)", key_hash, datetime.fromtimestamp(start + 0.9, UTC)
+    )
+    assert late["outcome"] == "rate_limited"
+    # The leases of the key cache count in the same window.
+    lease = await pool.fetchrow(
+        "SELECT * FROM api_lease($1, $2, 1, 0, 0, 5, 10000)", key.id, start + 2
+    )
+    assert (lease["granted"], lease["outcome"]) == (0, "rate_limited")
