@@ -18,6 +18,14 @@ class Settings(msgspec.Struct, frozen=True):
     pool_min_size: int = 2
     pool_max_size: int = 10
     max_body_bytes: int = 64 * 1024
+    # Bounded waits on the database (issue 11, defect 4): opening a connection, waiting for
+    # a pooled one, and a statement as seen by the client (a little above the server's
+    # statement_timeout, so a live server's own cancellation is the one normally seen).
+    # Past any of them the request is 503 `unavailable` with Retry-After.
+    db_connect_timeout_s: float = 3.0
+    db_acquire_timeout_s: float = 3.0
+    db_command_timeout_s: float = 6.0
+    health_timeout_s: float = 2.0
 
 
 def local_database_url(database: str = "telemetry") -> str:
@@ -32,4 +40,8 @@ def load_settings() -> Settings:
         statement_timeout_ms=int(os.environ.get("STATEMENT_TIMEOUT_MS", 5000)),
         pool_min_size=int(os.environ.get("DB_POOL_MIN", 2)),
         pool_max_size=int(os.environ.get("DB_POOL_MAX", 10)),
+        db_connect_timeout_s=float(os.environ.get("DB_CONNECT_TIMEOUT_S", 3.0)),
+        db_acquire_timeout_s=float(os.environ.get("DB_ACQUIRE_TIMEOUT_S", 3.0)),
+        db_command_timeout_s=float(os.environ.get("DB_COMMAND_TIMEOUT_S", 6.0)),
+        health_timeout_s=float(os.environ.get("HEALTH_TIMEOUT_S", 2.0)),
     )

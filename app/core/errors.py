@@ -66,6 +66,37 @@ _STATUS_CODES = {
 }
 
 
+# Connection-class failures: the database cannot be reached, is starting or stopping
+# (57P0x: CannotConnectNow, AdminShutdown, CrashShutdown), refuses more connections, or a
+# bounded wait ran out (TimeoutError, app/core/db.py); InterfaceError covers a connection
+# left unusable by one of these ("another operation is in progress", "connection closed").
+UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.TooManyConnectionsError,
+)
+UNAVAILABLE_RETRY_AFTER_S = 2
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """True for a failure to reach the database (503), not a fault of the request."""
+    if isinstance(exc, asyncpg.QueryCanceledError):
+        return False  # 57014: a statement over statement_timeout, answered `timeout`
+    return isinstance(exc, UNAVAILABLE_ERRORS)
+
+
+def unavailable_response() -> Response[ErrorEnvelope]:
+    return error_response(
+        503,
+        "unavailable",
+        "the database is unavailable; retry shortly",
+        {"Retry-After": str(UNAVAILABLE_RETRY_AFTER_S)},
+    )
+
+
 def error_response(
     status: int, code: str, message: str, headers: dict[str, str] | None = None
 ) -> Response[ErrorEnvelope]:
@@ -131,9 +162,9 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
     if isinstance(exc, asyncpg.QueryCanceledError):
         log.warning("statement timeout on %s %s", request.method, request.url.path)
         return error_response(503, "timeout", "the query took too long; narrow the request")
-    if isinstance(exc, (OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError)):
-        log.exception("database unavailable on %s %s", request.method, request.url.path)
-        return error_response(503, "unavailable", "service temporarily unavailable")
+    if is_unavailable(exc):
+        log.warning("database unavailable on %s %s: %r", request.method, request.url.path, exc)
+        return unavailable_response()
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return error_response(HTTP_500_INTERNAL_SERVER_ERROR, "internal_error", "internal error")
 
