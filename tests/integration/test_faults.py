@@ -343,7 +343,8 @@ def test_database_restart_during_ingest_is_503_then_recovers(
     restarted = False
 
     def recovered() -> bool:
-        return restarted and bool(sender.acked) and max(sender.acked) > max(sender.unacked, default=-1)
+        last_refused = max(sender.unacked, default=-1)
+        return restarted and bool(sender.acked) and max(sender.acked) > last_refused
 
     async def restart_while_sending() -> None:
         nonlocal restarted

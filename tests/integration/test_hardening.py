@@ -7,15 +7,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import subprocess
+import sys
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import asyncpg
 from litestar.testing import AsyncTestClient
 
 from app.auth.principal import hash_secret
+from app.core.config import PROJECT_ROOT
+from tests.conftest import LiveServer
 from tests.factories import World, load
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_ingest import th_world
@@ -186,3 +193,21 @@ async def test_9_a_request_for_an_earlier_second_does_not_clear_the_window(
         "SELECT * FROM api_lease($1, $2, 1, 0, 0, 5, 10000)", key.id, start + 2
     )
     assert (lease["granted"], lease["outcome"]) == (0, "rate_limited")
+
+
+def test_7_a_second_server_on_a_taken_port_fails_at_once(live_server: LiveServer) -> None:
+    port = live_server.base_url.rsplit(":", 1)[1]
+    began = time.monotonic()
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "telemetry"), "serve", "--port", port],
+        cwd=PROJECT_ROOT,
+        env={**os.environ, "DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert time.monotonic() - began < 10
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert lines == [f"telemetry serve: 127.0.0.1:{port} is already in use by another process"]
