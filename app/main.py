@@ -18,7 +18,7 @@ from app.accounts.controller import HealthController, IdentityController, SubAcc
 from app.auth.cache import auth_cache_lifespan
 from app.auth.middleware import AuthMiddleware
 from app.auth.principal import Principal
-from app.core.api import API_PREFIX
+from app.core.api import API_PREFIX, check_integer_parameters
 from app.core.config import Settings, load_settings
 from app.core.db import create_pool
 from app.core.errors import handle_exception
@@ -59,6 +59,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             *api_route_handlers(),
         ],
         middleware=[AuthMiddleware],
+        before_request=check_integer_parameters,
         security=[{"apiKey": []}],
     )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")

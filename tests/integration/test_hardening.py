@@ -211,3 +211,33 @@ def test_7_a_second_server_on_a_taken_port_fails_at_once(live_server: LiveServer
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert lines == [f"telemetry serve: 127.0.0.1:{port} is already in use by another process"]
+
+
+async def test_10_paging_integers_are_whole_numbers_and_timestamps_are_whole(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    world, t = th_world()
+    await load(pool, world)
+    headers = {"Authorization": f"Bearer {t['key']}"}
+    lists = ["/api/v1/devices", "/api/v1/gateways", "/api/v1/multicast-groups"]
+    for path in lists:
+        for name in ("limit", "offset"):
+            for value in ("1e1", "10.0", "2e2", "+5", " 5", "0x10", "5\x00"):
+                response = await client.get(path, params={name: value}, headers=headers)
+                assert response.status_code == 400, (path, name, value, response.text)
+                error = response.json()["error"]
+                assert error["code"] == "invalid_parameter", (path, name, value)
+                assert error["message"].startswith(f"{name}:"), error
+        good = await client.get(path, params={"limit": "10", "offset": "0"}, headers=headers)
+        assert good.status_code == 200
+        assert good.json()["pagination"]["limit"] == 10
+    history = f"/api/v1/devices/{t['device']['id']}/history"
+    for name in ("from", "to"):
+        for junk in ("\x00junk", "\x00", "junk"):
+            params = {"field": "temperature", "from": "2026-01-01T00:00:00Z"}
+            params["to"] = "2026-01-02T00:00:00Z"
+            params[name] = params[name] + junk
+            response = await client.get(history, params=params, headers=headers)
+            assert response.status_code == 400, (name, junk, response.text)
+            error = response.json()["error"]
+            assert error["code"] == "invalid_parameter" and error["message"].startswith(name)
