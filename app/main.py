@@ -22,6 +22,7 @@ from app.core.api import API_PREFIX, check_integer_parameters
 from app.core.config import Settings, load_settings
 from app.core.db import create_pool
 from app.core.errors import handle_exception
+from app.core.face import ServerFace
 from app.docs import DocsController
 from app.history.retention import retention_lifespan
 from app.routes import api_route_handlers, public_route_handlers
@@ -96,6 +97,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     )
 
 
-def app_factory() -> Litestar:
-    """Entry point for granian (`app.main:app_factory`, with `--factory`)."""
-    return create_app()
+def app_factory() -> ServerFace:
+    """Entry point for granian (`app.main:app_factory`, with `--factory`): the app behind
+    the checks made before routing (app/core/face.py)."""
+    return ServerFace(create_app())

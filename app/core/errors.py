@@ -60,8 +60,10 @@ _STATUS_CODES = {
     405: "method_not_allowed",
     409: "conflict",
     413: "payload_too_large",
+    414: "uri_too_long",
     415: "unsupported_media_type",
     429: "rate_limited",
+    431: "headers_too_large",
     503: "unavailable",
 }
 

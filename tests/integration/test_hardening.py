@@ -9,6 +9,7 @@ import asyncio
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -241,3 +242,119 @@ async def test_10_paging_integers_are_whole_numbers_and_timestamps_are_whole(
             assert response.status_code == 400, (name, junk, response.text)
             error = response.json()["error"]
             assert error["code"] == "invalid_parameter" and error["message"].startswith(name)
+
+
+def _raw(server: LiveServer, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """One request on a raw socket (no client library normalises the path)."""
+    host, port = server.base_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        connection.sendall(request)
+        data = b""
+        while chunk := connection.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return int(lines[0].split()[1]), headers, body
+
+
+def _get(path: str, key: str, method: str = "GET", extra: str = "") -> bytes:
+    return (
+        f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n"
+        f"{extra}Connection: close\r\n\r\n"
+    ).encode()
+
+
+async def test_11_an_id_is_one_path_segment_and_head_options_answer_like_get(
+    live_server: LiveServer, pool: asyncpg.Pool
+) -> None:
+    world, t = th_world()
+    await load(pool, world)
+    key = t["key"]
+    for path in (
+        "/api/v1/devices/%2F",
+        "/api/v1/devices/%2f",
+        "//api/v1/devices",
+        "/api/v1//devices",
+        f"/api/v1/devices/{t['device']['id']}%2Flatest",
+        "/api/v1/devices/a%5Cb",
+    ):
+        status, _, body = _raw(live_server, _get(path, key))
+        assert status == 404, (path, body)
+        assert json.loads(body)["error"]["code"] == "not_found", path
+    detail = f"/api/v1/devices/{t['device']['id']}"
+    status, got, body = _raw(live_server, _get(detail, key))
+    assert status == 200
+    status, headed, head_body = _raw(live_server, _get(detail, key, "HEAD"))
+    assert (status, head_body) == (200, b"")
+    assert headed["content-length"] == got["content-length"]
+    assert headed["x-ratelimit-limit"] == got["x-ratelimit-limit"]
+    status, headers, _ = _raw(live_server, _get("/api/v1/devices", "", "OPTIONS"))
+    assert status in (200, 204)
+    assert set(headers["allow"].replace(" ", "").split(",")) == {"GET", "HEAD", "OPTIONS"}
+    status, headers, body = _raw(live_server, _get("/api/v1/devices", key, "DELETE"))
+    assert status == 405
+    assert json.loads(body)["error"]["code"] == "method_not_allowed"
+    assert set(headers["allow"].replace(" ", "").split(",")) == {"GET", "HEAD", "OPTIONS"}
+    members = f"/api/v1/members/{uuid.uuid4()}"
+    status, headers, _ = _raw(live_server, _get(members, "", "OPTIONS"))
+    assert set(headers["allow"].replace(" ", "").split(",")) == {"DELETE", "OPTIONS"}
+
+
+async def test_12_server_level_refusals_use_the_envelope(
+    live_server: LiveServer, pool: asyncpg.Pool
+) -> None:
+    world, t = th_world()
+    await load(pool, world)
+    key = t["key"]
+    long_query = "/api/v1/devices?search=" + "a" * 20_000
+    status, _, body = _raw(live_server, _get(long_query, key))
+    assert status == 414 and json.loads(body)["error"]["code"] == "uri_too_long"
+    big_header = "X-Filler: " + "b" * 40_000 + "\r\n"
+    status, _, body = _raw(live_server, _get("/api/v1/devices", key, extra=big_header))
+    assert status == 431 and json.loads(body)["error"]["code"] == "headers_too_large"
+    for method in ("GET", "DELETE"):
+        oversized = (
+            _get(f"/api/v1/devices/{t['device']['id']}", key, method, "Content-Length: 70000\r\n")
+            + b"x" * 70_000
+        )
+        status, _, body = _raw(live_server, oversized)
+        assert status == 413, (method, body)
+        assert json.loads(body)["error"]["code"] == "payload_too_large"
+    chunk = b"x" * 70_000
+    chunked = (
+        _get("/api/v1/devices", key, "GET", "Transfer-Encoding: chunked\r\n")
+        + f"{len(chunk):x}\r\n".encode()
+        + chunk
+        + b"\r\n0\r\n\r\n"
+    )
+    status, _, body = _raw(live_server, chunked)
+    assert status == 413 and json.loads(body)["error"]["code"] == "payload_too_large"
+    small = _get("/api/v1/devices", key, "GET", "Content-Length: 5\r\n") + b"hello"
+    status, _, body = _raw(live_server, small)
+    assert status == 200, body
+
+
+async def test_12_every_401_of_members_validate_carries_a_challenge(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    world = World()
+    partner = world.partner()
+    key = world.key(partner, scopes=["members:read"])
+    await load(pool, world)
+    body = {"email": "nobody@example.com", "password": "not the password"}
+    member = await client.post(
+        "/api/v1/members/validate", json=body, headers={"Authorization": f"Bearer {key}"}
+    )
+    assert member.status_code == 401
+    assert member.json()["error"]["code"] == "invalid_credentials"
+    assert member.headers["www-authenticate"] == 'Bearer realm="members"'
+    refused = await client.post(
+        "/api/v1/members/validate", json=body, headers={"Authorization": "Bearer svc_live_x"}
+    )
+    assert refused.status_code == 401
+    assert refused.json()["error"]["code"] == "unauthorized"
+    assert refused.headers["www-authenticate"] == "Bearer"
