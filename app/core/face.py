@@ -94,7 +94,7 @@ class ServerFace:
             receive = _replay(buffered)
         if head:
             scope = {**scope, "method": "GET"}
-        await self.app(scope, receive, _with_head_allowed(send, head))
+        await self.app(scope, receive, _with_head_allowed(send, head, scope["method"]))
 
 
 async def _read_small_body(receive: Any) -> list[dict[str, Any]] | None:
@@ -122,9 +122,13 @@ def _replay(messages: list[dict[str, Any]]) -> Any:
     return receive
 
 
-def _with_head_allowed(send: Any, head: bool) -> Any:
+def _with_head_allowed(send: Any, head: bool, method: str) -> Any:
+    """`send` for the app: HEAD added next to GET in `Allow` (which only OPTIONS answers
+    and 405s carry), and no body for a HEAD request."""
+    options = method == "OPTIONS"
+
     async def wrapped(message: dict[str, Any]) -> None:
-        if message["type"] == "http.response.start":
+        if message["type"] == "http.response.start" and (options or message["status"] == 405):
             headers = []
             for name, value in message.get("headers", []):
                 if name.lower() == b"allow" and b"GET" in value and b"HEAD" not in value:
