@@ -69,10 +69,12 @@ def cmd_db(args: argparse.Namespace) -> None:
 
 
 def check_port_free(host: str, port: int) -> None:
-    """Fails at once when another process holds the address. granian binds with
+    """Fails at once when another process listens on the address. granian binds with
     SO_REUSEPORT, so a second server would otherwise share the port with the first and
-    the kernel would spread connections over both; a plain bind refuses."""
+    the kernel would spread connections over both; a bind without it refuses."""
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        # Connections of an earlier server in TIME_WAIT do not hold the port; a listener does.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port))
         except OSError as error:

@@ -70,13 +70,16 @@ _STATUS_CODES = {
 
 # Connection-class failures: the database cannot be reached, is starting or stopping
 # (57P0x: CannotConnectNow, AdminShutdown, CrashShutdown), refuses more connections, or a
-# bounded wait ran out (TimeoutError, app/core/db.py); InterfaceError covers a connection
-# left unusable by one of these ("another operation is in progress", "connection closed").
+# bounded wait ran out (TimeoutError, app/core/db.py); InterfaceError and
+# InternalClientError cover a connection left unusable by one of these ("connection
+# closed", "cannot switch to state 11; another operation (2) is in progress" when a
+# connection broken mid-statement is used again).
 UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
     TimeoutError,
     asyncpg.PostgresConnectionError,
     asyncpg.InterfaceError,
+    asyncpg.exceptions.InternalClientError,
     asyncpg.exceptions.OperatorInterventionError,
     asyncpg.exceptions.TooManyConnectionsError,
 )

@@ -75,8 +75,8 @@ $$;
 -- The window is 60 one-second buckets; the newest is `head_second`, which only moves
 -- forward (a late call for an earlier second must not clear the window). A request in
 -- second s counts until s + 60, so Retry-After is 1..60.
--- Durability without a WAL flush per request: permits are first reserved, in a block of
--- up to budget / 8 (at most 256), by a statement that commits synchronously; grants from
+-- Durability without a WAL flush per request: permits are first reserved, in a block
+-- of an eighth of the budget left, by a statement that commits synchronously; grants from
 -- the reservation commit asynchronously. A crash can lose only such grants, and the
 -- reservation they came from is durable: after a restart (another postmaster start time
 -- in `reserved_by`) what is left of it counts as spent in the newest second. So the
@@ -173,7 +173,7 @@ BEGIN
         IF g > v_reserved THEN
             -- Reserve a block; this statement's commit waits for the WAL flush, which
             -- also makes every earlier asynchronous grant durable.
-            v_reserved := LEAST(budget, GREATEST(g, LEAST(256, budget / 8)));
+            v_reserved := LEAST(budget, GREATEST(g, budget / 8));
             PERFORM set_config('synchronous_commit', 'on', true);
         END IF;
         counts[idx] := counts[idx] + g;

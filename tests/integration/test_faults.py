@@ -10,6 +10,7 @@ a minute. Figures (kill cycles, lost, duplicated, overshoot) are printed with `-
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import shutil
 import signal
@@ -36,6 +37,7 @@ from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_ingest import th_world
 
 TELEMETRY = str(Path(sys.executable).parent / "telemetry")
+_ROUNDS = itertools.count()
 # Short bounds so that a hung database is noticed quickly (defaults: 3 s, 3 s, 6 s, 2 s).
 FAST_TIMEOUTS = {
     "DB_CONNECT_TIMEOUT_S": "1",
@@ -305,7 +307,7 @@ def test_app_killed_during_ingest_loses_nothing_acknowledged_and_stores_nothing_
     cluster: Cluster, ingest_world: dict[str, Any]
 ) -> None:
     server = Server(cluster)
-    sender = Sender(server.base_url, ingest_world, first=100_000)
+    sender = Sender(server.base_url, ingest_world, first=100_000 + 10_000 * next(_ROUNDS))
     cycles = 3
     try:
         for _ in range(cycles):
@@ -338,7 +340,7 @@ def test_app_killed_during_ingest_loses_nothing_acknowledged_and_stores_nothing_
 def test_database_restart_during_ingest_is_503_then_recovers(
     cluster: Cluster, server: Server, ingest_world: dict[str, Any]
 ) -> None:
-    sender = Sender(server.base_url, ingest_world, first=200_000)
+    sender = Sender(server.base_url, ingest_world, first=200_000 + 10_000 * next(_ROUNDS))
 
     restarted = False
 
