@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from app.core.errors import ErrorBody, ErrorEnvelope
+from app.core.errors import ErrorBody, ErrorCode, ErrorEnvelope
 
 MAX_TARGET_BYTES = 8 * 1024
 MAX_HEADER_BYTES = 32 * 1024
@@ -31,10 +31,12 @@ _BODYLESS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS"})
 _ENCODED_SLASH = re.compile(rb"%2f|%5c", re.IGNORECASE)
 _encode = msgspec.json.Encoder().encode
 
-Scope = dict[str, Any]
+AsgiScope = dict[str, Any]
 
 
-async def _answer(send: Any, status: int, code: str, message: str, head: bool = False) -> None:
+async def _answer(
+    send: Any, status: int, code: ErrorCode, message: str, head: bool = False
+) -> None:
     body = _encode(ErrorEnvelope(ErrorBody(code=code, message=message)))
     await send(
         {
@@ -49,20 +51,20 @@ async def _answer(send: Any, status: int, code: str, message: str, head: bool = 
     await send({"type": "http.response.body", "body": b"" if head else body})
 
 
-def _refusal(scope: Scope) -> tuple[int, str, str] | None:
+def _refusal(scope: AsgiScope) -> tuple[int, ErrorCode, str] | None:
     """The envelope answer for a request refused before routing, if it is one."""
     raw_path: bytes = scope.get("raw_path") or scope["path"].encode()
     path = raw_path.split(b"?", 1)[0]
     if len(raw_path) + len(scope.get("query_string", b"")) > MAX_TARGET_BYTES:
-        return 414, "uri_too_long", "request target over 8 KiB"
+        return 414, ErrorCode.URI_TOO_LONG, "request target over 8 KiB"
     if sum(len(name) + len(value) + 4 for name, value in scope["headers"]) > MAX_HEADER_BYTES:
-        return 431, "headers_too_large", "request headers over 32 KiB"
+        return 431, ErrorCode.HEADERS_TOO_LARGE, "request headers over 32 KiB"
     if b"//" in path or _ENCODED_SLASH.search(path):
-        return 404, "not_found", "no such resource"
+        return 404, ErrorCode.NOT_FOUND, "no such resource"
     if scope["method"] in _BODYLESS:
         for name, value in scope["headers"]:
             if name == b"content-length" and value.isdigit() and int(value) > MAX_BODY_BYTES:
-                return 413, "payload_too_large", "request body over 64 KiB"
+                return 413, ErrorCode.PAYLOAD_TOO_LARGE, "request body over 64 KiB"
     return None
 
 
@@ -75,7 +77,7 @@ class ServerFace:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.app, name)
 
-    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: AsgiScope, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -89,7 +91,9 @@ class ServerFace:
         ):
             buffered = await _read_small_body(receive)
             if buffered is None:
-                await _answer(send, 413, "payload_too_large", "request body over 64 KiB", head)
+                await _answer(
+                    send, 413, ErrorCode.PAYLOAD_TOO_LARGE, "request body over 64 KiB", head
+                )
                 return
             receive = _replay(buffered)
         if head:

@@ -1,9 +1,9 @@
 -- Authentication, tenancy and the rate-limit decision of one API request, in one round
 -- trip (decisions D2, D3, D4). The limits themselves are api_lease's
--- (schema/definitions/050-auth-cache.sql), the one implementation of the window. Re-runnable: applied after the migrations on every migrate.
+-- (schema/definitions/015-auth-cache.sql), the one implementation of the window.
+-- Re-runnable: applied after the migrations on every migrate.
 
-DROP FUNCTION IF EXISTS api_authenticate(bytea, timestamptz);
-CREATE FUNCTION api_authenticate(p_key_hash bytea, p_now timestamptz DEFAULT clock_timestamp())
+CREATE OR REPLACE FUNCTION api_authenticate(p_key_hash bytea, p_now timestamptz DEFAULT clock_timestamp())
 RETURNS TABLE (
     outcome             text,       -- ok | unauthorized | key_expired | key_revoked | rate_limited | quota_exceeded
     key_id              uuid,

@@ -33,6 +33,7 @@ from app.core.config import PROJECT_ROOT
 from app.core.db import init_connection
 from tests.conftest import free_port
 from tests.factories import World, load
+from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_ingest import th_world
 
@@ -375,7 +376,7 @@ def test_database_restart_during_ingest_is_503_then_recovers(
 def test_a_hung_database_is_a_bounded_503(
     cluster: Cluster, server: Server, ingest_world: dict[str, Any]
 ) -> None:
-    headers = {"Authorization": f"Bearer {ingest_world['key']}"}
+    headers = bearer(ingest_world["key"])
     device = ingest_world["device"]["id"]
     stopped = cluster.processes()
     for pid in stopped:
@@ -478,10 +479,7 @@ def test_served_limits_hold_across_a_database_crash(cluster: Cluster, server: Se
     async def burst(key: Any, count: int) -> int:
         async with httpx.AsyncClient(base_url=server.base_url, timeout=20) as client:
             responses = await asyncio.gather(
-                *(
-                    client.get("/api/v1/me", headers={"Authorization": f"Bearer {key}"})
-                    for _ in range(count)
-                )
+                *(client.get("/api/v1/me", headers=bearer(key)) for _ in range(count))
             )
         assert {r.status_code for r in responses} <= {200, 429, 503}
         return sum(r.status_code == 200 for r in responses)

@@ -25,6 +25,7 @@ from app.auth.principal import hash_secret
 from app.core.config import PROJECT_ROOT
 from tests.conftest import LiveServer
 from tests.factories import World, load
+from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_ingest import th_world
 
@@ -51,7 +52,7 @@ async def test_1_unreadable_json_is_400_invalid_body_on_every_json_route(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     setup = await _partner_world(pool)
-    api_headers = {"Authorization": f"Bearer {setup['key']}", "Content-Type": "application/json"}
+    api_headers = bearer(setup["key"], **{"Content-Type": "application/json"})
     routes = [
         ("/api/v1/members/validate", api_headers),
         ("/api/v1/members", api_headers),
@@ -80,7 +81,7 @@ async def test_2_ingest_times_outside_the_window_are_stored_with_the_receive_tim
     world, t = th_world()
     await load(pool, world)
     device, gateway = t["device"], t["gateway"]
-    headers = {"Authorization": f"Bearer {t['key']}"}
+    headers = bearer(t["key"])
     for n, when in enumerate(
         [
             "9999-12-31T23:59:59.999999Z",
@@ -158,7 +159,7 @@ async def test_8_burst_429s_carry_retry_after_1_to_60(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     key = await _limited_key(pool, per_minute=20)
-    headers = {"Authorization": f"Bearer {key}"}
+    headers = bearer(key)
     responses = await asyncio.gather(
         *(client.get("/api/v1/me", headers=headers) for _ in range(60))
     )
@@ -219,7 +220,7 @@ async def test_10_paging_integers_are_whole_numbers_and_timestamps_are_whole(
 ) -> None:
     world, t = th_world()
     await load(pool, world)
-    headers = {"Authorization": f"Bearer {t['key']}"}
+    headers = bearer(t["key"])
     lists = ["/api/v1/devices", "/api/v1/gateways", "/api/v1/multicast-groups"]
     for path in lists:
         for name in ("limit", "offset"):
@@ -346,9 +347,7 @@ async def test_12_every_401_of_members_validate_carries_a_challenge(
     key = world.key(partner, scopes=["members:read"])
     await load(pool, world)
     body = {"email": "nobody@example.com", "password": "not the password"}
-    member = await client.post(
-        "/api/v1/members/validate", json=body, headers={"Authorization": f"Bearer {key}"}
-    )
+    member = await client.post("/api/v1/members/validate", json=body, headers=bearer(key))
     assert member.status_code == 401
     assert member.json()["error"]["code"] == "invalid_credentials"
     assert member.headers["www-authenticate"] == 'Bearer realm="members"'

@@ -23,8 +23,7 @@ $$;
 
 -- What a worker caches about a key: tenancy, scopes, plan, features and tier limits, with
 -- its expiry and revocation (checked by the worker at each request). No row: unknown key.
-DROP FUNCTION IF EXISTS api_key_info(bytea);
-CREATE FUNCTION api_key_info(p_key_hash bytea)
+CREATE OR REPLACE FUNCTION api_key_info(p_key_hash bytea)
 RETURNS TABLE (
     key_id              uuid,
     partner_id          uuid,
@@ -84,8 +83,7 @@ $$;
 -- the WAL.
 -- Returns g, the window sum before the grant, the day count after it, and for g = 0 with
 -- p_want > 0 the outcome (rate_limited first, as D3/D4) and its Retry-After.
-DROP FUNCTION IF EXISTS api_lease(uuid, bigint, integer, bigint, integer, integer, integer, integer, integer);
-CREATE FUNCTION api_lease(
+CREATE OR REPLACE FUNCTION api_lease(
     p_key_id uuid, p_second bigint, p_want integer, p_return_second bigint,
     p_return_count integer, p_per_minute integer, p_per_day integer,
     p_share integer DEFAULT 8, p_exact_below integer DEFAULT 1024
@@ -214,20 +212,5 @@ BEGIN
         END IF;
     END IF;
     RETURN NEXT;
-END;
-$$;
-
--- Notifies `latest_changed` with the device whose /latest answer may have changed.
-CREATE OR REPLACE FUNCTION latest_changed_notify() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_LEVEL = 'STATEMENT' THEN
-        PERFORM pg_notify('latest_changed', '*');
-    ELSIF TG_TABLE_NAME = 'devices' THEN
-        PERFORM pg_notify('latest_changed', OLD.num::text);
-    ELSE
-        PERFORM pg_notify('latest_changed', OLD.device_num::text);
-    END IF;
-    RETURN NULL;
 END;
 $$;
