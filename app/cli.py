@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import functools
+import socket
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -68,12 +70,28 @@ def cmd_db(args: argparse.Namespace) -> None:
         )
 
 
+def check_port_free(host: str, port: int) -> None:
+    """Fails at once when another process listens on the address. granian binds with
+    SO_REUSEPORT, so a second server would otherwise share the port with the first and
+    the kernel would spread connections over both; a bind without it refuses."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        # Connections of an earlier server in TIME_WAIT do not hold the port; a listener does.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                raise CommandError(f"{host}:{port} is already in use by another process") from None
+            raise CommandError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
     from granian import Granian
     from granian.constants import Interfaces, Loops
 
     from app.main import load_app
 
+    check_port_free(args.host, args.port)
     # Lease sizes of the rate limiter are split between the workers (app/auth/cache.py):
     # each worker gets the Settings with their number.
     serving = msgspec.structs.replace(settings(), workers=args.workers)

@@ -23,11 +23,12 @@ from app.auth.guards import check_route_options
 from app.auth.middleware import AuthMiddleware
 from app.auth.principal import Principal
 from app.background import network_lifespan
-from app.core.api import API_PREFIX
+from app.core.api import API_PREFIX, check_integer_parameters
 from app.core.config import Settings
 from app.core.config import settings as process_settings
 from app.core.db import create_pool
 from app.core.errors import handle_exception
+from app.core.face import ServerFace
 from app.core.listener import Listener
 from app.docs import DocsController
 from app.history.retention import retention_lifespan
@@ -98,6 +99,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             *api_route_handlers(),
         ],
         middleware=[AuthMiddleware],
+        before_request=check_integer_parameters,
         security=[{"apiKey": []}],
     )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
@@ -147,12 +149,14 @@ def route_handlers(app: Litestar) -> list[Any]:
     return handlers
 
 
-def app_factory() -> Litestar:
-    """Entry point for granian (`app.main:app_factory`, with `--factory`)."""
-    return create_app()
+def app_factory() -> ServerFace:
+    """Entry point for granian (`app.main:app_factory`, with `--factory`): the app behind
+    the checks made before routing (app/core/face.py)."""
+    return ServerFace(create_app())
 
 
-def load_app(settings: Settings, *_: Any, **__: Any) -> Litestar:
+def load_app(settings: Settings, *_: Any, **__: Any) -> ServerFace:
     """The app of one `telemetry serve` worker, with its parent's Settings (granian calls
-    it in the worker process; extra arguments are granian's own and unused)."""
-    return create_app(settings)
+    it in the worker process; extra arguments are granian's own and unused), behind the
+    checks made before routing (app/core/face.py)."""
+    return ServerFace(create_app(settings))

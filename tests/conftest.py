@@ -7,7 +7,9 @@ an existing, already empty database instead (e.g. a TimescaleDB container).
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -26,6 +28,38 @@ from app.core.db import connect, create_pool
 from app.main import create_app
 from app.ops import cluster
 from app.ops.migrate import migrate
+
+# D6: every timestamp the API writes is RFC 3339 UTC with `Z`. Checked here, once, on every
+# JSON response any test receives from the app or a live server.
+RFC3339_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+TIMESTAMP_KEYS = re.compile(r"(At|^time|^from|^to|^retentionCutoff)$")
+
+
+def _bad_timestamps(value: object, path: str = "") -> list[str]:
+    if isinstance(value, dict):
+        bad = []
+        for key, item in value.items():
+            where = f"{path}.{key}"
+            if isinstance(item, str) and TIMESTAMP_KEYS.search(key) and not RFC3339_Z.match(item):
+                bad.append(f"{where}={item!r}")
+            else:
+                bad.extend(_bad_timestamps(item, where))
+        return bad
+    if isinstance(value, list):
+        return [b for i, item in enumerate(value) for b in _bad_timestamps(item, f"{path}[{i}]")]
+    return []
+
+
+async def check_timestamps(response: httpx.Response) -> None:
+    if not response.headers.get("content-type", "").startswith("application/json"):
+        return
+    await response.aread()
+    try:
+        document = json.loads(response.content)
+    except ValueError:
+        return
+    bad = _bad_timestamps(document)
+    assert not bad, f"timestamps not RFC 3339 UTC with Z in {response.url}: {bad}"
 
 
 @pytest.fixture(scope="session")
@@ -86,6 +120,7 @@ async def pool(settings: Settings, migrated: str) -> AsyncIterator[asyncpg.Pool]
 async def client(settings: Settings, migrated: str) -> AsyncIterator[AsyncTestClient]:
     """The app in-process (ASGI), with its real lifespan and a real database."""
     async with AsyncTestClient(app=create_app(settings)) as test_client:
+        test_client.event_hooks = {"request": [], "response": [check_timestamps]}
         yield test_client
 
 
@@ -101,7 +136,9 @@ class LiveServer:
         self.process = process
 
     def client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(base_url=self.base_url, timeout=10)
+        return httpx.AsyncClient(
+            base_url=self.base_url, timeout=10, event_hooks={"response": [check_timestamps]}
+        )
 
 
 def start_server(

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from typing import Any
 
 import asyncpg
-from litestar import Controller, Response, get
+from litestar import Controller, Request, Response, get
 
 from app.accounts.structs import Features, Health, Identity, RateLimit, SubAccount
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
-from app.core.errors import error_responses, not_found
+from app.core.errors import UNAVAILABLE_RETRY_AFTER_S, error_responses, not_found
 from app.core.sql import QUERIES
 
 
@@ -29,12 +31,23 @@ class HealthController(Controller):
     opt = {"public": True}
 
     @get(operation_id="getHealth", summary="Service and database health", security=[])
-    async def health(self, pool: asyncpg.Pool) -> Response[Single[Health]]:
-        try:
-            await pool.fetchval("SELECT 1", timeout=2)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
+    async def health(
+        self, request: Request[Any, Any, Any], pool: asyncpg.Pool
+    ) -> Response[Single[Health]]:
+        # One bound for the whole check (waiting for a connection included), so a hung
+        # database answers 503 within it (issue 11, defect 4). The check is its own task:
+        # cancelling a query waits for asyncpg's cleanup, which a hung server stretches, so
+        # on timeout the task is left to finish that by itself.
+        check = asyncio.ensure_future(pool.fetchval("SELECT 1"))
+        check.add_done_callback(lambda task: task.cancelled() or task.exception())
+        done, _ = await asyncio.wait({check}, timeout=request.app.state.settings.health_timeout_s)
+        if not done:
+            check.cancel()
+        if not done or check.exception() is not None:
             return Response(
-                Single(Health(status="unavailable", database="unavailable")), status_code=503
+                Single(Health(status="unavailable", database="unavailable")),
+                status_code=503,
+                headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER_S)},
             )
         return Response(Single(Health(status="ok", database="ok")))
 

@@ -55,7 +55,8 @@ class AuthMiddleware:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["route_handler"].opt.get("public"):
+        # OPTIONS (Litestar's own handler: the Allow header) needs no key, like a preflight.
+        if scope["route_handler"].opt.get("public") or scope.get("method") == "OPTIONS":
             await self.app(scope, receive, send)
             return
         key = bearer_key(scope)

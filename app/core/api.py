@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import UTC, datetime
-from typing import Annotated, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 import msgspec
+from litestar import Request
 from litestar.params import Parameter
 
 from app.core.errors import invalid_parameter
@@ -44,6 +45,25 @@ Offset = Annotated[
 ]
 
 
+# D7: `limit` and `offset` are written as digits. Litestar's lax conversion would also take
+# `1e1`, `10.0` or `+5`, so the raw text is checked first, by a hook of every API route.
+INTEGER_PARAMETERS = ("limit", "offset")
+_WHOLE_NUMBER = re.compile(r"[0-9]+")
+
+
+async def check_integer_parameters(request: Request[Any, Any, Any]) -> None:
+    """`before_request` hook (after authentication and the access checks, before Litestar
+    parses parameters): the integer query parameters the route takes are digits only."""
+    if not request.query_params:
+        return
+    taken = request.route_handler.parsed_fn_signature.parameters
+    for name in INTEGER_PARAMETERS:
+        if name in taken:
+            for value in request.query_params.getall(name, ()):
+                if not _WHOLE_NUMBER.fullmatch(value):
+                    raise invalid_parameter(name, "must be a whole number written in digits")
+
+
 _EUI_SEPARATORS = re.compile(r"[:\-]")
 _HEX16 = re.compile(r"^[0-9a-fA-F]{16}$")
 
@@ -76,9 +96,15 @@ def parse_filter_id(
     return parsed
 
 
+_TIMESTAMP_CHARACTERS = re.compile(r"[0-9TtZz:.,+\- ]+")
+
+
 def parse_timestamp(name: str, text: str) -> datetime:
     """RFC 3339 / ISO 8601 with an offset or Z; without an offset it is UTC (D6)."""
     candidate = text.strip()
+    # datetime.fromisoformat stops at a NUL character and would ignore what follows it.
+    if not _TIMESTAMP_CHARACTERS.fullmatch(candidate):
+        raise invalid_parameter(name, "must be an ISO 8601 timestamp")
     if candidate.endswith(("z", "Z")):
         candidate = candidate[:-1] + "+00:00"
     # A '+' in a query string may have been decoded to a space.

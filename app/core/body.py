@@ -22,6 +22,9 @@ from app.core.errors import ApiError, ErrorCode, invalid_body
 T = TypeVar("T")
 
 MAX_BODY_BYTES = 64 * 1024
+# What a decoder raises for a body it cannot read at all: bad syntax (msgspec), bytes that
+# are not UTF-8 inside a string, nesting deeper than the decoder's recursion limit.
+UNREADABLE = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
 _object_decoder = msgspec.json.Decoder(dict[str, Any])
 _AT_PATH = re.compile(r"\s*- at `\$(?P<path>[^`]*)`$")
 _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]+)`")
@@ -63,6 +66,15 @@ def translate_error(error: msgspec.ValidationError) -> ApiError:
     return invalid_body(path, text.replace("Expected", "expected", 1))
 
 
+def unreadable(error: Exception) -> ApiError:
+    """400 `invalid_body` for one of UNREADABLE, saying which of them it was."""
+    if isinstance(error, UnicodeDecodeError):
+        return invalid_body("body", "is not valid UTF-8")
+    if isinstance(error, RecursionError):
+        return invalid_body("body", "is nested too deeply")
+    return invalid_body("body", "is not valid JSON")
+
+
 async def _read_raw(request: Request[Any, Any, Any]) -> bytes:
     """The raw body after the media-type and size checks of D5."""
     if not _is_json_media_type(request.headers.get("content-type")):
@@ -83,8 +95,8 @@ async def read_json_object(request: Request[Any, Any, Any]) -> dict[str, Any]:
         decoded = _object_decoder.decode(raw)
     except msgspec.ValidationError:
         raise invalid_body("body", "must be a JSON object") from None
-    except msgspec.DecodeError:
-        raise invalid_body("body", "is not valid JSON") from None
+    except UNREADABLE as error:
+        raise unreadable(error) from None
     return decoded
 
 
@@ -105,8 +117,8 @@ async def read_json_body(request: Request[Any, Any, Any], decoder: msgspec.json.
         return decoder.decode(raw)
     except msgspec.ValidationError as error:
         raise translate_error(error) from None
-    except msgspec.DecodeError:
-        raise invalid_body("body", "is not valid JSON") from None
+    except UNREADABLE as error:
+        raise unreadable(error) from None
 
 
 def _inline_schema(struct: type[Any]) -> dict[str, Any]:

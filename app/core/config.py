@@ -27,6 +27,10 @@ through the environment.
 | TELEMETRY_DISPATCH_BACKOFF_S | dispatch_backoff_s | 1.0 (first retry delay, doubling up to 60 s) |
 | TELEMETRY_MQTT_PORT | mqtt_port | 25883 (the local broker of `telemetry mqtt start`) |
 | TELEMETRY_MQTT_DIR | mqtt_dir | `.mosquitto/` in the checkout |
+| DB_CONNECT_TIMEOUT_S | db_connect_timeout_s | 3.0 (opening a database connection) |
+| DB_ACQUIRE_TIMEOUT_S | db_acquire_timeout_s | 3.0 (waiting for a pooled connection) |
+| DB_COMMAND_TIMEOUT_S | db_command_timeout_s | 6.0 (one statement, as the client sees it) |
+| HEALTH_TIMEOUT_S | health_timeout_s | 2.0 (the whole of `/health`'s database check) |
 """
 
 from __future__ import annotations
@@ -51,6 +55,14 @@ class Settings(msgspec.Struct, frozen=True):
     pool_max_size: int = 10
     # The largest request body accepted (not configurable: the API's bodies are small).
     max_body_bytes: int = 64 * 1024
+    # Bounded waits on the database (issue 11, defect 4): opening a connection, waiting for
+    # a pooled one, and a statement as seen by the client (a little above the server's
+    # statement_timeout, so a live server's own cancellation is the one normally seen).
+    # Past any of them the request is 503 `unavailable` with Retry-After.
+    db_connect_timeout_s: float = 3.0
+    db_acquire_timeout_s: float = 3.0
+    db_command_timeout_s: float = 6.0
+    health_timeout_s: float = 2.0
     # The local cluster of `telemetry db start|stop`.
     db_port: int = DEFAULT_PORT
     pgdata: str = str(PROJECT_ROOT / ".pgdata")
@@ -118,6 +130,10 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         dispatch_backoff_s=float(env.get("TELEMETRY_DISPATCH_BACKOFF_S", 1.0)),
         mqtt_port=int(env.get("TELEMETRY_MQTT_PORT", DEFAULT_MQTT_PORT)),
         mqtt_dir=env.get("TELEMETRY_MQTT_DIR") or str(PROJECT_ROOT / ".mosquitto"),
+        db_connect_timeout_s=float(env.get("DB_CONNECT_TIMEOUT_S", 3.0)),
+        db_acquire_timeout_s=float(env.get("DB_ACQUIRE_TIMEOUT_S", 3.0)),
+        db_command_timeout_s=float(env.get("DB_COMMAND_TIMEOUT_S", 6.0)),
+        health_timeout_s=float(env.get("HEALTH_TIMEOUT_S", 2.0)),
     )
 
 

@@ -1,7 +1,15 @@
-"""The asyncpg pool: one per worker process, with codecs and a statement timeout."""
+"""The asyncpg pool: one per worker process, with codecs and bounded waits.
+
+Every wait on the database is bounded (issue 11, defect 4): a new connection by
+`db_connect_timeout_s`, a pooled one by `db_acquire_timeout_s` (also the bound on giving it
+back, which may wait for a cancelled query), a statement by `db_command_timeout_s` on the
+client's side besides the server's `statement_timeout`. A hung server (SIGSTOP, a network
+partition) thus gives a TimeoutError, which app/core/errors.py answers 503.
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import asyncpg
@@ -9,6 +17,7 @@ import msgspec
 
 from app.core.config import Settings
 
+log = logging.getLogger(__name__)
 _json_encode = msgspec.json.Encoder().encode
 _json_decode = msgspec.json.Decoder().decode
 
@@ -37,22 +46,53 @@ async def _keep_session(connection: asyncpg.Connection) -> None:
     asyncpg's default reset costs a second round trip per query."""
 
 
+class BoundedPool(asyncpg.Pool):
+    """A pool whose `acquire` (and so `fetch`, `execute`, ... and the release after them)
+    waits at most `acquire_timeout` seconds unless the caller gives its own timeout."""
+
+    __slots__ = ("acquire_timeout",)
+
+    def acquire(self, *, timeout: float | None = None) -> Any:
+        return super().acquire(timeout=self.acquire_timeout if timeout is None else timeout)
+
+
 async def create_pool(settings: Settings) -> asyncpg.Pool:
-    pool = await asyncpg.create_pool(
+    """The worker's pool. A worker that starts while the database is down or hung still
+    starts (and answers 503 until it is back) with a pool that connects on demand."""
+    try:
+        return await _create_pool(settings, settings.pool_min_size)
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+        log.warning("database unavailable at start-up (%r); connecting on demand", error)
+        return await _create_pool(settings, 0)
+
+
+async def _create_pool(settings: Settings, min_size: int) -> asyncpg.Pool:
+    pool = BoundedPool(
         settings.database_url,
-        min_size=settings.pool_min_size,
+        min_size=min_size,
         max_size=settings.pool_max_size,
+        max_queries=50000,
+        max_inactive_connection_lifetime=300.0,
         init=init_connection,
         reset=_keep_session,
+        loop=None,
+        connection_class=asyncpg.Connection,
+        record_class=asyncpg.Record,
         server_settings=server_settings(settings),
+        timeout=settings.db_connect_timeout_s,
+        command_timeout=settings.db_command_timeout_s,
     )
-    assert pool is not None
+    pool.acquire_timeout = settings.db_acquire_timeout_s
+    await pool
     return pool
 
 
 async def connect(settings: Settings) -> asyncpg.Connection:
     connection = await asyncpg.connect(
-        settings.database_url, server_settings=server_settings(settings)
+        settings.database_url,
+        server_settings=server_settings(settings),
+        timeout=settings.db_connect_timeout_s,
+        command_timeout=settings.db_command_timeout_s,
     )
     await init_connection(connection)
     return connection

@@ -29,6 +29,9 @@ class ErrorCode(StrEnum):
     CONFLICT = "conflict"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    # Requests the HTTP server refuses before routing (app/core/face.py).
+    URI_TOO_LONG = "uri_too_long"
+    HEADERS_TOO_LARGE = "headers_too_large"
     RATE_LIMITED = "rate_limited"
     UNAVAILABLE = "unavailable"
     TIMEOUT = "timeout"
@@ -104,10 +107,46 @@ _STATUS_CODES = {
     405: ErrorCode.METHOD_NOT_ALLOWED,
     409: ErrorCode.CONFLICT,
     413: ErrorCode.PAYLOAD_TOO_LARGE,
+    414: ErrorCode.URI_TOO_LONG,
     415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
     429: ErrorCode.RATE_LIMITED,
+    431: ErrorCode.HEADERS_TOO_LARGE,
     503: ErrorCode.UNAVAILABLE,
 }
+
+
+# Connection-class failures: the database cannot be reached, is starting or stopping
+# (57P0x: CannotConnectNow, AdminShutdown, CrashShutdown), refuses more connections, or a
+# bounded wait ran out (TimeoutError, app/core/db.py); InterfaceError and
+# InternalClientError cover a connection left unusable by one of these ("connection
+# closed", "cannot switch to state 11; another operation (2) is in progress" when a
+# connection broken mid-statement is used again).
+UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.InternalClientError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.TooManyConnectionsError,
+)
+UNAVAILABLE_RETRY_AFTER_S = 2
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """True for a failure to reach the database (503), not a fault of the request."""
+    if isinstance(exc, asyncpg.QueryCanceledError):
+        return False  # 57014: a statement over statement_timeout, answered `timeout`
+    return isinstance(exc, UNAVAILABLE_ERRORS)
+
+
+def unavailable_response() -> Response[ErrorEnvelope]:
+    return error_response(
+        503,
+        ErrorCode.UNAVAILABLE,
+        "the database is unavailable; retry shortly",
+        {"Retry-After": str(UNAVAILABLE_RETRY_AFTER_S)},
+    )
 
 
 def error_response(
@@ -175,9 +214,9 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
     if isinstance(exc, asyncpg.QueryCanceledError):
         log.warning("statement timeout on %s %s", request.method, request.url.path)
         return error_response(503, ErrorCode.TIMEOUT, "the query took too long; narrow the request")
-    if isinstance(exc, (OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError)):
-        log.exception("database unavailable on %s %s", request.method, request.url.path)
-        return error_response(503, ErrorCode.UNAVAILABLE, "service temporarily unavailable")
+    if is_unavailable(exc):
+        log.warning("database unavailable on %s %s: %r", request.method, request.url.path, exc)
+        return unavailable_response()
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return error_response(
         HTTP_500_INTERNAL_SERVER_ERROR, ErrorCode.INTERNAL_ERROR, "internal error"

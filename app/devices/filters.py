@@ -19,7 +19,7 @@ from litestar import Request
 
 from app.auth.guards import require_multi_site, require_networks
 from app.auth.principal import Principal
-from app.core.api import parse_filter_id
+from app.core.api import check_integer_parameters, parse_filter_id
 from app.core.enums import DeviceStatus
 from app.core.errors import invalid_parameter
 
@@ -54,13 +54,14 @@ async def check_features(request: Request[Any, Any, Any]) -> None:
     this hook, so the order of D3 (feature switches, then 400s) holds for every parameter.
     """
     checks: tuple[tuple[str, str | None], ...] = request.route_handler.opt.get("features", ())
-    if not checks:
-        return
-    principal: Principal = request.scope["state"]["principal"]
-    query = request.query_params
-    for feature, param in checks:
-        if param is None or param in query:
-            FEATURES[feature](principal)
+    if checks:
+        principal: Principal = request.scope["state"]["principal"]
+        query = request.query_params
+        for feature, param in checks:
+            if param is None or param in query:
+                FEATURES[feature](principal)
+    # This hook replaces the API router's for these controllers, so it runs that one too.
+    await check_integer_parameters(request)
 
 
 class IdFilter(msgspec.Struct, frozen=True):

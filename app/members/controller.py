@@ -105,7 +105,10 @@ class MembersController(Controller):
         summary="Check a member's email and password (changes nothing)",
         description=(
             "The password is verified first; an unknown email takes the same time as a wrong "
-            "password and both answer 401 `invalid_credentials`. Then 403 `account_locked`, "
+            "password and both answer 401 `invalid_credentials` (with `WWW-Authenticate: "
+            'Bearer realm="members"`; a refused API key is 401 `unauthorized`, '
+            "`key_expired` or `key_revoked` with `WWW-Authenticate: Bearer`). "
+            "Then 403 `account_locked`, "
             "`account_inactive`, `not_a_member`. Never counts failures or locks. A "
             "sub-account key answers the membership in its sub-account; a partner key "
             "answers `memberships` in every sub-account of the partner."

@@ -25,7 +25,14 @@ async def validate_login(
     )
     stored_hash = user["password_hash"] if user is not None else None
     if not await verify_password(stored_hash, credentials.password) or user is None:
-        raise ApiError(401, ErrorCode.INVALID_CREDENTIALS, "the email or the password is wrong")
+        # Every 401 carries the challenge of D2; the code tells a client that the key was
+        # accepted and the member's credentials were not.
+        raise ApiError(
+            401,
+            ErrorCode.INVALID_CREDENTIALS,
+            "the email or the password is wrong",
+            {"WWW-Authenticate": 'Bearer realm="members"'},
+        )
     if user["locked"]:
         raise forbidden(ErrorCode.ACCOUNT_LOCKED, "the account is locked")
     if user["status"] != "active":

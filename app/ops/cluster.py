@@ -18,6 +18,8 @@ from app.core.config import local_database_url, settings
 DATA_DIR = Path(settings().pgdata)
 PORT = settings().db_port
 SUPERUSER = "telemetry"
+# How long `db start` keeps trying after a crash (see _start_server).
+START_RETRY_S = 20.0
 DATABASE = "telemetry"
 
 # Sized for the box this runs on (2 cores, 24 GiB) with room for the app and benchmarks.
@@ -118,13 +120,54 @@ def is_running() -> bool:
     return result.returncode == 0
 
 
-def _server_alive() -> bool:
-    result = subprocess.run(
-        _as_owner([str(pg_bindir() / "pg_ctl"), "-D", str(DATA_DIR), "status"]),
-        capture_output=True,
-        check=False,
-    )
-    return result.returncode == 0
+def _postmaster_state() -> str:
+    """`none` (no pid file), `alive`, or `stale`: the pid file names a process that is gone
+    or a zombie. A postmaster killed with SIGKILL leaves its pid file behind, and where
+    nothing reaps it (a container without an init) its pid stays a zombie that both
+    `pg_ctl status` and the new postmaster's lock-file check take for a running server."""
+    try:
+        pid = int((DATA_DIR / "postmaster.pid").read_text().split("\n", 1)[0])
+    except (OSError, ValueError):
+        return "none"
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "stale"
+    # The state is the field after the parenthesised command name.
+    state = stat.rsplit(")", 1)[-1].split()[0]
+    return "stale" if state in ("Z", "X") else "alive"
+
+
+def _start_server() -> None:
+    """pg_ctl start, retried for a bounded time: right after a crash, backends of the dead
+    postmaster may still hold its shared memory for a moment, and PostgreSQL refuses to
+    start until they have exited."""
+    log = DATA_DIR / "server.log"
+    command = [
+        str(pg_bindir() / "pg_ctl"),
+        "-D",
+        str(DATA_DIR),
+        "-l",
+        str(log),
+        "-w",
+        "-t",
+        "60",
+        # The port of this run wins over the one written at initdb.
+        "-o",
+        f"-p {PORT}",
+        "start",
+    ]
+    deadline = time.monotonic() + START_RETRY_S
+    while True:
+        if _postmaster_state() == "stale":
+            (DATA_DIR / "postmaster.pid").unlink(missing_ok=True)
+        try:
+            _run_as_owner(command, stdout=subprocess.DEVNULL)
+            return
+        except subprocess.CalledProcessError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def database_url(database: str = DATABASE) -> str:
@@ -137,27 +180,10 @@ def start() -> str:
             raise RuntimeError("PostgreSQL is not installed; run scripts/install-system.sh")
         _initdb()
     if not is_running():
-        if _server_alive():
+        if _postmaster_state() == "alive":
             # Up, but not on this run's port (TELEMETRY_DB_PORT changed): restart it.
             stop()
-        log = DATA_DIR / "server.log"
-        _run_as_owner(
-            [
-                str(pg_bindir() / "pg_ctl"),
-                "-D",
-                str(DATA_DIR),
-                "-l",
-                str(log),
-                "-w",
-                "-t",
-                "60",
-                # The port of this run wins over the one written at initdb.
-                "-o",
-                f"-p {PORT}",
-                "start",
-            ],
-            stdout=subprocess.DEVNULL,
-        )
+        _start_server()
         for _ in range(100):
             if is_running():
                 break
@@ -180,7 +206,10 @@ def ensure_database(name: str) -> None:
 
 
 def stop() -> None:
-    if (DATA_DIR / "postmaster.pid").exists():
+    state = _postmaster_state()
+    if state == "stale":
+        (DATA_DIR / "postmaster.pid").unlink(missing_ok=True)
+    elif state == "alive":
         _run_as_owner(
             [str(pg_bindir() / "pg_ctl"), "-D", str(DATA_DIR), "-m", "fast", "-w", "stop"],
             stdout=subprocess.DEVNULL,

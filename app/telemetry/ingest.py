@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
@@ -25,6 +24,7 @@ from litestar.params import Parameter
 
 from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
+from app.core.body import UNREADABLE, unreadable
 from app.core.errors import ApiError, ErrorCode, error_responses, invalid_body, not_found
 from app.core.sql import QUERIES
 from app.downlinks import events as downlink_events
@@ -42,11 +42,13 @@ from app.telemetry.pipeline import (
     Outcome,
     Uplink,
     dedup_key,
+    event_time,
     status_battery,
     store_event,
 )
 
 DEVICE_FOR_PARTNER = QUERIES["telemetry.device_for_partner"]
+
 
 
 class IntegrationTokens:
@@ -93,12 +95,14 @@ def _unauthorized() -> ApiError:
 CHIRPSTACK_TOKENS = IntegrationTokens(QUERIES["telemetry.partner_for_token"], _unauthorized)
 
 
-def _token(request: Request[Any, Any, Any]) -> bytes:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
+def token_hash_of(
+    request: Request[Any, Any, Any], unauthorized: Callable[[], ApiError] = _unauthorized
+) -> bytes:
+    """The hash of the request's bearer integration token, or the route's 401."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
-        raise _unauthorized()
+        raise unauthorized()
     return hash_secret(token)
 
 
@@ -141,14 +145,10 @@ def refused(
 def _decode(event: str, body: bytes) -> Any:
     try:
         return DECODERS[event].decode(body)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+    except msgspec.ValidationError as exc:
         raise invalid_body("body", f"not a ChirpStack {event} event: {exc}") from None
-
-
-def _time(value: datetime | None) -> datetime:
-    if value is None:
-        return datetime.now(UTC)
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    except UNREADABLE as exc:
+        raise unreadable(exc) from None
 
 
 def _uplink(parsed: UplinkEvent) -> Uplink:
@@ -160,7 +160,7 @@ def _uplink(parsed: UplinkEvent) -> Uplink:
         if eui is not None:
             gateways.append(eui)
     return Uplink(
-        time=_time(parsed.time),
+        time=event_time(parsed.time),
         values=parsed.object or {},
         receptions=receptions,
         gateways=gateways,
@@ -188,7 +188,7 @@ async def _store(
         pool,
         context,
         event,
-        _time(parsed.time),
+        event_time(parsed.time),
         dedup_key=dedup_key(event, parsed.deduplication_id),
         battery=battery,
         location=location,
@@ -247,7 +247,7 @@ class IngestController(Controller):
     ) -> Response[None]:
         await receive_chirpstack(
             request.app.state.pool,
-            _token(request),
+            token_hash_of(request),
             event,
             await request.body(),
             current_latest_cache(request.app),

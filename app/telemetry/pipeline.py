@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -36,6 +36,30 @@ log = logging.getLogger("telemetry.ingest")
 
 INGEST_UPLINKS = QUERIES["telemetry.ingest_uplinks"]
 INGEST_EVENT = QUERIES["telemetry.ingest_event"]
+
+
+# The window of event times taken as given (README, "Ingest"). A device or gateway with a
+# wrong clock must not store a time that later reads break on (year 9999 kept the device
+# online for ever, year 1 failed), so outside it the event is stored at its receive time.
+EARLIEST_EVENT_TIME = datetime(2000, 1, 1, tzinfo=UTC)
+MAX_EVENT_TIME_AHEAD = timedelta(minutes=5)
+
+
+def event_time(value: datetime | None) -> datetime:
+    """The event's time when inside the window, else the receive time (now)."""
+    received = datetime.now(UTC)
+    if value is None:
+        return received
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    try:
+        value = value.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00:00+01:00 is before year 1 in UTC
+        value = EARLIEST_EVENT_TIME - timedelta(days=1)
+    if EARLIEST_EVENT_TIME <= value <= received + MAX_EVENT_TIME_AHEAD:
+        return value
+    log.info("ingest: event time %s outside the window; stored at %s", value, received)
+    return received
 
 
 class Outcome(StrEnum):

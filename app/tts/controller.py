@@ -10,22 +10,20 @@ unassigned device. Uplinks, join-accepts and solved locations become `up`, `join
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
 import msgspec
 from litestar import Controller, Request, Response, post
 
-from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
 from app.core.errors import ApiError, ErrorCode, error_responses, invalid_body
 from app.core.sql import QUERIES
 from app.telemetry.batch import batcher_for
 from app.telemetry.catalog import DeviceContext
-from app.telemetry.ingest import IntegrationTokens, find_device, refused
+from app.telemetry.ingest import IntegrationTokens, find_device, refused, token_hash_of
 from app.telemetry.latest_cache import current_latest_cache
-from app.telemetry.pipeline import Outcome, Uplink, dedup_key, store_event
+from app.telemetry.pipeline import Outcome, Uplink, dedup_key, event_time, store_event
 from app.tts.structs import DECODER, ApplicationUp
 
 
@@ -39,19 +37,6 @@ def _unauthorized() -> ApiError:
 
 
 TTS_TOKENS = IntegrationTokens(QUERIES["tts.partner_for_token"], _unauthorized)
-
-
-def _token(request: Request[Any, Any, Any]) -> bytes:
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise _unauthorized()
-    return hash_secret(token.strip())
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def _dedup(kind: str, message: ApplicationUp) -> str | None:
@@ -73,7 +58,7 @@ def uplink_of(message: ApplicationUp) -> Uplink:
         if eui is not None:
             gateways.append(eui)
     return Uplink(
-        time=_utc(up.received_at) or _utc(message.received_at) or datetime.now(UTC),
+        time=event_time(up.received_at or message.received_at),
         values=up.decoded_payload or {},
         receptions=receptions,
         gateways=gateways,
@@ -102,10 +87,10 @@ async def _store(
     )
     if kind == "up":
         return await batcher_for(pool).store(context, uplink_of(message), token_hash), context
-    received = _utc(message.received_at) or datetime.now(UTC)
+    received = message.received_at
     location = None
     if message.join_accept is not None:
-        received = _utc(message.join_accept.received_at) or received
+        received = message.join_accept.received_at or received
     elif message.location_solved is not None:
         solved = message.location_solved.location
         location = {
@@ -117,7 +102,7 @@ async def _store(
         pool,
         context,
         kind,
-        received,
+        event_time(received),
         dedup_key=_dedup(kind, message),
         location=location,
         token_hash=token_hash,
@@ -145,7 +130,7 @@ class TtsIngestController(Controller):
     )
     async def tts(self, request: Request[Any, Any, Any]) -> Response[None]:
         pool: asyncpg.Pool = request.app.state.pool
-        token_hash = _token(request)
+        token_hash = token_hash_of(request, _unauthorized)
         partner_id = await TTS_TOKENS.partner(pool, token_hash)
         try:
             message = DECODER.decode(await request.body())

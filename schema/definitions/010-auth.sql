@@ -1,8 +1,9 @@
 -- Authentication, tenancy and the rate-limit decision of one API request, in one round
--- trip (decisions D2, D3, D4). Re-runnable: applied after the migrations on every migrate.
+-- trip (decisions D2, D3, D4). The limits themselves are api_lease's
+-- (schema/definitions/015-auth-cache.sql), the one implementation of the window.
+-- Re-runnable: applied after the migrations on every migrate.
 
-DROP FUNCTION IF EXISTS api_authenticate(bytea, timestamptz);
-CREATE FUNCTION api_authenticate(p_key_hash bytea, p_now timestamptz DEFAULT clock_timestamp())
+CREATE OR REPLACE FUNCTION api_authenticate(p_key_hash bytea, p_now timestamptz DEFAULT clock_timestamp())
 RETURNS TABLE (
     outcome             text,       -- ok | unauthorized | key_expired | key_revoked | rate_limited | quota_exceeded
     key_id              uuid,
@@ -22,16 +23,7 @@ AS $$
 #variable_conflict use_column
 DECLARE
     k           record;
-    usage       record;
-    now_second  bigint := floor(extract(epoch FROM p_now))::bigint;
-    today       date := (p_now AT TIME ZONE 'UTC')::date;
-    shift       bigint;
-    counts      integer[];
-    in_window   integer;
-    day_used    integer;
-    per_day     integer;
-    freed       integer;
-    wait        integer;
+    lease       record;
 BEGIN
     SELECT ak.id, ak.partner_id, ak.sub_account_id, ak.scopes, ak.expires_at, ak.revoked_at,
            p.api_write, p.retention_days,
@@ -75,59 +67,24 @@ BEGIN
         RETURN;
     END IF;
 
-    -- Counters are advisory bookkeeping: losing the last few on a crash is acceptable,
-    -- waiting for a WAL flush on every request is not.
-    SET LOCAL synchronous_commit = off;
-
-    SELECT u.head_second, u.second_counts, u.day, u.day_count INTO usage
-      FROM api_key_usage u WHERE u.key_id = k.id FOR UPDATE;
-    IF NOT FOUND THEN
-        INSERT INTO api_key_usage (key_id) VALUES (k.id) ON CONFLICT (key_id) DO NOTHING;
-        SELECT u.head_second, u.second_counts, u.day, u.day_count INTO usage
-          FROM api_key_usage u WHERE u.key_id = k.id FOR UPDATE;
-    END IF;
-
-    -- Slide the 61 one-second buckets so that the last one is the current second.
-    shift := now_second - usage.head_second;
-    IF shift >= 61 OR shift < 0 THEN
-        counts := array_fill(0, ARRAY[61]);
-    ELSIF shift > 0 THEN
-        counts := usage.second_counts[shift + 1 : 61] || array_fill(0, ARRAY[shift::integer]);
-    ELSE
-        counts := usage.second_counts;
-    END IF;
-    SELECT COALESCE(sum(c), 0) INTO in_window FROM unnest(counts) AS c;
-    day_used := CASE WHEN usage.day = today THEN usage.day_count ELSE 0 END;
-    per_day := k.per_day;
-
-    IF in_window >= k.per_minute THEN
-        -- Seconds until enough of the oldest buckets leave the window.
-        freed := 0;
-        wait := 0;
-        FOR i IN 1..61 LOOP
-            freed := freed + counts[i];
-            wait := i;
-            EXIT WHEN in_window - freed < k.per_minute;
-        END LOOP;
+    -- The one sliding window and daily quota (api_lease), asked for one permit.
+    SELECT * INTO lease
+      FROM api_lease(k.id, floor(extract(epoch FROM p_now))::bigint, 1, 0, 0,
+                     k.per_minute, k.per_day);
+    IF lease.outcome = 'rate_limited' THEN
         RETURN QUERY SELECT 'rate_limited'::text, k.id, k.partner_id, k.sub_account_id, k.scopes,
-            k.api_write, k.retention_days, k.networks, k.multi_site, k.per_minute, 0, GREATEST(wait, 1);
+            k.api_write, k.retention_days, k.networks, k.multi_site, k.per_minute, 0,
+            lease.retry_after;
         RETURN;
     END IF;
-    IF day_used >= per_day THEN
+    IF lease.outcome = 'quota_exceeded' THEN
         RETURN QUERY SELECT 'quota_exceeded'::text, k.id, k.partner_id, k.sub_account_id, k.scopes,
             k.api_write, k.retention_days, k.networks, k.multi_site, k.per_minute,
-            GREATEST(k.per_minute - in_window, 0),
-            GREATEST(ceil(extract(epoch FROM ((today + 1)::timestamp AT TIME ZONE 'UTC') - p_now))::integer, 1);
+            GREATEST(k.per_minute - lease.in_window, 0), lease.retry_after;
         RETURN;
     END IF;
-
-    counts[61] := counts[61] + 1;
-    UPDATE api_key_usage u
-       SET head_second = now_second, second_counts = counts, day = today, day_count = day_used + 1
-     WHERE u.key_id = k.id;
-
     RETURN QUERY SELECT 'ok'::text, k.id, k.partner_id, k.sub_account_id, k.scopes,
         k.api_write, k.retention_days, k.networks, k.multi_site, k.per_minute,
-        GREATEST(k.per_minute - in_window - 1, 0), 0;
+        GREATEST(k.per_minute - lease.in_window - 1, 0), 0;
 END;
 $$;

@@ -134,8 +134,8 @@ async def test_unknown_email_and_wrong_password_answer_identically(
                 "message": "the email or the password is wrong",
             }
         }
-        # Not a key failure: no bearer challenge.
-        assert "www-authenticate" not in response.headers
+        # Every 401 carries a challenge (D2); the realm and the code tell it from a key failure.
+        assert response.headers["www-authenticate"] == 'Bearer realm="members"'
 
 
 async def test_lock_status_and_membership_come_after_the_password(

@@ -1,0 +1,146 @@
+"""What the server checks of a request before the application routes it (issue 11,
+defects 11 and 12): the outermost ASGI layer, around the Litestar app that granian serves.
+
+- An id is one path segment (D6): a path with an encoded slash (`%2F`) or an empty segment
+  (`//devices`) names nothing and is 404 `not_found`, before routing would decode or merge
+  them.
+- `HEAD` is answered like `GET` without the body; where a response lists the allowed
+  methods (`OPTIONS`, 405) and `GET` is one of them, so is `HEAD`.
+- A body on a request without one (GET, HEAD, DELETE, OPTIONS) counts against the same
+  64 KiB as a POST: 413 `payload_too_large` instead of being read and ignored.
+- A request target over 8 KiB is 414 `uri_too_long`, headers over 32 KiB are 431
+  `headers_too_large`, both in the envelope. Larger ones still get granian's own empty
+  414/431: its HTTP/1 parser refuses a target over 65,534 bytes and headers over its
+  buffer (HTTP1Settings.max_buffer_size, 408 KiB by default) before any Python runs, and
+  granian has no setting for the body of those answers.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from app.core.errors import ErrorBody, ErrorCode, ErrorEnvelope
+
+MAX_TARGET_BYTES = 8 * 1024
+MAX_HEADER_BYTES = 32 * 1024
+MAX_BODY_BYTES = 64 * 1024
+_BODYLESS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS"})
+_ENCODED_SLASH = re.compile(rb"%2f|%5c", re.IGNORECASE)
+_encode = msgspec.json.Encoder().encode
+
+AsgiScope = dict[str, Any]
+
+
+async def _answer(
+    send: Any, status: int, code: ErrorCode, message: str, head: bool = False
+) -> None:
+    body = _encode(ErrorEnvelope(ErrorBody(code=code, message=message)))
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": b"" if head else body})
+
+
+def _refusal(scope: AsgiScope) -> tuple[int, ErrorCode, str] | None:
+    """The envelope answer for a request refused before routing, if it is one."""
+    raw_path: bytes = scope.get("raw_path") or scope["path"].encode()
+    path = raw_path.split(b"?", 1)[0]
+    if len(raw_path) + len(scope.get("query_string", b"")) > MAX_TARGET_BYTES:
+        return 414, ErrorCode.URI_TOO_LONG, "request target over 8 KiB"
+    if sum(len(name) + len(value) + 4 for name, value in scope["headers"]) > MAX_HEADER_BYTES:
+        return 431, ErrorCode.HEADERS_TOO_LARGE, "request headers over 32 KiB"
+    if b"//" in path or _ENCODED_SLASH.search(path):
+        return 404, ErrorCode.NOT_FOUND, "no such resource"
+    if scope["method"] in _BODYLESS:
+        for name, value in scope["headers"]:
+            if name == b"content-length" and value.isdigit() and int(value) > MAX_BODY_BYTES:
+                return 413, ErrorCode.PAYLOAD_TOO_LARGE, "request body over 64 KiB"
+    return None
+
+
+class ServerFace:
+    """The ASGI app granian serves: these checks, then the Litestar app."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.app, name)
+
+    async def __call__(self, scope: AsgiScope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        head = scope["method"] == "HEAD"
+        refusal = _refusal(scope)
+        if refusal is not None:
+            await _answer(send, *refusal, head=head)
+            return
+        if scope["method"] in _BODYLESS and any(
+            name == b"transfer-encoding" for name, _ in scope["headers"]
+        ):
+            buffered = await _read_small_body(receive)
+            if buffered is None:
+                await _answer(
+                    send, 413, ErrorCode.PAYLOAD_TOO_LARGE, "request body over 64 KiB", head
+                )
+                return
+            receive = _replay(buffered)
+        if head:
+            scope = {**scope, "method": "GET"}
+        await self.app(scope, receive, _with_head_allowed(send, head, scope["method"]))
+
+
+async def _read_small_body(receive: Any) -> list[dict[str, Any]] | None:
+    """The request's messages while the body stays within 64 KiB, else None."""
+    messages = []
+    size = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages
+        size += len(message.get("body", b""))
+        if size > MAX_BODY_BYTES:
+            return None
+        if not message.get("more_body", False):
+            return messages
+
+
+def _replay(messages: list[dict[str, Any]]) -> Any:
+    queue = list(messages)
+
+    async def receive() -> dict[str, Any]:
+        return queue.pop(0) if queue else {"type": "http.disconnect"}
+
+    return receive
+
+
+def _with_head_allowed(send: Any, head: bool, method: str) -> Any:
+    """`send` for the app: HEAD added next to GET in `Allow` (which only OPTIONS answers
+    and 405s carry), and no body for a HEAD request."""
+    options = method == "OPTIONS"
+
+    async def wrapped(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start" and (options or message["status"] == 405):
+            headers = []
+            for name, value in message.get("headers", []):
+                if name.lower() == b"allow" and b"GET" in value and b"HEAD" not in value:
+                    value = value + b", HEAD"
+                headers.append((name, value))
+            message = {**message, "headers": headers}
+        elif message["type"] == "http.response.body" and head:
+            message = {**message, "body": b""}
+        await send(message)
+
+    return wrapped
