@@ -50,7 +50,6 @@ from app.telemetry.pipeline import (
 DEVICE_FOR_PARTNER = QUERIES["telemetry.device_for_partner"]
 
 
-
 class IntegrationTokens:
     """Integration token hash -> partner for one kind of integration, cached for seconds.
 
