@@ -11,7 +11,7 @@ import asyncpg
 from litestar import Litestar, Request, Router
 from litestar.di import Provide
 from litestar.openapi.config import OpenAPIConfig
-from litestar.openapi.plugins import SwaggerRenderPlugin
+from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
 from app.accounts.controller import HealthController, IdentityController, SubAccountController
@@ -82,7 +82,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             # Served by DocsController at /api/v1/openapi.json and /api/v1/docs; the
             # plugin's own catch-all routes must not shadow the API's 404s.
             path="/_schema",
-            render_plugins=[SwaggerRenderPlugin(path="/swagger")],
+            render_plugins=[JsonRenderPlugin()],
             components=Components(
                 security_schemes={
                     "apiKey": SecurityScheme(
