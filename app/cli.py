@@ -66,12 +66,52 @@ def cmd_db(args: argparse.Namespace) -> None:
         )
 
 
+def mask_password(url: str) -> str:
+    """The URL with its password (if any) replaced by `***`."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
     from granian import Granian
     from granian.constants import Interfaces, Loops
 
+    from app.observe.multiproc import prepare_multiprocess_dir
+
     # Lease sizes of the rate limiter are split between the workers (app/auth/cache.py).
     os.environ["TELEMETRY_WORKERS"] = str(args.workers)
+    settings = load_settings()
+    metrics_port = settings.metrics_port if args.metrics_port is None else args.metrics_port
+    # Before any worker starts: every worker writes its counters into this directory.
+    prepare_multiprocess_dir()
+    from app.observe.metrics import serve_metrics
+
+    if metrics_port:
+        serve_metrics(settings.metrics_host, metrics_port)
+    base = f"http://{args.host}:{args.port}"
+    lines = [
+        f"telemetry serve: listening on {base} ({args.workers} worker(s))",
+        f"  interactive reference: {base}/api/v1/docs",
+        f"  OpenAPI document:      {base}/api/v1/openapi.json",
+        f"  health:                {base}/api/v1/health",
+        "  metrics:               "
+        + (
+            f"http://{settings.metrics_host}:{metrics_port}/metrics (no key)"
+            if metrics_port
+            else "off (METRICS_PORT=0)"
+        ),
+        f"  database:              {mask_password(settings.database_url)}",
+        f"  logs:                  {settings.log_format} on stdout, level {settings.log_level}"
+        + ("" if settings.access_log else ", access log off"),
+    ]
+    print("\n".join(lines), flush=True)
     Granian(
         target="app.main:app_factory",
         factory=True,
@@ -156,10 +196,23 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("action", choices=["start", "stop", "migrate"])
     db.set_defaults(handler=cmd_db)
 
-    serve = commands.add_parser("serve", help="serve the API with granian")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=1)
+    serve = commands.add_parser(
+        "serve",
+        help="serve the API (and the ingest endpoints) with granian",
+        description="Serves the API with granian. Environment: DATABASE_URL, LOG_FORMAT "
+        "(json|console, default json), LOG_LEVEL (default INFO), ACCESS_LOG (on|off, default "
+        "on), METRICS_PORT (default 9464, 0: off), METRICS_HOST (default 127.0.0.1).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port of the API")
+    serve.add_argument("--workers", type=int, default=1, help="granian worker processes")
+    serve.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="port of the keyless Prometheus /metrics (0: off; default: METRICS_PORT or 9464)",
+    )
     serve.set_defaults(handler=cmd_serve)
 
     world = commands.add_parser("world", help="world files")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -24,6 +23,9 @@ from app.core.db import create_pool
 from app.core.errors import handle_exception
 from app.docs import DocsController
 from app.history.retention import retention_lifespan
+from app.observe.logs import configure_logging
+from app.observe.metrics import metrics_lifespan
+from app.observe.requests import RequestObserver
 from app.routes import api_route_handlers, public_route_handlers
 
 
@@ -61,10 +63,10 @@ def create_app(settings: Settings | None = None) -> Litestar:
         middleware=[AuthMiddleware],
         security=[{"apiKey": []}],
     )
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    return Litestar(
+    configure_logging(settings)
+    app = Litestar(
         route_handlers=[api, *public_route_handlers()],
-        lifespan=[lifespan, auth_cache_lifespan, retention_lifespan],
+        lifespan=[lifespan, auth_cache_lifespan, retention_lifespan, metrics_lifespan],
         dependencies={
             "pool": Provide(provide_pool, sync_to_thread=False),
             "principal": Provide(provide_principal, sync_to_thread=False),
@@ -92,7 +94,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
             ),
         ),
         debug=False,
+        # Logging is structlog's (app/observe/logs.py); Litestar must not replace it.
+        logging_config=None,
     )
+    # Outside the router, so unknown paths and the auth middleware's answers are observed.
+    app.asgi_handler = RequestObserver(app.asgi_handler, settings)
+    return app
 
 
 def app_factory() -> Litestar:

@@ -8,7 +8,10 @@ count of the run (64 first):
   returning a constant 150-byte body, no database), taken from the suite's floors when
   run inside it, measured here otherwise;
 - the database part alone: the route's one SQL statement (authentication, rate limit and
-  device lookup, `telemetry.latest_with_auth`) through asyncpg from 16 connections.
+  device lookup, `telemetry.latest_with_auth`) through asyncpg from 16 connections;
+- the cost of observing requests: `/latest` 304 @64 on a second server with the access log
+  and the metrics off (ACCESS_LOG=off, METRICS_PORT=0), next to the figure with both on
+  (the default) from the same run; target: on >= 0.95x off.
 Requests cycle over every device of the dataset, each with a key that sees it. Target:
 the 304 path at >= 0.6x the HTTP floor.
 
@@ -32,6 +35,7 @@ from benchmarks.common import (
     module_main,
     run_wrk,
     start_floor_server,
+    start_server,
     write_requests,
 )
 
@@ -119,6 +123,25 @@ def _database(ctx: Context) -> Measure:
     )
 
 
+def _observing_cost(ctx: Context, conditional_file: Any, observed: Measure) -> Measure:
+    """/latest 304 @64 as served (access log and metrics on) against the same server
+    configuration with both off, measured right after it."""
+    quiet = {"ACCESS_LOG": "off", "METRICS_PORT": "0"}
+    with start_server(ctx.database_url, workers=2, env=quiet) as server:
+        result = run_wrk(server.base_url, conditional_file, connections=64, duration=ctx.duration)
+    details = {**observed.details, "unobserved": _details(result, 64, "/latest 304, quiet")}
+    return measure(
+        "GET /latest 304 @64 conns, access log + metrics on vs off",
+        observed.value,
+        "req/s",
+        group="latest",
+        floor=result.rps,
+        floor_name="same, ACCESS_LOG=off METRICS_PORT=0",
+        min_ratio=0.95,
+        details=details,
+    )
+
+
 def run(ctx: Context) -> list[Measure]:
     _migrate(ctx.database_url)
     base_url = ctx.server()
@@ -145,6 +168,9 @@ def run(ctx: Context) -> list[Measure]:
                     details=_details(result, connections, f"/latest {label}"),
                 )
             )
+    observed = next((m for m in out if m.name == "GET /latest 304 @64 conns"), None)
+    if observed is not None:
+        out.append(_observing_cost(ctx, conditional_file, observed))
     out.append(_database(ctx))
     return out
 

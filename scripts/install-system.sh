@@ -2,7 +2,8 @@
 # Installs what the service needs from Debian on a fresh bookworm machine:
 # PostgreSQL 15, TimescaleDB (built from Debian trixie's source package, Apache-2
 # edition), wrk for the HTTP benchmarks and chromium, whose headless mode checks that the
-# interactive reference renders with the network off (tests/integration/test_docs_offline.py). Safe to run again; skips what is there.
+# interactive reference renders with the network off (tests/integration/test_docs_offline.py).
+# Safe to run again; skips what is there.
 set -euo pipefail
 
 need_root() { if [ "$(id -u)" -ne 0 ]; then echo "sudo"; fi; }

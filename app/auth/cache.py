@@ -102,6 +102,9 @@ class AuthCache:
         self.latest = LatestCache()
         self.leases: dict[uuid.UUID, Lease] = {}
         self.generation = 0
+        # Read by the metrics (app/observe/metrics.py) as the key cache's hit ratio.
+        self.key_hits = 0
+        self.key_misses = 0
         self.active = False
         self.share = lease_share()
         self.exact_below = lease_exact_below()
@@ -165,6 +168,7 @@ class AuthCache:
         info = self.keys.get(key_hash)
         if info is not None:
             return info
+        self.key_misses += 1
         generation = self.generation
         row = await self.pool.fetchrow(KEY_INFO, key_hash)
         if row is None:
@@ -248,7 +252,11 @@ class AuthCache:
 
     async def authenticate(self, key_hash: bytes) -> Principal:
         """The principal of a key hash with its permit spent, or the 401/429 of D2-D4."""
-        info = self.keys.get(key_hash) or await self.key_info(key_hash)
+        info = self.keys.get(key_hash)
+        if info is None:
+            info = await self.key_info(key_hash)
+        else:
+            self.key_hits += 1
         if info is None:
             raise unauthorized("unauthorized")
         clock = time.time()

@@ -20,6 +20,7 @@ from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
 from app.core.errors import ApiError, error_responses, invalid_body, not_found
 from app.core.sql import QUERIES
+from app.observe.metrics import observe_ingest
 from app.telemetry import catalog
 from app.telemetry.batch import batcher_for
 from app.telemetry.catalog import DeviceContext, TtlCache
@@ -175,10 +176,12 @@ class IngestController(Controller):
         pool: asyncpg.Pool = request.app.state.pool
         await _check_token(pool, token_hash)
         if event not in DECODERS:
+            observe_ingest("other", "ignored")
             return _no_content()
         parsed = _decode(event, await request.body())
         context = await _device(pool, token_hash, parsed.device_info.dev_eui)
         outcome = await _store(pool, event, parsed, context, token_hash)
+        observe_ingest(event, outcome)
         if outcome == Outcome.STORED and (cache := current_cache(request.app)) is not None:
             # Read-your-writes on this worker: its own notification of the commit may still
             # be unread when the client's next request arrives. Other workers get theirs

@@ -57,7 +57,9 @@ async def test_docs_page_needs_nothing_from_outside(live_server: LiveServer) -> 
             asset = await http.get(source)
             assert asset.status_code == 200, source
             assert asset.content, source
-        bundle = await http.get(f"/api/v1/docs/swagger-ui-{SWAGGER_UI_VERSION}/swagger-ui-bundle.js")
+        bundle = await http.get(
+            f"/api/v1/docs/swagger-ui-{SWAGGER_UI_VERSION}/swagger-ui-bundle.js"
+        )
         assert f'PACKAGE_VERSION:"{SWAGGER_UI_VERSION}"' in bundle.text
         assert "immutable" in bundle.headers["cache-control"]
         missing = await http.get(f"/api/v1/docs/swagger-ui-{SWAGGER_UI_VERSION}/secrets.txt")

@@ -16,9 +16,11 @@ from typing import Any
 
 from litestar import Controller, Request, Response, get
 from litestar.enums import MediaType
+from litestar.serialization import encode_json
 
 from app.core.api import API_PREFIX
 from app.core.errors import not_found
+from app.docs.document import complete
 
 SWAGGER_UI_VERSION = "5.24.2"
 ASSETS_PATH = f"/docs/swagger-ui-{SWAGGER_UI_VERSION}"
@@ -88,8 +90,13 @@ class DocsController(Controller):
     include_in_schema = False
 
     @get("/openapi.json", media_type=MediaType.JSON, sync_to_thread=False)
-    def openapi_document(self, request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
-        return Response(request.app.openapi_schema.to_schema())
+    def openapi_document(self, request: Request[Any, Any, Any]) -> Response[bytes]:
+        app = request.app
+        body: bytes | None = getattr(app.state, "openapi_body", None)
+        if body is None:
+            body = encode_json(complete(app.openapi_schema.to_schema(), app))
+            app.state.openapi_body = body
+        return Response(body, media_type=MediaType.JSON)
 
     @get("/docs", media_type=MediaType.HTML, sync_to_thread=False)
     def interactive_reference(self) -> Response[bytes]:
