@@ -22,6 +22,7 @@ from app.core.config import Settings, load_settings
 from app.core.db import create_pool
 from app.core.errors import handle_exception
 from app.docs import DocsController
+from app.docs.index import API_VERSION, ApiIndexController, RootIndexController
 from app.history.retention import retention_lifespan
 from app.observe.logs import configure_logging
 from app.observe.metrics import metrics_lifespan
@@ -54,6 +55,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     api = Router(
         path=API_PREFIX,
         route_handlers=[
+            ApiIndexController,
             DocsController,
             HealthController,
             IdentityController,
@@ -65,7 +67,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     )
     configure_logging(settings)
     app = Litestar(
-        route_handlers=[api, *public_route_handlers()],
+        route_handlers=[api, RootIndexController, *public_route_handlers()],
         lifespan=[lifespan, auth_cache_lifespan, retention_lifespan, metrics_lifespan],
         dependencies={
             "pool": Provide(provide_pool, sync_to_thread=False),
@@ -75,7 +77,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
             title="Device Telemetry Service",
-            version="1.0.0",
+            version=API_VERSION,
             description=(
                 "Read the data of LoRaWAN sensors and gateways, and queue commands to them. "
                 "Every request carries `Authorization: Bearer svc_live_...`. Errors use the "

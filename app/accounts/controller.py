@@ -27,6 +27,7 @@ def sub_account_from_row(row: asyncpg.Record) -> SubAccount:
 class HealthController(Controller):
     path = "/health"
     opt = {"public": True}
+    tags = ["Service"]
 
     @get(operation_id="getHealth", summary="Service and database health", security=[])
     async def health(self, pool: asyncpg.Pool) -> Response[Single[Health]]:
@@ -41,6 +42,7 @@ class HealthController(Controller):
 
 class IdentityController(Controller):
     path = "/me"
+    tags = ["Service"]
 
     @get(operation_id="getMe", summary="The tenancy and scopes the key resolves to")
     async def me(self, pool: asyncpg.Pool, principal: Principal) -> Single[Identity]:
@@ -71,6 +73,7 @@ class IdentityController(Controller):
 class SubAccountController(Controller):
     path = "/sub-accounts"
     opt = {"scope": "devices:read"}
+    tags = ["Sub-accounts"]
 
     @get(operation_id="listSubAccounts", summary="Sub-accounts visible to the key")
     async def list_sub_accounts(

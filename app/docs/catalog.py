@@ -225,27 +225,26 @@ ID_OR_EUI = {
 }
 ID_OR_NONE = {"type": "string", "anyOf": [{"format": "uuid"}, {"enum": ["none"]}]}
 BOOLEAN_TEXT = {"type": "string", "enum": ["true", "false"]}
-RELATIVE_TIME = r"^now(-P(?!$)(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?)?$"
+RELATIVE_TIME = r"^now([+-]P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+S)?)?)?$"
 TIMESTAMP = {
     "type": "string",
     "anyOf": [{"format": "date-time"}, {"pattern": RELATIVE_TIME}],
 }
-RESOLUTION_PATTERN = (
-    r"^(raw|hourly|daily|P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?)$"
-)
+RESOLUTION_PATTERN = r"^(raw|hourly|daily|P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+S)?)?)$"
 
 # Schemas of query and path parameters by name (the handlers take text and parse it
 # themselves, so that errors come in the order of D3 and name the parameter).
 PARAM_SCHEMAS: dict[str, dict[str, Any]] = {
     "device_id": ID_OR_EUI,
     "device_ref": ID_OR_EUI,
-    "gateway_id": {**ID_OR_EUI, "examples": ["0016c001ff10a235"]},
-    "group_id": UUID,
-    "network_id": UUID,
-    "profile_id": UUID,
-    "site_id": UUID,
-    "sub_account_id": UUID,
-    "user_id": UUID,
+    "gateway_id": {**ID_OR_EUI, "examples": ["0016c001ff000001"]},
+    # Examples are ids of the demo world (demo/world.py).
+    "group_id": {**UUID, "examples": ["80154a70-cbc3-56cf-b545-0221cc665529"]},
+    "network_id": {**UUID, "examples": ["5a47805b-527d-574e-ab06-1d160f002c5d"]},
+    "profile_id": {**UUID, "examples": ["703ce2dc-9595-57a1-9d78-7e9fc88a1acf"]},
+    "site_id": {**UUID, "examples": ["d2ac7285-d3ad-531f-801a-da7c7ea56149"]},
+    "sub_account_id": {**UUID, "examples": ["8e8725c6-c1ea-56a7-b299-a3649b0cd230"]},
+    "user_id": {**UUID, "examples": ["d616b6ec-da3d-515c-baea-26b5285960d2"]},
     "subAccountId": UUID,
     "deviceProfileId": UUID,
     "networkId": ID_OR_NONE,

@@ -25,7 +25,7 @@ from app.docs.examples import BODY_EXAMPLES, RESPONSE_EXAMPLES
 ENVELOPE = {"$ref": "#/components/schemas/ErrorEnvelope"}
 _GENERIC = re.compile(r"^(Single|Listing)_(.+)_$")
 _FEATURE_CODES = {"networks": "networks_disabled", "multi_site": "multi_site_disabled"}
-PUBLIC_OPERATIONS = {"getHealth", "getIndex", "getApiIndex"}
+PUBLIC_OPERATIONS = {"getHealth", "getIndex", "getApiIndex", "getOpenApiDocument", "getDocs"}
 
 HEADERS: dict[str, dict[str, Any]] = {
     "X-RateLimit-Limit": {
@@ -61,7 +61,11 @@ HEADERS: dict[str, dict[str, Any]] = {
 }
 
 
-def _ref(name: str) -> dict[str, str]:
+def _ref(name: str, required: bool = False) -> dict[str, Any]:
+    """A header of a response; `required` when every such response carries it (checked
+    against live answers by schemathesis)."""
+    if required:
+        return {**HEADERS[name], "required": True}
     return {"$ref": f"#/components/headers/{name}"}
 
 
@@ -164,11 +168,11 @@ def _error_responses(codes: list[str], public: bool) -> dict[str, Any]:
         by_status.setdefault(catalog.ERROR_CODES[code][0], []).append(code)
     responses: dict[str, Any] = {}
     for status, named in sorted(by_status.items()):
-        headers: dict[str, Any] = {"X-Request-ID": _ref("X-Request-ID")}
+        headers: dict[str, Any] = {"X-Request-ID": _ref("X-Request-ID", required=True)}
         if status == 401:
             headers["WWW-Authenticate"] = _ref("WWW-Authenticate")
         if status == 429:
-            headers["Retry-After"] = _ref("Retry-After")
+            headers["Retry-After"] = _ref("Retry-After", required=True)
         if not public and status not in (401, 503):
             headers["X-RateLimit-Limit"] = _ref("X-RateLimit-Limit")
             headers["X-RateLimit-Remaining"] = _ref("X-RateLimit-Remaining")
@@ -223,10 +227,10 @@ def _success_headers(operation: dict[str, Any], public: bool) -> None:
         if not status.startswith("2"):
             continue
         headers = response.setdefault("headers", {})
-        headers["X-Request-ID"] = _ref("X-Request-ID")
+        headers["X-Request-ID"] = _ref("X-Request-ID", required=True)
         if not public:
-            headers["X-RateLimit-Limit"] = _ref("X-RateLimit-Limit")
-            headers["X-RateLimit-Remaining"] = _ref("X-RateLimit-Remaining")
+            headers["X-RateLimit-Limit"] = _ref("X-RateLimit-Limit", required=True)
+            headers["X-RateLimit-Remaining"] = _ref("X-RateLimit-Remaining", required=True)
 
 
 def _latest(operation: dict[str, Any]) -> None:
@@ -241,13 +245,13 @@ def _latest(operation: dict[str, Any]) -> None:
         }
     )
     ok = operation["responses"]["200"]
-    ok["headers"]["ETag"] = _ref("ETag")
-    ok["headers"]["Cache-Control"] = _ref("Cache-Control")
+    ok["headers"]["ETag"] = _ref("ETag", required=True)
+    ok["headers"]["Cache-Control"] = _ref("Cache-Control", required=True)
     operation["responses"]["304"] = {
         "description": "Not modified: the If-None-Match tag is current; empty body. Counts "
         "toward the rate limit.",
         "headers": {
-            name: _ref(name)
+            name: _ref(name, required=True)
             for name in (
                 "ETag",
                 "Cache-Control",
@@ -274,7 +278,7 @@ def _ingest(operation: dict[str, Any]) -> None:
         "204": {
             "description": "Stored (after commit), a repeated deduplicationId, or an event "
             "type the service ignores.",
-            "headers": {"X-Request-ID": _ref("X-Request-ID")},
+            "headers": {"X-Request-ID": _ref("X-Request-ID", required=True)},
         },
         **_error_responses(codes, public=True),
     }

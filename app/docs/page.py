@@ -89,7 +89,17 @@ class DocsController(Controller):
     opt = {"public": True}
     include_in_schema = False
 
-    @get("/openapi.json", media_type=MediaType.JSON, sync_to_thread=False)
+    @get(
+        "/openapi.json",
+        media_type=MediaType.JSON,
+        sync_to_thread=False,
+        include_in_schema=True,
+        operation_id="getOpenApiDocument",
+        summary="This OpenAPI 3.1 document",
+        description="The machine-readable contract of the API. No key.",
+        tags=["Service"],
+        security=[],
+    )
     def openapi_document(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         app = request.app
         body: bytes | None = getattr(app.state, "openapi_body", None)
@@ -98,7 +108,17 @@ class DocsController(Controller):
             app.state.openapi_body = body
         return Response(body, media_type=MediaType.JSON)
 
-    @get("/docs", media_type=MediaType.HTML, sync_to_thread=False)
+    @get(
+        "/docs",
+        media_type=MediaType.HTML,
+        sync_to_thread=False,
+        include_in_schema=True,
+        operation_id="getDocs",
+        summary="The interactive reference (Swagger UI, served by this service)",
+        description="An HTML page; works without internet access. No key.",
+        tags=["Service"],
+        security=[],
+    )
     def interactive_reference(self) -> Response[bytes]:
         return Response(
             _DOCS_PAGE,

@@ -135,7 +135,7 @@ def _raw(content: bytes, status: int, headers: dict[str, str]) -> Response[Any]:
 
 class LatestController(Controller):
     path = "/devices"
-    tags = ["telemetry"]
+    tags = ["Devices"]
 
     @get(
         "/{device_ref:str}/latest",

@@ -151,7 +151,7 @@ async def _store(
 
 class IngestController(Controller):
     path = "/ingest"
-    tags = ["ingest"]
+    tags = ["Ingest"]
 
     @post(
         "/chirpstack",
