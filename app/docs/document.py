@@ -332,6 +332,12 @@ def complete(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
             operation["responses"].update(_error_responses(_codes(operation, opt, public), public))
             if operation_id == "getDeviceLatest":
                 _latest(operation)
+            if operation_id == "getOpenApiDocument":
+                operation["responses"]["200"]["content"]["application/json"]["schema"] = {
+                    "type": "object",
+                    "description": "An OpenAPI 3.1 document.",
+                    "required": ["openapi", "info", "paths"],
+                }
             _success_examples(operation)
     _rename_schemas(document)
     _describe_fields(document)
