@@ -24,7 +24,7 @@ from app.core.errors import handle_exception
 from app.docs import DocsController
 from app.docs.index import API_VERSION, ApiIndexController, RootIndexController
 from app.history.retention import retention_lifespan
-from app.observe.logs import configure_logging
+from app.observe.logs import access_log_lifespan, configure_logging
 from app.observe.metrics import metrics_lifespan
 from app.observe.requests import RequestObserver
 from app.routes import api_route_handlers, public_route_handlers
@@ -68,7 +68,13 @@ def create_app(settings: Settings | None = None) -> Litestar:
     configure_logging(settings)
     app = Litestar(
         route_handlers=[api, RootIndexController, *public_route_handlers()],
-        lifespan=[lifespan, auth_cache_lifespan, retention_lifespan, metrics_lifespan],
+        lifespan=[
+            lifespan,
+            auth_cache_lifespan,
+            retention_lifespan,
+            metrics_lifespan,
+            access_log_lifespan,
+        ],
         dependencies={
             "pool": Provide(provide_pool, sync_to_thread=False),
             "principal": Provide(provide_principal, sync_to_thread=False),

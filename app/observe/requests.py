@@ -79,20 +79,20 @@ class RequestObserver:
         try:
             await self.app(scope, receive, send_with_id)
         finally:
-            seconds = time.perf_counter() - started
+            ended = time.perf_counter()
+            seconds = ended - started
             route = scope.get("path_template") or UNMATCHED
             method: str = scope["method"]  # type: ignore[typeddict-item]
             if self.metrics:
                 observe_request(method, route, status, seconds)
             if self.log is not None:
-                self.log.info(
-                    "request",
-                    logger="telemetry.access",
-                    request_id=request_id,
-                    method=method,
-                    route=route,
-                    status=status,
-                    duration_ms=round(seconds * 1000, 3),
-                    key_id=_key_id(scope),
+                self.log.request(
+                    request_id,
+                    method,
+                    route,
+                    status,
+                    round(seconds * 1000, 3),
+                    _key_id(scope),
+                    ended,
                 )
             REQUEST_ID.reset(token)
