@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -90,7 +91,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
     settings = load_settings()
     metrics_port = settings.metrics_port if args.metrics_port is None else args.metrics_port
     # Before any worker starts: every worker writes its counters into this directory.
-    prepare_multiprocess_dir()
+    metrics_dir = prepare_multiprocess_dir()
     from app.observe.metrics import serve_metrics
 
     if metrics_port:
@@ -112,7 +113,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
         + ("" if settings.access_log else ", access log off"),
     ]
     print("\n".join(lines), flush=True)
-    Granian(
+    server = Granian(
         target="app.main:app_factory",
         factory=True,
         address=args.host,
@@ -122,7 +123,12 @@ def cmd_serve(args: argparse.Namespace) -> None:
         loop=Loops.uvloop,
         log_access=False,
         backlog=2048,
-    ).serve()
+    )
+    try:
+        server.serve()
+    finally:
+        # The workers' metric files are of this run only.
+        shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
 def cmd_world(args: argparse.Namespace) -> None:
