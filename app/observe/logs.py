@@ -28,6 +28,7 @@ from app.core.config import Settings
 REQUEST_ID: ContextVar[str | None] = ContextVar("request_id", default=None)
 
 _encode = msgspec.json.Encoder().encode
+_handler: logging.Handler | None = None
 
 
 def _add_request_id(_: WrappedLogger, __: str, event: EventDict) -> EventDict:
@@ -85,10 +86,16 @@ def configure_logging(settings: Settings) -> None:
             renderer,
         ],
     )
+    global _handler
     handler = logging.StreamHandler(sys.stdout)
     handler.setFormatter(formatter)
     root = logging.getLogger()
-    root.handlers[:] = [handler]
+    # Replaces only our own handler (a second configuration, e.g. another app in the same
+    # process); handlers others attached, like pytest's log capture, stay.
+    if _handler is not None:
+        root.removeHandler(_handler)
+    _handler = handler
+    root.addHandler(handler)
     root.setLevel(level)
 
 
