@@ -332,6 +332,16 @@ def complete(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
             operation["responses"].update(_error_responses(_codes(operation, opt, public), public))
             if operation_id == "getDeviceLatest":
                 _latest(operation)
+            if operation_id == "getHealth":
+                ok = operation["responses"]["200"]
+                operation["responses"]["503"] = {
+                    "description": "The database cannot be reached (`database: unavailable`).",
+                    "headers": ok["headers"],
+                    "content": copy.deepcopy(ok["content"]),
+                }
+                operation["responses"]["503"]["content"]["application/json"]["example"] = {
+                    "data": {"status": "unavailable", "database": "unavailable"}
+                }
             if operation_id == "getOpenApiDocument":
                 operation["responses"]["200"]["content"]["application/json"]["schema"] = {
                     "type": "object",

@@ -103,6 +103,7 @@ async def test_contract_details(client: AsyncTestClient) -> None:
     assert any(p["name"] == "If-None-Match" for p in latest["parameters"])
     _, _, members = operations["listMembers"]
     assert "subaccount_key_required" in str(members["responses"]["403"])
+    assert "503" in operations["getHealth"][2]["responses"]
     for public in ("getHealth", "getOpenApiDocument", "getDocs", "getApiIndex", "getIndex"):
         assert operations[public][2]["security"] == [], public
     method, path, ingest = operations["ingestChirpStack"]
