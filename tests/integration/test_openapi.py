@@ -64,7 +64,7 @@ async def test_names_descriptions_and_codes(client: AsyncTestClient) -> None:
         for parameter in operation.get("parameters", []):
             assert parameter.get("description"), f"{operation_id} {parameter['name']}"
         for status, response in operation["responses"].items():
-            if int(status) < 400:
+            if int(status) < 400 or (operation_id, status) == ("getHealth", "503"):
                 continue
             content = response["content"]["application/json"]
             codes = content["schema"]["properties"]["error"]["properties"]["code"]["enum"]
