@@ -200,6 +200,12 @@ FIELD_DOCS: dict[str, str] = {
     "remaining": "Requests left in the current window.",
 }
 
+# Patterns of response fields by name (the service writes them canonically, D6).
+FIELD_PATTERNS: dict[str, str] = {
+    "devEui": "^[0-9a-f]{16}$",
+    "gatewayEui": "^[0-9a-f]{16}$",
+}
+
 # Descriptions of parameters whose handlers do not carry one.
 PARAM_DOCS: dict[str, str] = {
     "device_id": "The device: service id (UUID) or DevEUI (any case, `:`/`-` allowed).",

@@ -103,6 +103,9 @@ def _rename_schemas(document: dict[str, Any]) -> None:
 def _describe_fields(document: dict[str, Any]) -> None:
     for schema_name, schema in document["components"]["schemas"].items():
         for name, prop in (schema.get("properties") or {}).items():
+            pattern = catalog.FIELD_PATTERNS.get(name)
+            if pattern is not None and prop.get("type") == "string":
+                prop["pattern"] = pattern
             if _has_description(prop):
                 continue
             text = catalog.FIELD_DOCS.get(f"{schema_name}.{name}") or catalog.FIELD_DOCS.get(name)
@@ -332,6 +335,10 @@ def complete(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
             operation["responses"].update(_error_responses(_codes(operation, opt, public), public))
             if operation_id == "getDeviceLatest":
                 _latest(operation)
+            if operation_id in ("sendDownlink", "executeMulticastGroup"):
+                schema = operation["requestBody"]["content"]["application/json"]["schema"]
+                # Exactly one of the two (both is fine when they name the same template).
+                schema["anyOf"] = [{"required": ["key"]}, {"required": ["templateId"]}]
             if operation_id == "getHealth":
                 ok = operation["responses"]["200"]
                 operation["responses"]["503"] = {

@@ -104,6 +104,9 @@ async def test_contract_details(client: AsyncTestClient) -> None:
     _, _, members = operations["listMembers"]
     assert "subaccount_key_required" in str(members["responses"]["403"])
     assert "503" in operations["getHealth"][2]["responses"]
+    _, _, send = operations["sendDownlink"]
+    body = send["requestBody"]["content"]["application/json"]["schema"]
+    assert body["anyOf"] == [{"required": ["key"]}, {"required": ["templateId"]}]
     for public in ("getHealth", "getOpenApiDocument", "getDocs", "getApiIndex", "getIndex"):
         assert operations[public][2]["security"] == [], public
     method, path, ingest = operations["ingestChirpStack"]
