@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import os
+import functools
 import shutil
 import sys
 from collections.abc import Awaitable, Callable
@@ -11,10 +11,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import uvloop
 
-from app.core.config import load_settings
+from app.core.config import settings
 from app.core.db import connect
+from app.core.enums import DeviceStatus
 
 
 class CommandError(Exception):
@@ -23,7 +25,7 @@ class CommandError(Exception):
 
 def run_with_connection(work: Callable[[Any], Awaitable[Any]]) -> Any:
     async def runner() -> Any:
-        connection = await connect(load_settings())
+        connection = await connect(settings())
         try:
             return await work(connection)
         finally:
@@ -86,16 +88,20 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
     from app.observe.multiproc import prepare_multiprocess_dir
 
-    # Lease sizes of the rate limiter are split between the workers (app/auth/cache.py).
-    os.environ["TELEMETRY_WORKERS"] = str(args.workers)
-    settings = load_settings()
-    metrics_port = settings.metrics_port if args.metrics_port is None else args.metrics_port
-    # Before any worker starts: every worker writes its counters into this directory.
+    # Before anything imports prometheus-client (app.main does): every worker writes its
+    # counters into this directory, which the client finds in the environment.
     metrics_dir = prepare_multiprocess_dir()
+    from app.main import load_app
     from app.observe.metrics import serve_metrics
 
+    configured = settings()
+    metrics_port = configured.metrics_port if args.metrics_port is None else args.metrics_port
+    # Lease sizes of the rate limiter are split between the workers (app/auth/cache.py):
+    # each worker gets the Settings with their number (and the metrics port chosen here,
+    # 0 meaning that nothing is counted).
+    serving = msgspec.structs.replace(configured, workers=args.workers, metrics_port=metrics_port)
     if metrics_port:
-        serve_metrics(settings.metrics_host, metrics_port)
+        serve_metrics(serving.metrics_host, metrics_port)
     base = f"http://{args.host}:{args.port}"
     lines = [
         f"telemetry serve: listening on {base} ({args.workers} worker(s))",
@@ -104,13 +110,13 @@ def cmd_serve(args: argparse.Namespace) -> None:
         f"  health:                {base}/api/v1/health",
         "  metrics:               "
         + (
-            f"http://{settings.metrics_host}:{metrics_port}/metrics (no key)"
+            f"http://{serving.metrics_host}:{metrics_port}/metrics (no key)"
             if metrics_port
             else "off (METRICS_PORT=0)"
         ),
-        f"  database:              {mask_password(settings.database_url)}",
-        f"  logs:                  {settings.log_format} on stdout, level {settings.log_level}"
-        + ("" if settings.access_log else ", access log off"),
+        f"  database:              {mask_password(serving.database_url)}",
+        f"  logs:                  {serving.log_format} on stdout, level {serving.log_level}"
+        + ("" if serving.access_log else ", access log off"),
     ]
     print("\n".join(lines), flush=True)
     server = Granian(
@@ -125,7 +131,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
         backlog=2048,
     )
     try:
-        server.serve()
+        server.serve(target_loader=functools.partial(load_app, serving), wrap_loader=False)
     finally:
         # The workers' metric files are of this run only.
         shutil.rmtree(metrics_dir, ignore_errors=True)
@@ -312,9 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Moving to inventory deletes the device's data (decisions D16).",
     )
     status.add_argument("device_id", help="the device's id or DevEUI")
-    status.add_argument(
-        "status", choices=["inventory", "assigned", "archived"], help="the new status"
-    )
+    status.add_argument("status", choices=[s.value for s in DeviceStatus], help="the new status")
     status.add_argument(
         "--sub-account",
         dest="sub_account",
@@ -377,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"telemetry {args.command}: {message}", file=sys.stderr)
-        if os.environ.get("TELEMETRY_DEBUG"):
+        if settings().debug:
             raise
         return 1
     return 0

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -12,15 +15,19 @@ from litestar.di import Provide
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
+from litestar.routes import HTTPRoute
 
 from app.accounts.controller import HealthController, IdentityController, SubAccountController
-from app.auth.cache import auth_cache_lifespan
+from app.auth.cache import AuthCache
+from app.auth.guards import check_route_options
 from app.auth.middleware import AuthMiddleware
 from app.auth.principal import Principal
 from app.core.api import API_PREFIX
-from app.core.config import Settings, load_settings
+from app.core.config import Settings
+from app.core.config import settings as process_settings
 from app.core.db import create_pool
 from app.core.errors import handle_exception
+from app.core.listener import Listener
 from app.docs import DocsController
 from app.docs.index import API_VERSION, ApiIndexController, RootIndexController
 from app.history.retention import retention_lifespan
@@ -28,6 +35,9 @@ from app.observe.logs import access_log_lifespan, configure_logging
 from app.observe.metrics import metrics_lifespan
 from app.observe.requests import RequestObserver
 from app.routes import api_route_handlers, public_route_handlers
+from app.telemetry.latest_cache import LatestCache
+
+log = logging.getLogger(__name__)
 
 
 def provide_principal(request: Request[Any, Any, Any]) -> Principal:
@@ -40,8 +50,37 @@ def provide_pool(request: Request[Any, Any, Any]) -> asyncpg.Pool:
     return pool
 
 
+@asynccontextmanager
+async def caches_lifespan(app: Litestar) -> AsyncIterator[None]:
+    """The worker's key and /latest caches on one listening connection, once the pool
+    exists (list it after the pool's lifespan); none with Settings.auth_cache off."""
+    settings: Settings = app.state.settings
+    if not settings.auth_cache:
+        yield
+        return
+    listener = Listener(settings)
+    auth_cache = AuthCache(app.state.pool, settings, listener)
+    latest_cache = LatestCache(listener)
+    try:
+        await listener.listen()
+    except (asyncpg.PostgresError, OSError) as error:
+        log.warning("caches: cannot listen (%s); reading the database per request", error)
+    app.state.auth_cache, app.state.latest_cache = auth_cache, latest_cache
+    tasks = [asyncio.create_task(listener.run()), asyncio.create_task(auth_cache.run())]
+    try:
+        yield
+    finally:
+        for task in tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        app.state.auth_cache = app.state.latest_cache = None
+        await listener.close()
+        await auth_cache.close()
+
+
 def create_app(settings: Settings | None = None) -> Litestar:
-    settings = settings or load_settings()
+    settings = settings or process_settings()
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -70,7 +109,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         route_handlers=[api, RootIndexController, *public_route_handlers()],
         lifespan=[
             lifespan,
-            auth_cache_lifespan,
+            caches_lifespan,
             retention_lifespan,
             metrics_lifespan,
             access_log_lifespan,
@@ -105,11 +144,29 @@ def create_app(settings: Settings | None = None) -> Litestar:
         # Logging is structlog's (app/observe/logs.py); Litestar must not replace it.
         logging_config=None,
     )
+    check_route_options(route_handlers(app))
     # Outside the router, so unknown paths and the auth middleware's answers are observed.
     app.asgi_handler = RequestObserver(app.asgi_handler, settings)
     return app
 
 
+def route_handlers(app: Litestar) -> list[Any]:
+    """Every route handler of the app (one per HTTP method and path)."""
+    handlers: list[Any] = []
+    for route in app.routes:
+        if isinstance(route, HTTPRoute):
+            handlers.extend(route.route_handlers)
+        else:
+            handlers.append(route.route_handler)
+    return handlers
+
+
 def app_factory() -> Litestar:
     """Entry point for granian (`app.main:app_factory`, with `--factory`)."""
     return create_app()
+
+
+def load_app(settings: Settings, *_: Any, **__: Any) -> Litestar:
+    """The app of one `telemetry serve` worker, with its parent's Settings (granian calls
+    it in the worker process; extra arguments are granian's own and unused)."""
+    return create_app(settings)

@@ -10,36 +10,39 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.enums import DeviceStatus
+from app.core.errors import ErrorCode
+
 # Every error code the API answers, with its status and a message it really sends.
-ERROR_CODES: dict[str, tuple[int, str]] = {
-    "invalid_parameter": (400, "limit: must be between 1 and 200"),
-    "invalid_body": (400, "key: one of key or templateId is required"),
-    "invalid_site": (400, "siteId: no such site in this sub-account"),
-    "weak_password": (400, "password: must be 10 to 256 characters"),
-    "unauthorized": (401, "missing, malformed or unknown API key"),
-    "key_expired": (401, "the API key has expired"),
-    "key_revoked": (401, "the API key has been revoked"),
-    "invalid_credentials": (401, "the email or the password is wrong"),
-    "insufficient_scope": (403, "this API key lacks the scope devices:read"),
-    "write_not_enabled": (403, "the plan has no API write access"),
-    "subaccount_key_required": (403, "this route needs a key bound to a sub-account"),
-    "networks_disabled": (403, "the Networks feature is off for this account"),
-    "multi_site_disabled": (403, "the multi-site feature is off for this account"),
-    "outside_retention": (403, "the range is entirely outside the plan retention"),
-    "account_locked": (403, "the account is locked"),
-    "account_inactive": (403, "the account is not active"),
-    "not_a_member": (403, "the user is not an active member here"),
-    "not_found": (404, "device not found"),
-    "already_member": (409, "the user is already a member of this sub-account"),
-    "role_not_restrictable": (409, "an administrator cannot be restricted to a site"),
-    "last_admin": (409, "the only remaining administrator cannot be removed"),
-    "payload_too_large": (413, "request body over 64 KiB"),
-    "unsupported_media_type": (415, "Content-Type must be application/json"),
-    "member_quota_reached": (422, "the sub-account has reached its member limit (10)"),
-    "rate_limited": (429, "per-minute request limit exceeded"),
-    "quota_exceeded": (429, "daily request quota exceeded"),
-    "unavailable": (503, "service temporarily unavailable"),
-    "timeout": (503, "the query took too long; narrow the request"),
+ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
+    ErrorCode.INVALID_PARAMETER: (400, "limit: must be between 1 and 200"),
+    ErrorCode.INVALID_BODY: (400, "key: one of key or templateId is required"),
+    ErrorCode.INVALID_SITE: (400, "siteId: no such site in this sub-account"),
+    ErrorCode.WEAK_PASSWORD: (400, "password: must be 10 to 256 characters"),
+    ErrorCode.UNAUTHORIZED: (401, "missing, malformed or unknown API key"),
+    ErrorCode.KEY_EXPIRED: (401, "the API key has expired"),
+    ErrorCode.KEY_REVOKED: (401, "the API key has been revoked"),
+    ErrorCode.INVALID_CREDENTIALS: (401, "the email or the password is wrong"),
+    ErrorCode.INSUFFICIENT_SCOPE: (403, "this API key lacks the scope devices:read"),
+    ErrorCode.WRITE_NOT_ENABLED: (403, "the plan has no API write access"),
+    ErrorCode.SUBACCOUNT_KEY_REQUIRED: (403, "this route needs a key bound to a sub-account"),
+    ErrorCode.NETWORKS_DISABLED: (403, "the Networks feature is off for this account"),
+    ErrorCode.MULTI_SITE_DISABLED: (403, "the multi-site feature is off for this account"),
+    ErrorCode.OUTSIDE_RETENTION: (403, "the range is entirely outside the plan retention"),
+    ErrorCode.ACCOUNT_LOCKED: (403, "the account is locked"),
+    ErrorCode.ACCOUNT_INACTIVE: (403, "the account is not active"),
+    ErrorCode.NOT_A_MEMBER: (403, "the user is not an active member here"),
+    ErrorCode.NOT_FOUND: (404, "device not found"),
+    ErrorCode.ALREADY_MEMBER: (409, "the user is already a member of this sub-account"),
+    ErrorCode.ROLE_NOT_RESTRICTABLE: (409, "an administrator cannot be restricted to a site"),
+    ErrorCode.LAST_ADMIN: (409, "the only remaining administrator cannot be removed"),
+    ErrorCode.PAYLOAD_TOO_LARGE: (413, "request body over 64 KiB"),
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE: (415, "Content-Type must be application/json"),
+    ErrorCode.MEMBER_QUOTA_REACHED: (422, "the sub-account has reached its member limit (10)"),
+    ErrorCode.RATE_LIMITED: (429, "per-minute request limit exceeded"),
+    ErrorCode.QUOTA_EXCEEDED: (429, "daily request quota exceeded"),
+    ErrorCode.UNAVAILABLE: (503, "service temporarily unavailable"),
+    ErrorCode.TIMEOUT: (503, "the query took too long; narrow the request"),
 }
 
 STATUS_TEXT = {
@@ -57,23 +60,23 @@ STATUS_TEXT = {
 
 # Codes a route gives beyond those derived from its declaration (scope, key flavour, plan
 # write access, feature switches, parameters, body, path ids): see document.py.
-ROUTE_CODES: dict[str, tuple[str, ...]] = {
-    "getDeviceHistory": ("multi_site_disabled", "outside_retention"),
-    "sendDownlink": ("rate_limited",),
+ROUTE_CODES: dict[str, tuple[ErrorCode, ...]] = {
+    "getDeviceHistory": (ErrorCode.MULTI_SITE_DISABLED, ErrorCode.OUTSIDE_RETENTION),
+    "sendDownlink": (ErrorCode.RATE_LIMITED,),
     "addMember": (
-        "multi_site_disabled",
-        "invalid_site",
-        "weak_password",
-        "already_member",
-        "role_not_restrictable",
-        "member_quota_reached",
+        ErrorCode.MULTI_SITE_DISABLED,
+        ErrorCode.INVALID_SITE,
+        ErrorCode.WEAK_PASSWORD,
+        ErrorCode.ALREADY_MEMBER,
+        ErrorCode.ROLE_NOT_RESTRICTABLE,
+        ErrorCode.MEMBER_QUOTA_REACHED,
     ),
-    "removeMember": ("last_admin",),
+    "removeMember": (ErrorCode.LAST_ADMIN,),
     "validateMember": (
-        "invalid_credentials",
-        "account_locked",
-        "account_inactive",
-        "not_a_member",
+        ErrorCode.INVALID_CREDENTIALS,
+        ErrorCode.ACCOUNT_LOCKED,
+        ErrorCode.ACCOUNT_INACTIVE,
+        ErrorCode.NOT_A_MEMBER,
     ),
 }
 
@@ -255,7 +258,7 @@ PARAM_SCHEMAS: dict[str, dict[str, Any]] = {
     "deviceProfileId": UUID,
     "networkId": ID_OR_NONE,
     "siteId": ID_OR_NONE,
-    "status": {"type": "string", "enum": ["inventory", "assigned", "archived", "all"]},
+    "status": {"type": "string", "enum": [*(status.value for status in DeviceStatus), "all"]},
     "online": BOOLEAN_TEXT,
     "includeDescendants": BOOLEAN_TEXT,
     "search": {"type": "string", "maxLength": 200},

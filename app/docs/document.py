@@ -19,12 +19,16 @@ from typing import Any
 from litestar import Litestar
 from litestar.routes import HTTPRoute
 
+from app.core.errors import ErrorCode
 from app.docs import catalog
 from app.docs.examples import BODY_EXAMPLES, RESPONSE_EXAMPLES
 
 ENVELOPE = {"$ref": "#/components/schemas/ErrorEnvelope"}
 _GENERIC = re.compile(r"^(Single|Listing)_(.+)_$")
-_FEATURE_CODES = {"networks": "networks_disabled", "multi_site": "multi_site_disabled"}
+_FEATURE_CODES = {
+    "networks": ErrorCode.NETWORKS_DISABLED,
+    "multi_site": ErrorCode.MULTI_SITE_DISABLED,
+}
 PUBLIC_OPERATIONS = {"getHealth", "getIndex", "getApiIndex", "getOpenApiDocument", "getDocs"}
 
 HEADERS: dict[str, dict[str, Any]] = {
@@ -135,38 +139,48 @@ def _handler_options(app: Litestar) -> dict[str, dict[str, Any]]:
     return options
 
 
-def _codes(operation: dict[str, Any], opt: dict[str, Any], public: bool) -> list[str]:
+def _codes(operation: dict[str, Any], opt: dict[str, Any], public: bool) -> list[ErrorCode]:
     """Every error code the operation can answer, in the order of decisions D3."""
     operation_id = operation["operationId"]
-    codes: list[str] = []
+    codes: list[ErrorCode] = []
     if not public:
-        codes += ["unauthorized", "key_expired", "key_revoked", "rate_limited", "quota_exceeded"]
+        codes += [
+            ErrorCode.UNAUTHORIZED,
+            ErrorCode.KEY_EXPIRED,
+            ErrorCode.KEY_REVOKED,
+            ErrorCode.RATE_LIMITED,
+            ErrorCode.QUOTA_EXCEEDED,
+        ]
         if opt.get("scope"):
-            codes.append("insufficient_scope")
+            codes.append(ErrorCode.INSUFFICIENT_SCOPE)
         if opt.get("subaccount_key"):
-            codes.append("subaccount_key_required")
+            codes.append(ErrorCode.SUBACCOUNT_KEY_REQUIRED)
         if opt.get("write"):
-            codes.append("write_not_enabled")
+            codes.append(ErrorCode.WRITE_NOT_ENABLED)
         for feature, _ in opt.get("features", ()):
             codes.append(_FEATURE_CODES[feature])
     parameters = operation.get("parameters", [])
     if any(p["in"] == "query" for p in parameters):
-        codes.append("invalid_parameter")
+        codes.append(ErrorCode.INVALID_PARAMETER)
     if "requestBody" in operation:
-        codes += ["invalid_body", "payload_too_large", "unsupported_media_type"]
+        codes += [
+            ErrorCode.INVALID_BODY,
+            ErrorCode.PAYLOAD_TOO_LARGE,
+            ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+        ]
     if any(p["in"] == "path" for p in parameters):
-        codes.append("not_found")
+        codes.append(ErrorCode.NOT_FOUND)
     codes += catalog.ROUTE_CODES.get(operation_id, ())
     if operation_id != "getHealth":
-        codes += ["unavailable", "timeout"]
-    seen: dict[str, None] = {}
+        codes += [ErrorCode.UNAVAILABLE, ErrorCode.TIMEOUT]
+    seen: dict[ErrorCode, None] = {}
     for code in codes:
         seen.setdefault(code, None)
     return list(seen)
 
 
-def _error_responses(codes: list[str], public: bool) -> dict[str, Any]:
-    by_status: dict[int, list[str]] = {}
+def _error_responses(codes: list[ErrorCode], public: bool) -> dict[str, Any]:
+    by_status: dict[int, list[ErrorCode]] = {}
     for code in codes:
         by_status.setdefault(catalog.ERROR_CODES[code][0], []).append(code)
     responses: dict[str, Any] = {}
@@ -188,14 +202,21 @@ def _error_responses(codes: list[str], public: bool) -> dict[str, Any]:
                     "schema": {
                         "allOf": [ENVELOPE],
                         "properties": {
-                            "error": {"properties": {"code": {"type": "string", "enum": named}}}
+                            "error": {
+                                "properties": {
+                                    "code": {"type": "string", "enum": [c.value for c in named]}
+                                }
+                            }
                         },
                     },
                     "examples": {
-                        code: {
-                            "summary": code,
+                        code.value: {
+                            "summary": code.value,
                             "value": {
-                                "error": {"code": code, "message": catalog.ERROR_CODES[code][1]}
+                                "error": {
+                                    "code": code.value,
+                                    "message": catalog.ERROR_CODES[code][1],
+                                }
                             },
                         }
                         for code in named
@@ -275,8 +296,14 @@ def _ingest(operation: dict[str, Any]) -> None:
         "on `event` (ChirpStack's own documentation). Up to 64 KiB.",
         "content": {"application/json": {"schema": {"type": "object"}}},
     }
-    codes = ["unauthorized", "invalid_body", "payload_too_large", "not_found", "unavailable"]
-    codes.append("timeout")
+    codes = [
+        ErrorCode.UNAUTHORIZED,
+        ErrorCode.INVALID_BODY,
+        ErrorCode.PAYLOAD_TOO_LARGE,
+        ErrorCode.NOT_FOUND,
+        ErrorCode.UNAVAILABLE,
+        ErrorCode.TIMEOUT,
+    ]
     operation["responses"] = {
         "204": {
             "description": "Stored (after commit), a repeated deduplicationId, or an event "

@@ -127,17 +127,16 @@ def _pool_counts(pool: Any) -> tuple[int, int, int]:
 
 
 def _cache_counts(app: Any) -> dict[tuple[str, str], int]:
-    from app.auth.cache import current_cache
-
-    cache = current_cache(app)
-    if cache is None:
-        return {}
-    return {
-        ("auth", "hit"): cache.key_hits,
-        ("auth", "miss"): cache.key_misses,
-        ("latest", "hit"): cache.latest.hits,
-        ("latest", "miss"): cache.latest.misses,
-    }
+    counts: dict[tuple[str, str], int] = {}
+    auth = getattr(app.state, "auth_cache", None)
+    if auth is not None:
+        counts[("auth", "hit")] = auth.key_hits
+        counts[("auth", "miss")] = auth.key_misses
+    latest = getattr(app.state, "latest_cache", None)
+    if latest is not None:
+        counts[("latest", "hit")] = latest.hits
+        counts[("latest", "miss")] = latest.misses
+    return counts
 
 
 async def _sample(app: Any) -> None:

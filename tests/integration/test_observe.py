@@ -28,6 +28,7 @@ from app.main import create_app
 from app.observe.logs import configure_logging
 from tests.conftest import free_port
 from tests.factories import World, load
+from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
 
 
@@ -113,9 +114,9 @@ async def test_access_log_line_per_request_with_request_id(
     async with httpx.AsyncClient(base_url=served.base_url, timeout=10) as http:
         given = await http.get(
             f"/api/v1/devices/{device['id']}",
-            headers={"Authorization": f"Bearer {key}", "X-Request-ID": "trace-42.a:b"},
+            headers=bearer(key, **{"X-Request-ID": "trace-42.a:b"}),
         )
-        generated = await http.get("/api/v1/devices", headers={"Authorization": "Bearer nope"})
+        generated = await http.get("/api/v1/devices", headers=bearer("nope"))
         hostile = await http.get("/api/v1/health", headers={"X-Request-ID": "a b\tc" * 50})
     assert given.status_code == 200
     assert given.headers["x-request-id"] == "trace-42.a:b"
@@ -159,7 +160,7 @@ async def test_metrics_add_up_over_workers(served: Served, pool: asyncpg.Pool) -
     for _ in range(40):
         async with httpx.AsyncClient(base_url=served.base_url, timeout=5) as fresh:
             assert (await fresh.get("/api/v1/health")).status_code == 200
-    headers = {"Authorization": f"Bearer {key}"}
+    headers = bearer(key)
     async with httpx.AsyncClient(base_url=served.base_url, timeout=10) as http:
         stored = await http.post(
             "/ingest/chirpstack?event=up",

@@ -16,6 +16,7 @@ from litestar.testing import AsyncTestClient
 from app.docs.catalog import ERROR_CODES
 from app.main import create_app
 from tests.factories import World, load
+from tests.helpers import bearer
 
 
 async def _document(client: AsyncTestClient) -> dict[str, Any]:
@@ -134,7 +135,7 @@ async def test_history_relative_times_and_helpful_messages(
     w.uplink(device, at="now-PT2H", values={"temperature": 20.5})
     key = w.key(p, ["telemetry:read"])
     await load(pool, w)
-    headers = {"Authorization": f"Bearer {key}"}
+    headers = bearer(key)
     url = f"/api/v1/devices/{device['id']}/history"
     relative = await client.get(
         url, params={"field": "temperature", "from": "now-P1D", "to": "now"}, headers=headers
