@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 import functools
+import shutil
 import socket
 import sys
 from collections.abc import Awaitable, Callable
@@ -85,17 +86,58 @@ def check_port_free(host: str, port: int) -> None:
             raise CommandError(f"cannot listen on {host}:{port}: {error.strerror}") from None
 
 
+def mask_password(url: str) -> str:
+    """The URL with its password (if any) replaced by `***`."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
     from granian import Granian
     from granian.constants import Interfaces, Loops
 
-    from app.main import load_app
+    from app.observe.multiproc import prepare_multiprocess_dir
 
     check_port_free(args.host, args.port)
+    # Before anything imports prometheus-client (app.main does): every worker writes its
+    # counters into this directory, which the client finds in the environment.
+    metrics_dir = prepare_multiprocess_dir()
+    from app.main import load_app
+    from app.observe.metrics import serve_metrics
+
+    configured = settings()
+    metrics_port = configured.metrics_port if args.metrics_port is None else args.metrics_port
     # Lease sizes of the rate limiter are split between the workers (app/auth/cache.py):
-    # each worker gets the Settings with their number.
-    serving = msgspec.structs.replace(settings(), workers=args.workers)
-    Granian(
+    # each worker gets the Settings with their number (and the metrics port chosen here,
+    # 0 meaning that nothing is counted).
+    serving = msgspec.structs.replace(configured, workers=args.workers, metrics_port=metrics_port)
+    if metrics_port:
+        serve_metrics(serving.metrics_host, metrics_port)
+    base = f"http://{args.host}:{args.port}"
+    lines = [
+        f"telemetry serve: listening on {base} ({args.workers} worker(s))",
+        f"  interactive reference: {base}/api/v1/docs",
+        f"  OpenAPI document:      {base}/api/v1/openapi.json",
+        f"  health:                {base}/api/v1/health",
+        "  metrics:               "
+        + (
+            f"http://{serving.metrics_host}:{metrics_port}/metrics (no key)"
+            if metrics_port
+            else "off (METRICS_PORT=0)"
+        ),
+        f"  database:              {mask_password(serving.database_url)}",
+        f"  logs:                  {serving.log_format} on stdout, level {serving.log_level}"
+        + ("" if serving.access_log else ", access log off"),
+    ]
+    print("\n".join(lines), flush=True)
+    server = Granian(
         target="app.main:app_factory",
         factory=True,
         address=args.host,
@@ -105,14 +147,34 @@ def cmd_serve(args: argparse.Namespace) -> None:
         loop=Loops.uvloop,
         log_access=False,
         backlog=2048,
-    ).serve(target_loader=functools.partial(load_app, serving), wrap_loader=False)
+    )
+    try:
+        server.serve(target_loader=functools.partial(load_app, serving), wrap_loader=False)
+    finally:
+        # The workers' metric files are of this run only.
+        shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
 def cmd_world(args: argparse.Namespace) -> None:
+    import time
+
+    from app.ops.progress import ProgressBar
     from app.world.loader import load_world_path
 
-    summary = run_with_connection(lambda conn: load_world_path(conn, Path(args.file)))
-    print(summary)
+    bars: list[ProgressBar] = []
+
+    def on_progress(done: int, total: int) -> None:
+        if not bars:
+            bars.append(ProgressBar("telemetry", total))
+        bars[0].update(done)
+
+    started = time.perf_counter()
+    summary = run_with_connection(
+        lambda conn: load_world_path(conn, Path(args.file), on_progress=on_progress)
+    )
+    if bars:
+        bars[0].finish()
+    print(f"{summary} in {time.perf_counter() - started:.1f} s")
 
 
 def cmd_keys(args: argparse.Namespace) -> None:
@@ -197,55 +259,133 @@ def cmd_retention(args: argparse.Namespace) -> None:
         print(f"chunks compacted: {len(run_with_connection(compact_closed_chunks))}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="telemetry", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
+EPILOG = """\
+environment:
+  DATABASE_URL       the database of every command (default: the project's own cluster)
+  TELEMETRY_DB_PORT  port of the project's own cluster (default 25432)
+  TELEMETRY_DEBUG    set to show a traceback instead of a one-line error
 
-    db = commands.add_parser("db", help="the local TimescaleDB cluster and migrations")
-    db.add_argument("action", choices=["start", "stop", "migrate"])
+bench:
+  telemetry bench generate|run|report ...   the benchmark suite (telemetry bench --help)
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="telemetry",
+        description="Operate the Device Telemetry Service: its database, world files, "
+        "keys and the API server (operations.md section 1).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    defaults = argparse.ArgumentDefaultsHelpFormatter
+
+    db = commands.add_parser(
+        "db",
+        help="the local TimescaleDB cluster (start, stop) and migrations (migrate)",
+        description="start: create (first time) and start the project's cluster on "
+        "127.0.0.1 and print its DATABASE_URL on the last line; stop: stop it; migrate: "
+        "apply schema/ to DATABASE_URL (idempotent).",
+    )
+    db.add_argument("action", choices=["start", "stop", "migrate"], help="what to do")
     db.set_defaults(handler=cmd_db)
 
-    serve = commands.add_parser("serve", help="serve the API with granian")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=1)
+    serve = commands.add_parser(
+        "serve",
+        help="serve the API (and the ingest endpoints) with granian",
+        description="Serves the API with granian and prints where: the API, its docs and "
+        "OpenAPI document, /metrics and the database (password masked). Environment: "
+        "DATABASE_URL, LOG_FORMAT (json|console, default json), LOG_LEVEL (default INFO), "
+        "ACCESS_LOG (on|off, default on), METRICS_PORT (default 9464, 0: metrics off), "
+        "METRICS_HOST (default 127.0.0.1).",
+        formatter_class=defaults,
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port of the API")
+    serve.add_argument("--workers", type=int, default=1, help="granian worker processes")
+    serve.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="port of the keyless Prometheus /metrics, 0 for none (default: METRICS_PORT, "
+        "else 9464)",
+    )
     serve.set_defaults(handler=cmd_serve)
 
-    world = commands.add_parser("world", help="world files")
-    world_actions = world.add_subparsers(dest="action", required=True)
-    load = world_actions.add_parser("load", help="load a world file (JSON or YAML)")
-    load.add_argument("file")
+    world = commands.add_parser("world", help="load world files (a whole tenancy + telemetry)")
+    world_actions = world.add_subparsers(dest="action", required=True, metavar="ACTION")
+    load = world_actions.add_parser(
+        "load",
+        help="load a world file (JSON or YAML) in one transaction",
+        description="Validates the whole file (a malformed one is refused with the path of "
+        "the offending value, and nothing changes), writes it and replays its telemetry "
+        "through the ingest pipeline, with a progress bar on large files; prints a summary.",
+    )
+    load.add_argument("file", help="the world file (.json, .yaml or .yml)")
     world.set_defaults(handler=cmd_world)
 
-    keys = commands.add_parser("keys", help="API keys")
-    key_actions = keys.add_subparsers(dest="action", required=True)
-    create = key_actions.add_parser("create", help="create a key and print it once")
+    keys = commands.add_parser("keys", help="create and revoke API keys")
+    key_actions = keys.add_subparsers(dest="action", required=True, metavar="ACTION")
+    create = key_actions.add_parser(
+        "create",
+        help="create a key and print it once (last line)",
+        description="Creates an API key bound to a partner or a sub-account; only its hash "
+        "is stored, so the key is printed once, on the last line.",
+    )
     owner = create.add_mutually_exclusive_group(required=True)
-    owner.add_argument("--partner")
-    owner.add_argument("--sub-account", dest="sub_account")
-    create.add_argument("--name", required=True)
-    create.add_argument("--scopes", required=True)
-    create.add_argument("--expires")
-    revoke = key_actions.add_parser("revoke", help="revoke a key")
-    revoke.add_argument("key_id")
+    owner.add_argument("--partner", metavar="ID", help="bind the key to this partner")
+    owner.add_argument(
+        "--sub-account", dest="sub_account", metavar="ID", help="bind it to this sub-account"
+    )
+    create.add_argument("--name", required=True, help="a recognizable name")
+    create.add_argument(
+        "--scopes",
+        required=True,
+        metavar="S1,S2",
+        help="comma-separated scopes, e.g. devices:read,telemetry:read",
+    )
+    create.add_argument(
+        "--expires",
+        metavar="TIME",
+        help="RFC 3339 date (00:00 UTC) or timestamp when it stops working (default: never)",
+    )
+    revoke = key_actions.add_parser("revoke", help="revoke a key (the next request fails)")
+    revoke.add_argument("key_id", help="id of the key (printed by keys create)")
     keys.set_defaults(handler=cmd_keys)
 
     devices = commands.add_parser("devices", help="device operations done in the app")
-    device_actions = devices.add_subparsers(dest="action", required=True)
-    status = device_actions.add_parser("set-status", help="move a device between states")
-    status.add_argument("device_id")
-    status.add_argument("status", choices=[s.value for s in DeviceStatus])
-    status.add_argument("--sub-account", dest="sub_account")
+    device_actions = devices.add_subparsers(dest="action", required=True, metavar="ACTION")
+    status = device_actions.add_parser(
+        "set-status",
+        help="move a device between inventory, assigned and archived",
+        description="Moving to inventory deletes the device's data (decisions D16).",
+    )
+    status.add_argument("device_id", help="the device's id or DevEUI")
+    status.add_argument("status", choices=[s.value for s in DeviceStatus], help="the new status")
+    status.add_argument(
+        "--sub-account",
+        dest="sub_account",
+        metavar="ID",
+        help="the sub-account to assign to (required for a device that has none)",
+    )
     devices.set_defaults(handler=cmd_devices)
 
-    features = commands.add_parser("features", help="feature switches")
-    feature_actions = features.add_subparsers(dest="action", required=True)
-    set_features = feature_actions.add_parser("set", help="switch features on or off")
+    features = commands.add_parser("features", help="switch account features on or off")
+    feature_actions = features.add_subparsers(dest="action", required=True, metavar="ACTION")
+    set_features = feature_actions.add_parser(
+        "set",
+        help="switch features on or off (nothing is deleted)",
+        description="A sub-account's own setting beats its partner's default. Options left "
+        "out are unchanged.",
+    )
     target = set_features.add_mutually_exclusive_group(required=True)
-    target.add_argument("--partner")
-    target.add_argument("--sub-account", dest="sub_account")
-    set_features.add_argument("--networks", choices=["on", "off"])
-    set_features.add_argument("--multi-site", dest="multi_site", choices=["on", "off"])
+    target.add_argument("--partner", metavar="ID", help="the partner (default of its sub-accounts)")
+    target.add_argument("--sub-account", dest="sub_account", metavar="ID", help="a sub-account")
+    set_features.add_argument("--networks", choices=["on", "off"], help="the Networks feature")
+    set_features.add_argument(
+        "--multi-site", dest="multi_site", choices=["on", "off"], help="the multi-site feature"
+    )
     features.set_defaults(handler=cmd_features)
 
     mqtt = commands.add_parser("mqtt", help="the local Mosquitto broker (development, tests)")
@@ -260,9 +400,17 @@ def build_parser() -> argparse.ArgumentParser:
     dispatch.set_defaults(handler=cmd_dispatch)
 
     retention = commands.add_parser("retention", help="drop readings no plan may read")
-    retention.add_argument("action", choices=["run"])
-    retention.add_argument("--compact", action="store_true", help="also CLUSTER closed chunks")
+    retention.add_argument("action", choices=["run"], help="run the retention job once")
+    retention.add_argument(
+        "--compact", action="store_true", help="also CLUSTER closed chunks (default: off)"
+    )
     retention.set_defaults(handler=cmd_retention)
+
+    commands.add_parser(
+        "bench",
+        help="the benchmark suite: generate, run, report (see telemetry bench --help)",
+        add_help=False,
+    )
     return parser
 
 

@@ -13,7 +13,7 @@ import asyncpg
 from litestar import Litestar, Request, Router
 from litestar.di import Provide
 from litestar.openapi.config import OpenAPIConfig
-from litestar.openapi.plugins import SwaggerRenderPlugin
+from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.routes import HTTPRoute
 
@@ -31,7 +31,11 @@ from app.core.errors import handle_exception
 from app.core.face import ServerFace
 from app.core.listener import Listener
 from app.docs import DocsController
+from app.docs.index import API_VERSION, ApiIndexController, RootIndexController
 from app.history.retention import retention_lifespan
+from app.observe.logs import access_log_lifespan, configure_logging
+from app.observe.metrics import metrics_lifespan
+from app.observe.requests import RequestObserver
 from app.routes import api_route_handlers, public_route_handlers
 from app.telemetry.latest_cache import LatestCache
 
@@ -92,6 +96,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     api = Router(
         path=API_PREFIX,
         route_handlers=[
+            ApiIndexController,
             DocsController,
             HealthController,
             IdentityController,
@@ -102,10 +107,17 @@ def create_app(settings: Settings | None = None) -> Litestar:
         before_request=check_integer_parameters,
         security=[{"apiKey": []}],
     )
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    configure_logging(settings)
     app = Litestar(
-        route_handlers=[api, *public_route_handlers()],
-        lifespan=[lifespan, caches_lifespan, retention_lifespan, network_lifespan],
+        route_handlers=[api, RootIndexController, *public_route_handlers()],
+        lifespan=[
+            lifespan,
+            caches_lifespan,
+            retention_lifespan,
+            network_lifespan,
+            metrics_lifespan,
+            access_log_lifespan,
+        ],
         dependencies={
             "pool": Provide(provide_pool, sync_to_thread=False),
             "principal": Provide(provide_principal, sync_to_thread=False),
@@ -114,7 +126,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
             title="Device Telemetry Service",
-            version="1.0.0",
+            version=API_VERSION,
             description=(
                 "Read the data of LoRaWAN sensors and gateways, and queue commands to them. "
                 "Every request carries `Authorization: Bearer svc_live_...`. Errors use the "
@@ -123,7 +135,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             # Served by DocsController at /api/v1/openapi.json and /api/v1/docs; the
             # plugin's own catch-all routes must not shadow the API's 404s.
             path="/_schema",
-            render_plugins=[SwaggerRenderPlugin(path="/swagger")],
+            render_plugins=[JsonRenderPlugin()],
             components=Components(
                 security_schemes={
                     "apiKey": SecurityScheme(
@@ -133,8 +145,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
             ),
         ),
         debug=False,
+        # Logging is structlog's (app/observe/logs.py); Litestar must not replace it.
+        logging_config=None,
     )
     check_route_options(route_handlers(app))
+    # Outside the router, so unknown paths and the auth middleware's answers are observed.
+    app.asgi_handler = RequestObserver(app.asgi_handler, settings)
     return app
 
 

@@ -278,7 +278,7 @@ async def measure_directory(repetitions: int, fresh: bool = False) -> list[Measu
             )
             measures.append(
                 measure(
-                    f"GET /devices {label} p50",
+                    f"GET /devices {label} p50 (SQL)",
                     latency.p50_ms,
                     "ms",
                     group="directory",
@@ -305,7 +305,7 @@ async def measure_directory(repetitions: int, fresh: bool = False) -> list[Measu
             )
             measures.append(
                 measure(
-                    f"{label} p50",
+                    f"{label} p50 (SQL)",
                     latency.p50_ms,
                     "ms",
                     group="directory",

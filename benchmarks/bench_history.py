@@ -153,7 +153,7 @@ async def measure_queries(
             routed = [route_args(q, s, e, with_site) for s, e in zip(pool, ends, strict=True)]
             sql = routed[0][0]
             route = await time_statement(connection, sql, [a for _, a in routed], repetitions)
-            details: dict[str, Any] = {"route_sql": _lat(route)}
+            details: dict[str, Any] = {"route_sql": _lat(route), "range_days": q.days}
             floor: float | None = None
             if q.resolution is not None:
                 naive_reps = max(10, repetitions // (10 if q.days > 30 else 3))
@@ -191,7 +191,7 @@ async def measure_queries(
                 continue
             measures.append(
                 measure(
-                    f"{label} p50",
+                    f"{label} p50 (SQL)",
                     route.p50_ms,
                     "ms",
                     group=GROUP,

@@ -8,7 +8,11 @@ count of the run (64 first):
   returning a constant 150-byte body, no database), taken from the suite's floors when
   run inside it, measured here otherwise;
 - the database part alone: the route's one SQL statement (authentication, rate limit and
-  device lookup, `telemetry.latest_with_auth`) through asyncpg from 16 connections.
+  device lookup, `telemetry.latest_with_auth`) through asyncpg from 16 connections;
+- the cost of observing requests: `/latest` 304 @64 on fresh servers as served (access
+  log and metrics on) and with both off (ACCESS_LOG=off, METRICS_PORT=0), two of each,
+  alternated, with req/s and the servers' own CPU time per request; target: CPU per
+  request off / on >= 0.95 (req/s swings with the machine's other load).
 Requests cycle over every device of the dataset, each with a key that sees it. Target:
 the 304 path at >= 0.6x the HTTP floor.
 
@@ -18,7 +22,9 @@ Run alone (after `telemetry bench generate --scale S`):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import statistics
 from typing import Any
 
 import httpx
@@ -32,6 +38,7 @@ from benchmarks.common import (
     module_main,
     run_wrk,
     start_floor_server,
+    start_server,
     write_requests,
 )
 
@@ -119,6 +126,89 @@ def _database(ctx: Context) -> Measure:
     )
 
 
+def _cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of a process and its children (the granian workers)."""
+    import os
+    from pathlib import Path
+
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        process, parent = int(stat.parent.name), int(fields[1])
+        if process == pid or parent == pid:
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+def _timed_run(server: Any, conditional_file: Any, duration: float) -> tuple[Any, float]:
+    """One wrk run and the server's CPU microseconds per answered request during it."""
+    before = _cpu_seconds(server.process.pid)
+    result = run_wrk(server.base_url, conditional_file, connections=64, duration=duration)
+    spent = _cpu_seconds(server.process.pid) - before
+    return result, spent * 1e6 / max(result.requests, 1)
+
+
+def _observing_cost(ctx: Context, conditional_file: Any) -> Measure:
+    """/latest 304 @64 on fresh servers alike but for the access log and metrics (on, as
+    served by default; off: ACCESS_LOG=off METRICS_PORT=0): two instances of each, every
+    instance run twice, alternating on and off.
+
+    On a shared machine req/s swings with the neighbours' load, and one server instance
+    can differ from another of the same configuration by several percent (where its
+    workers land), so the servers' own CPU time per request is measured too (from /proc)
+    over several instances: the throughput a server can reach is the inverse of it. The
+    value is the median req/s; the ratio compared with the 0.95 target is the median CPU
+    per request off / on.
+    """
+    quiet = {"ACCESS_LOG": "off", "METRICS_PORT": "0"}
+    duration = max(ctx.duration / 2, 2.0)
+    on: list[tuple[Any, float]] = []
+    off: list[tuple[Any, float]] = []
+    with contextlib.ExitStack() as stack:
+        pairs = [
+            (
+                stack.enter_context(start_server(ctx.database_url, workers=2)),
+                stack.enter_context(start_server(ctx.database_url, workers=2, env=quiet)),
+            )
+            for _ in range(2)
+        ]
+        for _ in range(2):
+            for observed, unobserved in pairs:
+                off.append(_timed_run(unobserved, conditional_file, duration))
+                on.append(_timed_run(observed, conditional_file, duration))
+    on_rps = statistics.median(r.rps for r, _ in on)
+    off_rps = statistics.median(r.rps for r, _ in off)
+    on_cpu = statistics.median(c for _, c in on)
+    off_cpu = statistics.median(c for _, c in off)
+    result = measure(
+        "GET /latest 304 @64 conns, access log + metrics on vs off (2 servers each, x2)",
+        on_rps,
+        "req/s",
+        group="latest",
+        floor=off_rps,
+        floor_name="same, ACCESS_LOG=off METRICS_PORT=0",
+        details={
+            "on_rps": [r.rps for r, _ in on],
+            "off_rps": [r.rps for r, _ in off],
+            "on_cpu_us_per_request": [c for _, c in on],
+            "off_cpu_us_per_request": [c for _, c in off],
+            "rps_ratio": on_rps / off_rps if off_rps else None,
+            "cpu_ratio": off_cpu / on_cpu if on_cpu else None,
+            "p50_ms": statistics.median(r.p50_ms for r, _ in on),
+            "p99_ms": statistics.median(r.p99_ms for r, _ in on),
+        },
+    )
+    cpu_ratio = off_cpu / on_cpu if on_cpu else 0.0
+    result.ratio = cpu_ratio
+    result.target = ">= 0.95x (server CPU per request, off / on)"
+    result.met = cpu_ratio >= 0.95
+    return result
+
+
 def run(ctx: Context) -> list[Measure]:
     _migrate(ctx.database_url)
     base_url = ctx.server()
@@ -145,6 +235,7 @@ def run(ctx: Context) -> list[Measure]:
                     details=_details(result, connections, f"/latest {label}"),
                 )
             )
+    out.append(_observing_cost(ctx, conditional_file))
     out.append(_database(ctx))
     return out
 

@@ -107,19 +107,27 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     generate = commands.add_parser("generate", help="generate and load a dataset")
-    generate.add_argument("--scale", type=str.upper, choices=["XS", "S", "M", "L"], default="S")
+    generate.add_argument(
+        "--scale",
+        type=str.upper,
+        choices=["XS", "S", "M", "L"],
+        default="S",
+        help="dataset size: S 50 devices x 30 days, M 500 x 1 year, L larger (default S)",
+    )
     generate.add_argument(
         "--fleet",
         type=int,
         default=0,
-        help="also load a directory of this many devices (e.g. 100000)",
+        help="also load a directory of this many devices, e.g. 100000 (default 0: none)",
     )
     generate.add_argument(
         "--fleet-only",
         action="store_true",
-        help="add the fleet to an existing dataset of the scale",
+        help="add the fleet to an existing dataset of the scale (default: off)",
     )
-    generate.add_argument("--seed", type=int, default=7)
+    generate.add_argument(
+        "--seed", type=int, default=7, help="seed of the generated values (default 7)"
+    )
     generate.set_defaults(handler=cmd_generate)
 
     run = commands.add_parser("run", help="run the benchmarks and write a report")
@@ -127,24 +135,28 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--quick",
         action="store_true",
-        help="smoke run on scale S (< 3 minutes), generating it when missing",
+        help="smoke run on scale S (< 3 minutes), generating it when missing (default: off)",
     )
     run.add_argument(
         "--reuse",
         action="store_true",
-        help="with --quick: reuse scale S when present instead of regenerating",
+        help="with --quick: reuse scale S when present instead of regenerating (default: off)",
     )
     run.add_argument(
         "--only",
         help="comma-separated classes: floors, load, storage, auth, "
-        "latest, history, directory, validate, ingest, network",
+        "latest, history, export, directory, validate, ingest, network (default: all)",
     )
     run.set_defaults(handler=cmd_run)
 
     report = commands.add_parser("report", help="print the newest (or a given) report")
-    report.add_argument("run_dir", nargs="?")
     report.add_argument(
-        "--rerender", action="store_true", help="rewrite report.md and plots from results.json"
+        "run_dir", nargs="?", help="a directory of benchmarks/results (default: the newest)"
+    )
+    report.add_argument(
+        "--rerender",
+        action="store_true",
+        help="rewrite report.md and plots from results.json (default: off)",
     )
     report.set_defaults(handler=cmd_report)
     return parser

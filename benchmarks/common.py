@@ -288,7 +288,14 @@ def start_server(database_url: str, workers: int = 2, env: dict[str, str] | None
             str(workers),
         ],
         cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": database_url, **(env or {})},
+        # Metrics on, as served by default, on a port of its own (the default one may be
+        # taken by another server on the machine).
+        env={
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "METRICS_PORT": str(free_port()),
+            **(env or {}),
+        },
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

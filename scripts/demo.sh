@@ -33,8 +33,8 @@ cat <<MSG
 
 API key (partner, shown once): $key
 Try:
-  curl -s -H "Authorization: Bearer $key" http://127.0.0.1:$port/api/v1/devices?limit=3
-Interactive reference: http://127.0.0.1:$port/api/v1/docs
+  curl -s -H "Authorization: Bearer $key" "http://127.0.0.1:$port/api/v1/devices?limit=3"
+Interactive reference: http://127.0.0.1:$port/api/v1/docs (a tour of a dashboard: README.md)
 
 MSG
 exec .venv/bin/telemetry serve --host 127.0.0.1 --port "$port" --workers "${WORKERS:-2}"

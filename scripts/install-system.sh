@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Installs what the service needs from Debian on a fresh bookworm machine:
 # PostgreSQL 15, TimescaleDB (built from Debian trixie's source package, Apache-2
-# edition), Mosquitto (the MQTT broker of development and tests) and wrk for the HTTP
-# benchmarks. Safe to run again; skips what is there.
+# edition), Mosquitto (the MQTT broker of development and tests), wrk for the HTTP
+# benchmarks and chromium, whose headless mode checks that the interactive reference
+# renders with the network off (tests/integration/test_docs_offline.py).
+# Safe to run again; skips what is there.
 set -euo pipefail
 
 need_root() { if [ "$(id -u)" -ne 0 ]; then echo "sudo"; fi; }
 SUDO=$(need_root)
 
 packages=(postgresql-15 postgresql-server-dev-15 postgresql-contrib cmake gcc make xz-utils wrk
-          debian-archive-keyring dpkg-dev mosquitto)
+          debian-archive-keyring dpkg-dev mosquitto chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

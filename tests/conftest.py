@@ -144,15 +144,16 @@ class LiveServer:
 def start_server(
     database_url: str, workers: int = 2, env: dict[str, str] | None = None
 ) -> LiveServer:
-    """`telemetry serve` as users start it, on a free loopback port. Its MQTT consumers
-    and downlink dispatcher are off unless `env` switches them on, so that the tests that
-    own those loops are not raced by the shared server."""
+    """`telemetry serve` as users start it, on a free loopback port (metrics on another).
+    Its MQTT consumers and downlink dispatcher are off unless `env` switches them on, so
+    that the tests that own those loops are not raced by the shared server."""
     port = free_port()
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
         "TELEMETRY_MQTT_INGEST": "0",
         "TELEMETRY_DOWNLINK_DISPATCH": "0",
+        "METRICS_PORT": str(free_port()),
         **(env or {}),
     }
     process = subprocess.Popen(

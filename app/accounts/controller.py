@@ -29,6 +29,7 @@ def sub_account_from_row(row: asyncpg.Record) -> SubAccount:
 class HealthController(Controller):
     path = "/health"
     opt = {"public": True}
+    tags = ["Service"]
 
     @get(operation_id="getHealth", summary="Service and database health", security=[])
     async def health(
@@ -54,6 +55,7 @@ class HealthController(Controller):
 
 class IdentityController(Controller):
     path = "/me"
+    tags = ["Service"]
 
     @get(operation_id="getMe", summary="The tenancy and scopes the key resolves to")
     async def me(self, pool: asyncpg.Pool, principal: Principal) -> Single[Identity]:
@@ -84,6 +86,7 @@ class IdentityController(Controller):
 class SubAccountController(Controller):
     path = "/sub-accounts"
     opt = {"scope": "devices:read"}
+    tags = ["Sub-accounts"]
 
     @get(operation_id="listSubAccounts", summary="Sub-accounts visible to the key")
     async def list_sub_accounts(

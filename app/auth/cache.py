@@ -82,6 +82,9 @@ class AuthCache:
         self.keys: dict[bytes, KeyInfo] = {}
         self.leases: dict[uuid.UUID, Lease] = {}
         self.generation = 0
+        # Read by the metrics (app/observe/metrics.py) as the key cache's hit ratio.
+        self.key_hits = 0
+        self.key_misses = 0
         self.listener = listener
         listener.subscribe(CHANNEL, self._notified, self._reset)
         # A large budget is divided among workers: at most budget / (4 x workers) per lease.
@@ -121,6 +124,7 @@ class AuthCache:
         info = self.keys.get(key_hash)
         if info is not None:
             return info
+        self.key_misses += 1
         generation = self.generation
         row = await self.pool.fetchrow(KEY_INFO, key_hash)
         if row is None:
@@ -204,7 +208,11 @@ class AuthCache:
 
     async def authenticate(self, key_hash: bytes) -> Principal:
         """The principal of a key hash with its permit spent, or the 401/429 of D2-D4."""
-        info = self.keys.get(key_hash) or await self.key_info(key_hash)
+        info = self.keys.get(key_hash)
+        if info is None:
+            info = await self.key_info(key_hash)
+        else:
+            self.key_hits += 1
         if info is None:
             raise unauthorized("unauthorized")
         clock = time.time()

@@ -113,7 +113,9 @@ def parse_timestamp(name: str, text: str) -> datetime:
     try:
         value = datetime.fromisoformat(candidate)
     except ValueError:
-        raise invalid_parameter(name, "must be an ISO 8601 timestamp") from None
+        raise invalid_parameter(
+            name, "must be an ISO 8601 timestamp such as 2026-11-23T08:00:00Z"
+        ) from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     try:

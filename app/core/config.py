@@ -31,6 +31,15 @@ through the environment.
 | DB_ACQUIRE_TIMEOUT_S | db_acquire_timeout_s | 3.0 (waiting for a pooled connection) |
 | DB_COMMAND_TIMEOUT_S | db_command_timeout_s | 6.0 (one statement, as the client sees it) |
 | HEALTH_TIMEOUT_S | health_timeout_s | 2.0 (the whole of `/health`'s database check) |
+| LOG_FORMAT | log_format | json (console: readable lines for humans) |
+| LOG_LEVEL | log_level | INFO |
+| ACCESS_LOG | access_log | on (off: no line per request) |
+| METRICS_PORT | metrics_port | 9464 (`serve --metrics-port` overrides; 0: no metrics) |
+| METRICS_HOST | metrics_host | 127.0.0.1 |
+
+One variable is not a setting: PROMETHEUS_MULTIPROC_DIR is prometheus-client's own, read
+by the library when it is imported; `serve` points it at a fresh directory for its workers
+(app/observe/multiproc.py).
 """
 
 from __future__ import annotations
@@ -97,6 +106,17 @@ class Settings(msgspec.Struct, frozen=True):
     # The local Mosquitto of `telemetry mqtt start|stop` (app/ops/broker.py).
     mqtt_port: int = DEFAULT_MQTT_PORT
     mqtt_dir: str = str(PROJECT_ROOT / ".mosquitto")
+    # Logs (app/observe/logs.py): `json` (one object per line) or `console` (for humans).
+    log_format: str = "json"
+    # The least severe level written (DEBUG, INFO, WARNING, ERROR).
+    log_level: str = "INFO"
+    # One access-log line per request (on) or none (off).
+    access_log: bool = True
+    # The separate, keyless Prometheus port of `telemetry serve` (app/observe/metrics.py);
+    # 0 turns the metrics off altogether (nothing is counted).
+    metrics_port: int = 9464
+    # Where that port listens: loopback unless an operator opens it.
+    metrics_host: str = "127.0.0.1"
 
 
 def local_database_url(database: str = "telemetry", port: int | None = None) -> str:
@@ -134,6 +154,11 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         db_acquire_timeout_s=float(env.get("DB_ACQUIRE_TIMEOUT_S", 3.0)),
         db_command_timeout_s=float(env.get("DB_COMMAND_TIMEOUT_S", 6.0)),
         health_timeout_s=float(env.get("HEALTH_TIMEOUT_S", 2.0)),
+        log_format=env.get("LOG_FORMAT", "json").strip().lower(),
+        log_level=env.get("LOG_LEVEL", "INFO").strip().upper(),
+        access_log=env.get("ACCESS_LOG", "on").strip().lower() not in ("off", "0", "false"),
+        metrics_port=int(env.get("METRICS_PORT", 9464)),
+        metrics_host=env.get("METRICS_HOST", "127.0.0.1"),
     )
 
 

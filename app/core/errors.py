@@ -244,7 +244,9 @@ def error_responses(*statuses: int) -> dict[int, Any]:
     wanted = sorted({401, 429, *statuses})
     return {
         status: ResponseSpec(
-            data_container=ErrorEnvelope, description=_DESCRIPTIONS.get(status, "Error")
+            data_container=ErrorEnvelope,
+            description=_DESCRIPTIONS.get(status, "Error"),
+            generate_examples=False,
         )
         for status in wanted
     }

@@ -42,6 +42,7 @@ The readings of one field in `[from, to)`.
 class HistoryController(Controller):
     path = "/devices/{device_ref:str}/history"
     opt = {"scope": "telemetry:read"}
+    tags = ["Devices"]
 
     @get(
         operation_id="getDeviceHistory",
@@ -56,12 +57,27 @@ class HistoryController(Controller):
         device_ref: Annotated[str, Parameter(description="Service id (UUID) or DevEUI.")],
         field: Annotated[
             str | None,
-            Parameter(description="Required. Field identifier, field UUID or `signal_quality`."),
+            Parameter(
+                description="Required. Field identifier, field UUID or `signal_quality`; "
+                "an unknown field's 400 lists the valid identifiers."
+            ),
         ] = None,
         from_: Annotated[
-            str | None, Parameter(query="from", description="Required. ISO 8601 timestamp.")
+            str | None,
+            Parameter(
+                query="from",
+                description="Required. Start (inclusive): an ISO 8601 timestamp "
+                "(`2026-11-22T00:00:00Z`; no offset means UTC), `now` or `now-<duration>` "
+                "(`now-P1D`, `now-PT15M`).",
+            ),
         ] = None,
-        to: Annotated[str | None, Parameter(description="Required. ISO 8601 timestamp.")] = None,
+        to: Annotated[
+            str | None,
+            Parameter(
+                description="Required. End (exclusive), in the same forms as `from` "
+                "(`now` for up to this moment)."
+            ),
+        ] = None,
         resolution: Annotated[
             str | None,
             Parameter(description="`raw` (default), `hourly`, `daily` or an ISO 8601 duration."),
@@ -72,7 +88,11 @@ class HistoryController(Controller):
         ] = None,
         site_id: Annotated[
             str | None,
-            Parameter(query="siteId", description="Only readings recorded at this site."),
+            Parameter(
+                query="siteId",
+                description="Only readings recorded at this site (needs the multi-site "
+                "feature, else 403 `multi_site_disabled`).",
+            ),
         ] = None,
         tz: Annotated[
             str | None,

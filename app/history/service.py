@@ -25,6 +25,8 @@ from app.history.planner import (
 )
 from app.history.structs import History, HistoryPoint
 from app.history.zones import parse_tz, zone_kind
+from app.profiles.service import profile_fields
+from app.world.times import resolve_time
 
 RAW_LIMIT = 500
 AGGS = ("avg", "min", "max", "sum", "count", "last")
@@ -47,6 +49,19 @@ class HistoryQuery:
     cutoff: datetime
 
 
+def history_time(name: str, text: str, now: datetime) -> datetime:
+    """An ISO 8601 timestamp, or `now`, `now-P1D`, `now-PT15M` as in world files (one `now`
+    for both ends of a request)."""
+    if text.strip().lower().startswith("now"):
+        try:
+            return resolve_time(text, now)
+        except ValueError:
+            raise invalid_parameter(
+                name, "must be now, now-<ISO 8601 duration> (now-P1D, now-PT15M) or now+<duration>"
+            ) from None
+    return parse_timestamp(name, text)
+
+
 def parse_query(
     principal: Principal,
     field: str | None,
@@ -66,11 +81,12 @@ def parse_query(
         raise invalid_parameter("from", "is required")
     if end is None:
         raise invalid_parameter("to", "is required")
-    begin, finish = parse_timestamp("from", start), parse_timestamp("to", end)
+    now = utc_now()
+    begin, finish = history_time("from", start, now), history_time("to", end, now)
     if begin >= finish:
         raise invalid_parameter("from", "must be before to")
     zone = parse_tz(tz)
-    cutoff = utc_now() - timedelta(days=principal.retention_days)
+    cutoff = now - timedelta(days=principal.retention_days)
     resolution_text = resolution if resolution is not None else "raw"
     parsed = parse_resolution(resolution_text)
     if parsed is None:
@@ -113,7 +129,12 @@ async def read_history(
     if query.field == SIGNAL_QUALITY:
         field_num, identifier, data_type, kind = 0, SIGNAL_QUALITY, "number", "decoded"
     elif context["num"] is None:
-        raise invalid_parameter("field", "is not a field of the device's profile")
+        known = [f.identifier for f in await profile_fields(pool, device.profile_id)]
+        raise invalid_parameter(
+            "field",
+            f"{query.field!r} is not a field of the device's profile; valid identifiers: "
+            + ", ".join([*known, SIGNAL_QUALITY]),
+        )
     else:
         field_num, identifier = context["num"], context["identifier"]
         data_type, kind = context["data_type"], context["kind"]

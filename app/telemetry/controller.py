@@ -120,7 +120,7 @@ def _raw(content: bytes, status: int, headers: dict[str, str]) -> Response[Any]:
 
 class LatestController(Controller):
     path = "/devices"
-    tags = ["telemetry"]
+    tags = ["Devices"]
 
     @get(
         "/{device_ref:str}/latest",
@@ -147,6 +147,8 @@ class LatestController(Controller):
             principal = outcome_to_principal(row)
         else:
             principal = await cache.authenticate(key_hash)
+        # The access log names the key (app/observe/requests.py).
+        request.scope["state"]["principal"] = principal
         headers = rate_headers(principal.rate_limit, principal.remaining)
         if SCOPE not in principal.scopes:
             raise ApiError(

@@ -28,6 +28,7 @@ from app.core.body import UNREADABLE, unreadable
 from app.core.errors import ApiError, ErrorCode, error_responses, invalid_body, not_found
 from app.core.sql import QUERIES
 from app.downlinks import events as downlink_events
+from app.observe.metrics import observe_ingest
 from app.telemetry import catalog
 from app.telemetry.batch import batcher_for
 from app.telemetry.catalog import DeviceContext, TtlCache
@@ -205,12 +206,14 @@ async def receive_chirpstack(
         await downlink_events.receive(pool, token_hash, event, body)
         return
     if event not in DECODERS:
+        observe_ingest("other", "ignored")
         return
     parsed = _decode(event, body)
     context = await find_device(
         pool, CHIRPSTACK_TOKENS, token_hash, partner_id, parsed.device_info.dev_eui
     )
     outcome = await _store(pool, event, parsed, context, token_hash)
+    observe_ingest(event, outcome)
     if outcome == Outcome.STORED and cache is not None:
         # Read-your-writes on this worker: its own notification of the commit may still
         # be unread when the client's next request arrives. Other workers get theirs
@@ -223,7 +226,7 @@ async def receive_chirpstack(
 
 class IngestController(Controller):
     path = "/ingest"
-    tags = ["ingest"]
+    tags = ["Ingest"]
 
     @post(
         "/chirpstack",

@@ -29,9 +29,17 @@ class LatestCache:
         self.entries: dict[LatestKey, tuple[int, bytes, str]] = {}
         self.by_num: dict[int, list[LatestKey]] = {}
         self.generation = 0
+        # Read by the metrics (app/observe/metrics.py) as the cache's hit ratio.
+        self.hits = 0
+        self.misses = 0
 
     def get(self, key: LatestKey) -> tuple[int, bytes, str] | None:
-        return self.entries.get(key)
+        entry = self.entries.get(key)
+        if entry is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return entry
 
     def put(self, key: LatestKey, device_num: int, body: bytes, etag: str, generation: int) -> None:
         """Keeps an answer read while no notification came (else it may predate one)."""

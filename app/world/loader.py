@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -277,14 +278,16 @@ async def load_world(
     document: dict[str, Any] | str | bytes | WorldSpec,
     now: datetime | None = None,
     kind: str | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> WorldSummary:
     """Validates the whole world, then writes it and replays its telemetry atomically.
 
-    `connection` is an asyncpg connection (with the app's jsonb codec) or pool.
+    `connection` is an asyncpg connection (with the app's jsonb codec) or pool;
+    `on_progress(done, total)` follows the replay of the telemetry.
     """
     if isinstance(connection, asyncpg.Pool):
         async with connection.acquire() as acquired:
-            return await load_world(acquired, document, now, kind)
+            return await load_world(acquired, document, now, kind, on_progress)
     now = datetime.now(UTC) if now is None else now
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
@@ -296,7 +299,7 @@ async def load_world(
             await connection.execute(QUERIES["world.no_statement_timeout"])
             await _refuse_existing(connection, rows)
             await _write(connection, rows)
-            await replay_telemetry(connection, world, now)
+            await replay_telemetry(connection, world, now, on_progress)
     except TelemetryNotSupported as exc:
         raise WorldError(str(exc)) from None
     except asyncpg.IntegrityConstraintViolationError as exc:
@@ -317,7 +320,9 @@ async def load_world(
     )
 
 
-async def load_world_path(connection: Any, path: Path) -> str:
+async def load_world_path(
+    connection: Any, path: Path, on_progress: Callable[[int, int], None] | None = None
+) -> str:
     """Loads a JSON or YAML world file and returns the printed summary."""
     try:
         data = await asyncio.to_thread(path.read_bytes)
@@ -325,5 +330,5 @@ async def load_world_path(connection: Any, path: Path) -> str:
         raise WorldError(f"{path}: cannot read: {exc.strerror}") from None
     suffix = path.suffix.lower()
     kind = "json" if suffix == ".json" else "yaml" if suffix in (".yaml", ".yml") else None
-    summary = await load_world(connection, data, kind=kind)
+    summary = await load_world(connection, data, kind=kind, on_progress=on_progress)
     return str(summary)

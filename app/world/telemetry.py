@@ -72,8 +72,16 @@ def _lookup(found: dict[str, Any], reference: str, path: str, what: str) -> Any:
     return row
 
 
-async def replay_telemetry(connection: Any, world: Any, now: datetime) -> int:
-    """Stores the world's uplinks, statusEvents and gatewayStats; returns how many events."""
+async def replay_telemetry(
+    connection: Any,
+    world: Any,
+    now: datetime,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Stores the world's uplinks, statusEvents and gatewayStats; returns how many events.
+
+    `on_progress(done, total)` is called as the events are stored (the CLI's bar).
+    """
     uplinks = list(getattr(world, "uplinks", None) or [])
     statuses = list(getattr(world, "status_events", None) or [])
     stats = list(getattr(world, "gateway_stats", None) or [])
@@ -129,8 +137,10 @@ async def replay_telemetry(connection: Any, world: Any, now: datetime) -> int:
 
     events.sort(key=lambda item: (item[0], item[1]))
     try:
-        for _, _, step in events:
+        for done, (_, _, step) in enumerate(events, start=1):
             await step()
+            if on_progress is not None:
+                on_progress(done, len(events))
     except BaseException:
         # The loader rolls back: nothing cached from this transaction may outlive it.
         catalog.clear_caches()

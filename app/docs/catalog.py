@@ -1,0 +1,285 @@
+"""What the OpenAPI document says beyond the code's own types: error codes by route, the
+messages of each code, field and parameter descriptions, and parameter schemas.
+
+Kept in one table so that a test can check it against the routes (every operation is
+listed, every field and parameter has a description) and schemathesis against the live
+answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.core.enums import DeviceStatus
+from app.core.errors import ErrorCode
+
+# Every error code the API answers, with its status and a message it really sends.
+ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
+    ErrorCode.INVALID_PARAMETER: (400, "limit: must be between 1 and 200"),
+    ErrorCode.INVALID_BODY: (400, "key: one of key or templateId is required"),
+    ErrorCode.INVALID_SITE: (400, "siteId: no such site in this sub-account"),
+    ErrorCode.WEAK_PASSWORD: (400, "password: must be 10 to 256 characters"),
+    ErrorCode.UNAUTHORIZED: (401, "missing, malformed or unknown API key"),
+    ErrorCode.KEY_EXPIRED: (401, "the API key has expired"),
+    ErrorCode.KEY_REVOKED: (401, "the API key has been revoked"),
+    ErrorCode.INVALID_CREDENTIALS: (401, "the email or the password is wrong"),
+    ErrorCode.INSUFFICIENT_SCOPE: (403, "this API key lacks the scope devices:read"),
+    ErrorCode.WRITE_NOT_ENABLED: (403, "the plan has no API write access"),
+    ErrorCode.SUBACCOUNT_KEY_REQUIRED: (403, "this route needs a key bound to a sub-account"),
+    ErrorCode.NETWORKS_DISABLED: (403, "the Networks feature is off for this account"),
+    ErrorCode.MULTI_SITE_DISABLED: (403, "the multi-site feature is off for this account"),
+    ErrorCode.OUTSIDE_RETENTION: (403, "the range is entirely outside the plan retention"),
+    ErrorCode.ACCOUNT_LOCKED: (403, "the account is locked"),
+    ErrorCode.ACCOUNT_INACTIVE: (403, "the account is not active"),
+    ErrorCode.NOT_A_MEMBER: (403, "the user is not an active member here"),
+    ErrorCode.NOT_FOUND: (404, "device not found"),
+    ErrorCode.ALREADY_MEMBER: (409, "the user is already a member of this sub-account"),
+    ErrorCode.ROLE_NOT_RESTRICTABLE: (409, "an administrator cannot be restricted to a site"),
+    ErrorCode.LAST_ADMIN: (409, "the only remaining administrator cannot be removed"),
+    ErrorCode.PAYLOAD_TOO_LARGE: (413, "request body over 64 KiB"),
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE: (415, "Content-Type must be application/json"),
+    ErrorCode.MEMBER_QUOTA_REACHED: (422, "the sub-account has reached its member limit (10)"),
+    ErrorCode.RATE_LIMITED: (429, "per-minute request limit exceeded"),
+    ErrorCode.QUOTA_EXCEEDED: (429, "daily request quota exceeded"),
+    ErrorCode.UNAVAILABLE: (503, "service temporarily unavailable"),
+    ErrorCode.TIMEOUT: (503, "the query took too long; narrow the request"),
+}
+
+STATUS_TEXT = {
+    400: "The request is malformed: a parameter or the body",
+    401: "Not authenticated",
+    403: "Authenticated, but not allowed",
+    404: "No such resource in the key's scope (another tenant's is the same as none)",
+    409: "Conflicts with the current state",
+    413: "Body over 64 KiB",
+    415: "Content-Type is not application/json",
+    422: "A limit of the account is reached",
+    429: "Over the per-minute rate or the daily quota; retry after `Retry-After` seconds",
+    503: "The database is unreachable or the query took too long; retry later",
+}
+
+# Codes a route gives beyond those derived from its declaration (scope, key flavour, plan
+# write access, feature switches, parameters, body, path ids): see document.py.
+ROUTE_CODES: dict[str, tuple[ErrorCode, ...]] = {
+    "getDeviceHistory": (ErrorCode.MULTI_SITE_DISABLED, ErrorCode.OUTSIDE_RETENTION),
+    "sendDownlink": (ErrorCode.RATE_LIMITED,),
+    "addMember": (
+        ErrorCode.MULTI_SITE_DISABLED,
+        ErrorCode.INVALID_SITE,
+        ErrorCode.WEAK_PASSWORD,
+        ErrorCode.ALREADY_MEMBER,
+        ErrorCode.ROLE_NOT_RESTRICTABLE,
+        ErrorCode.MEMBER_QUOTA_REACHED,
+    ),
+    "removeMember": (ErrorCode.LAST_ADMIN,),
+    "validateMember": (
+        ErrorCode.INVALID_CREDENTIALS,
+        ErrorCode.ACCOUNT_LOCKED,
+        ErrorCode.ACCOUNT_INACTIVE,
+        ErrorCode.NOT_A_MEMBER,
+    ),
+}
+
+# Descriptions of response fields by name (`Schema.field` wins over `field`).
+FIELD_DOCS: dict[str, str] = {
+    "id": "Service id (UUID, lowercase).",
+    "name": "Display name.",
+    "devEui": "DevEUI: 16 lowercase hex characters.",
+    "gatewayEui": "GatewayEUI: 16 lowercase hex characters.",
+    "serialNumber": "Serial number, or null.",
+    "status": "State of the item (see the enum).",
+    "subAccountId": "Id of the sub-account it belongs to (null for a partner's inventory).",
+    "subAccountName": "Name of that sub-account.",
+    "deviceProfileId": "Id of the device's profile (field catalog).",
+    "networkId": "Id of its network; null when none or the Networks feature is off.",
+    "siteId": "Id of its site; null when none or the multi-site feature is off.",
+    "siteName": "Name of that site; null with siteId.",
+    "parentSiteId": "Id of the parent site; null for a root site.",
+    "online": "Assigned and heard from within the offline threshold (default 30 minutes).",
+    "signalQuality": "0-100, from the RSSI and SNR of the newest uplink; null without uplinks.",
+    "battery": "The newest battery reading, or null when the device never reported one.",
+    "state": "`pct` (a percentage), `external` (externally powered) or `unavailable`.",
+    "value": "The value (meaning depends on the object).",
+    "Battery.value": "Battery percentage 0-100 when state is `pct`, else null.",
+    "HistoryPoint.value": "The reading (bucketed: the aggregate); its type is the field's.",
+    "at": "Time of the reading itself (RFC 3339 UTC), possibly hours old.",
+    "source": "`field` (a decoded payload field with the battery role) or `status` (network "
+    "status polling).",
+    "lastSeenAt": "Newest message of any kind (RFC 3339 UTC), or null.",
+    "lastUplinkAt": "Newest uplink (RFC 3339 UTC), or null.",
+    "lastStatsAt": "Newest gateway stats message (RFC 3339 UTC), or null.",
+    "location": "Position `{latitude, longitude, altitude}`, or null.",
+    "latitude": "Degrees north, WGS 84.",
+    "longitude": "Degrees east, WGS 84.",
+    "altitude": "Metres above sea level, or null.",
+    "deviceProfile": "The device's profile with its field catalog.",
+    "retainLastValue": "Whether fields missing from an uplink are carried from earlier ones.",
+    "fieldCount": "Number of fields in the catalog.",
+    "fields": "The field catalog.",
+    "identifier": "Stable field identifier, the key in `values`.",
+    "label": "Human label of the field.",
+    "unit": "Unit of the field's values (may be empty).",
+    "dataType": "`number`, `string`, `boolean`, `date` (YYYY-MM-DD) or `location`.",
+    "kind": "`decoded`, `static`, `formula` or `mapping`.",
+    "role": "The field's or member's role (see the enum).",
+    "ProfileField.role": "`battery_pct` for the field holding the battery percentage, else null.",
+    "deviceId": "Id of the device.",
+    "time": "Time (RFC 3339 UTC).",
+    "LatestValues.time": "Time of the newest uplink; null until the device first reports.",
+    "HistoryPoint.time": "Time of the reading, or the start of its bucket.",
+    "values": "Latest value by field identifier (static fields and formulas included).",
+    "retained": "Fields carried from an earlier uplink, with the time each was last reported; "
+    "absent when nothing was carried.",
+    "derived": "The formula, mapping and calibrated values among `values`; absent when the "
+    "profile has none.",
+    "field": "The field's identifier (or `signal_quality`).",
+    "resolution": "The resolution as requested (`raw`, `hourly`, `daily` or a duration).",
+    "agg": "The aggregate of bucketed points; absent for raw.",
+    "from": "Start of the range served (the retention cutoff when clamped).",
+    "to": "End of the range (exclusive).",
+    "clamped": "True when the range was cut at the retention cutoff; absent otherwise.",
+    "retentionCutoff": "The retention cutoff, present with `clamped`.",
+    "truncated": "Raw only: true when more than 500 readings matched; absent otherwise.",
+    "points": "The points, newest first.",
+    "data": "The result.",
+    "SendDownlink.data": "Values overriding the template's sampleData, by field.",
+    "pagination": "Where this page is in the whole list.",
+    "limit": "Page size used.",
+    "offset": "Items skipped.",
+    "total": "Number of all matching items.",
+    "error": "The error.",
+    "MemberResult.error": "Why this device failed, or null.",
+    "code": "Stable machine-readable error code.",
+    "message": "Human-readable explanation (names the parameter or field at fault).",
+    "database": "`ok`, or `unavailable` when the database cannot be reached.",
+    "Health.status": "`ok`, or `unavailable` when the service cannot serve.",
+    "deviceCount": "Number of member devices.",
+    "ExecuteResult.deviceCount": "Assigned members the downlink was planned for.",
+    "gatewayCount": "Number of member gateways.",
+    "deviceOnlineCount": "Member devices online.",
+    "deviceOfflineCount": "Member devices offline (online + offline = deviceCount).",
+    "deviceAlertingCount": "Member devices with at least one active alert of any level.",
+    "gatewayOnlineCount": "Member gateways online.",
+    "gatewayOfflineCount": "Member gateways offline.",
+    "devices": "Member devices.",
+    "gateways": "Member gateways.",
+    "gatewayId": "Id of the gateway.",
+    "templateId": "Id of the downlink template.",
+    "key": "Stable key of the downlink template.",
+    "fPort": "LoRaWAN FPort the payload is sent on.",
+    "confirmed": "Whether the device must acknowledge the downlink.",
+    "sampleData": "Default field values the template sends.",
+    "queueItemId": "Id of the queued item (null when not queued).",
+    "byteCount": "Length of the encoded payload in bytes.",
+    "expiresAt": "When the item or key expires (RFC 3339 UTC), or null for never.",
+    "enqueuedCount": "Devices the downlink was queued for.",
+    "rateLimitedCount": "Devices over their hourly downlink limit.",
+    "failedCount": "Devices whose profile cannot take the template or data.",
+    "perDevice": "The outcome for each assigned member.",
+    "createdAt": "Creation time (RFC 3339 UTC).",
+    "updatedAt": "Last change (RFC 3339 UTC).",
+    "userId": "Id of the user.",
+    "email": "Email address (compared case-insensitively).",
+    "mfaEnabled": "Whether the user has MFA enabled in the service.",
+    "lastLoginAt": "Last sign-in (RFC 3339 UTC), or null if never.",
+    "addedAt": "When the membership was added (RFC 3339 UTC).",
+    "existing": "True when the email already had an account (its password is unchanged).",
+    "removed": "Always true: the membership is gone.",
+    "valid": "Always true on success.",
+    "memberships": "Active memberships in the partner's sub-accounts (none is picked).",
+    "keyId": "Id of the API key.",
+    "keyName": "Name of the API key.",
+    "boundTo": "`partner` or `sub_account`.",
+    "partnerId": "Id of the partner.",
+    "partnerName": "Name of the partner.",
+    "scopes": "Scopes of the key.",
+    "apiWrite": "Whether the plan allows API writes (downlinks, multicast).",
+    "retentionDays": "Days of telemetry history the plan serves.",
+    "features": "Feature switches for the key's account.",
+    "networks": "Networks feature on.",
+    "multiSite": "Multi-site feature on.",
+    "rateLimit": "The key's per-minute limit and what is left of it.",
+    "perMinute": "Requests allowed in any 60 seconds.",
+    "remaining": "Requests left in the current window.",
+}
+
+# Patterns of response fields by name (the service writes them canonically, D6).
+FIELD_PATTERNS: dict[str, str] = {
+    "devEui": "^[0-9a-f]{16}$",
+    "gatewayEui": "^[0-9a-f]{16}$",
+}
+
+# Descriptions of parameters whose handlers do not carry one.
+PARAM_DOCS: dict[str, str] = {
+    "device_id": "The device: service id (UUID) or DevEUI (any case, `:`/`-` allowed).",
+    "device_ref": "The device: service id (UUID) or DevEUI (any case, `:`/`-` allowed).",
+    "gateway_id": "The gateway: service id (UUID) or GatewayEUI (any case, `:`/`-` allowed).",
+    "group_id": "Id of the multicast group.",
+    "network_id": "Id of the network.",
+    "profile_id": "Id of the device profile.",
+    "site_id": "Id of the site.",
+    "sub_account_id": "Id of the sub-account.",
+    "user_id": "Id of the user.",
+    "subAccountId": "Only items of this sub-account (unknown or foreign: an empty list).",
+    "deviceProfileId": "Only devices of this profile (unknown or foreign: an empty list).",
+    "search": "Case-insensitive substring of the name, serial number or DevEUI.",
+}
+
+UUID = {"type": "string", "format": "uuid"}
+EUI_PATTERN = "^[0-9A-Fa-f]{2}([:-]?[0-9A-Fa-f]{2}){7}$"
+ID_OR_EUI = {
+    "type": "string",
+    "anyOf": [{"format": "uuid"}, {"pattern": EUI_PATTERN}],
+    "examples": ["70b3d57ed0000001"],
+}
+ID_OR_NONE = {"type": "string", "anyOf": [{"format": "uuid"}, {"enum": ["none"]}]}
+BOOLEAN_TEXT = {"type": "string", "enum": ["true", "false"]}
+RELATIVE_TIME = r"^now([+-]P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+S)?)?)?$"
+TIMESTAMP = {
+    "type": "string",
+    "anyOf": [{"format": "date-time"}, {"pattern": RELATIVE_TIME}],
+}
+RESOLUTION_PATTERN = r"^(raw|hourly|daily|P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+S)?)?)$"
+
+# Schemas of query and path parameters by name (the handlers take text and parse it
+# themselves, so that errors come in the order of D3 and name the parameter).
+PARAM_SCHEMAS: dict[str, dict[str, Any]] = {
+    "device_id": ID_OR_EUI,
+    "device_ref": ID_OR_EUI,
+    "gateway_id": {**ID_OR_EUI, "examples": ["0016c001ff000001"]},
+    # Examples are ids of the demo world (demo/world.py).
+    "group_id": {**UUID, "examples": ["80154a70-cbc3-56cf-b545-0221cc665529"]},
+    "network_id": {**UUID, "examples": ["5a47805b-527d-574e-ab06-1d160f002c5d"]},
+    "profile_id": {**UUID, "examples": ["703ce2dc-9595-57a1-9d78-7e9fc88a1acf"]},
+    "site_id": {**UUID, "examples": ["d2ac7285-d3ad-531f-801a-da7c7ea56149"]},
+    "sub_account_id": {**UUID, "examples": ["8e8725c6-c1ea-56a7-b299-a3649b0cd230"]},
+    "user_id": {**UUID, "examples": ["d616b6ec-da3d-515c-baea-26b5285960d2"]},
+    "subAccountId": UUID,
+    "deviceProfileId": UUID,
+    "networkId": ID_OR_NONE,
+    "siteId": ID_OR_NONE,
+    "status": {"type": "string", "enum": [*(status.value for status in DeviceStatus), "all"]},
+    "online": BOOLEAN_TEXT,
+    "includeDescendants": BOOLEAN_TEXT,
+    "search": {"type": "string", "maxLength": 200},
+    "field": {"type": "string", "minLength": 1, "examples": ["temperature", "signal_quality"]},
+    "from": {**TIMESTAMP, "examples": ["now-P1D", "2026-11-22T00:00:00Z"]},
+    "to": {**TIMESTAMP, "examples": ["now", "2026-11-23T00:00:00Z"]},
+    "resolution": {
+        "type": "string",
+        "pattern": RESOLUTION_PATTERN,
+        "default": "raw",
+        "examples": ["raw", "hourly", "PT15M"],
+    },
+    "agg": {
+        "type": "string",
+        "enum": ["avg", "min", "max", "sum", "count", "last"],
+        "default": "avg",
+    },
+    "event": {
+        "type": "string",
+        "examples": ["up", "status", "join", "location"],
+    },
+}
+REQUIRED_PARAMS = {"getDeviceHistory": ("field", "from", "to"), "ingestChirpStack": ("event",)}
+HISTORY_SITE = {"type": "string", "format": "uuid"}

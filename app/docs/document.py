@@ -1,0 +1,408 @@
+"""The OpenAPI document as served: Litestar's, completed into the whole contract.
+
+Litestar derives paths, parameters and schemas from the handlers and structs. This adds
+what the types cannot say, from the routes' own declarations (`opt`: scope, key flavour,
+plan write access, feature switches) and the tables of app/docs/catalog.py:
+every error response with its codes and real messages in our envelope, the rate-limit,
+`Retry-After`, `WWW-Authenticate`, `ETag` and `X-Request-ID` headers, `If-None-Match`,
+parameter schemas (enums, formats, patterns, required), descriptions of every field,
+examples from the demo world, schema names without module paths, no key on the public
+routes, and the ingest route in its own tag with its own token scheme.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from litestar import Litestar
+from litestar.routes import HTTPRoute
+
+from app.core.errors import ErrorCode
+from app.docs import catalog
+from app.docs.examples import BODY_EXAMPLES, RESPONSE_EXAMPLES
+
+ENVELOPE = {"$ref": "#/components/schemas/ErrorEnvelope"}
+_GENERIC = re.compile(r"^(Single|Listing)_(.+)_$")
+_FEATURE_CODES = {
+    "networks": ErrorCode.NETWORKS_DISABLED,
+    "multi_site": ErrorCode.MULTI_SITE_DISABLED,
+}
+PUBLIC_OPERATIONS = {"getHealth", "getIndex", "getApiIndex", "getOpenApiDocument", "getDocs"}
+
+HEADERS: dict[str, dict[str, Any]] = {
+    "X-RateLimit-Limit": {
+        "description": "Requests the key may make in any 60 seconds (D4).",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "X-RateLimit-Remaining": {
+        "description": "Requests left in the current 60-second window after this one.",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "Retry-After": {
+        "description": "Whole seconds to wait before retrying (at least 1).",
+        "schema": {"type": "integer", "minimum": 1},
+    },
+    "WWW-Authenticate": {
+        "description": "Always `Bearer`: the credentials to send.",
+        "schema": {"type": "string", "enum": ["Bearer"]},
+    },
+    "ETag": {
+        "description": "Strong validator of the latest values; send it in If-None-Match.",
+        "schema": {"type": "string", "pattern": '^"[0-9a-f]{32}"$'},
+    },
+    "Cache-Control": {
+        "description": "`private, no-cache`: revalidate with If-None-Match each time.",
+        "schema": {"type": "string", "enum": ["private, no-cache"]},
+    },
+    "X-Request-ID": {
+        "description": "The request's id: the client's `X-Request-ID` when it is 1 to 128 "
+        "characters of letters, digits and `-._:`, else a generated one. It is in every "
+        "log line of the request.",
+        "schema": {"type": "string", "pattern": "^[A-Za-z0-9\\-._:]{1,128}$"},
+    },
+}
+
+
+def _ref(name: str, required: bool = False) -> dict[str, Any]:
+    """A header of a response; `required` when every such response carries it (checked
+    against live answers by schemathesis)."""
+    if required:
+        return {**HEADERS[name], "required": True}
+    return {"$ref": f"#/components/headers/{name}"}
+
+
+def _rename_schemas(document: dict[str, Any]) -> None:
+    """`Listing_app.devices.structs.Device_` -> `DeviceList`, `Single_..._` -> `...Response`."""
+    schemas = document["components"]["schemas"]
+    renames: dict[str, str] = {}
+    for name in list(schemas):
+        match = _GENERIC.match(name)
+        if match is None:
+            continue
+        inner = [part.rsplit(".", 1)[-1] for part in match.group(2).split("_") if part]
+        suffix = "List" if match.group(1) == "Listing" else "Response"
+        renames[name] = "Or".join(inner) + suffix
+    for old, new in renames.items():
+        schemas[new] = schemas.pop(old)
+        schemas[new]["title"] = new
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+                target = ref.rsplit("/", 1)[-1]
+                if target in renames:
+                    node["$ref"] = f"#/components/schemas/{renames[target]}"
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(document)
+
+
+def _describe_fields(document: dict[str, Any]) -> None:
+    for schema_name, schema in document["components"]["schemas"].items():
+        for name, prop in (schema.get("properties") or {}).items():
+            pattern = catalog.FIELD_PATTERNS.get(name)
+            if pattern is not None and prop.get("type") == "string":
+                prop["pattern"] = pattern
+            if _has_description(prop):
+                continue
+            text = catalog.FIELD_DOCS.get(f"{schema_name}.{name}") or catalog.FIELD_DOCS.get(name)
+            if text:
+                prop["description"] = text
+
+
+def _has_description(prop: dict[str, Any]) -> bool:
+    if prop.get("description"):
+        return True
+    return any(
+        isinstance(alt, dict) and alt.get("description")
+        for alt in prop.get("anyOf", []) + prop.get("oneOf", [])
+    )
+
+
+def _handler_options(app: Litestar) -> dict[str, dict[str, Any]]:
+    """Each operation's merged `opt` (controller and handler), by operationId."""
+    options: dict[str, dict[str, Any]] = {}
+    for route in app.routes:
+        if not isinstance(route, HTTPRoute):
+            continue
+        for handler in route.route_handlers:
+            operation_id = handler.operation_id
+            if isinstance(operation_id, str):
+                options[operation_id] = dict(handler.opt)
+    return options
+
+
+def _codes(operation: dict[str, Any], opt: dict[str, Any], public: bool) -> list[ErrorCode]:
+    """Every error code the operation can answer, in the order of decisions D3."""
+    operation_id = operation["operationId"]
+    codes: list[ErrorCode] = []
+    if not public:
+        codes += [
+            ErrorCode.UNAUTHORIZED,
+            ErrorCode.KEY_EXPIRED,
+            ErrorCode.KEY_REVOKED,
+            ErrorCode.RATE_LIMITED,
+            ErrorCode.QUOTA_EXCEEDED,
+        ]
+        if opt.get("scope"):
+            codes.append(ErrorCode.INSUFFICIENT_SCOPE)
+        if opt.get("subaccount_key"):
+            codes.append(ErrorCode.SUBACCOUNT_KEY_REQUIRED)
+        if opt.get("write"):
+            codes.append(ErrorCode.WRITE_NOT_ENABLED)
+        for feature, _ in opt.get("features", ()):
+            codes.append(_FEATURE_CODES[feature])
+    parameters = operation.get("parameters", [])
+    if any(p["in"] == "query" for p in parameters):
+        codes.append(ErrorCode.INVALID_PARAMETER)
+    if "requestBody" in operation:
+        codes += [
+            ErrorCode.INVALID_BODY,
+            ErrorCode.PAYLOAD_TOO_LARGE,
+            ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+        ]
+    if any(p["in"] == "path" for p in parameters):
+        codes.append(ErrorCode.NOT_FOUND)
+    codes += catalog.ROUTE_CODES.get(operation_id, ())
+    if operation_id != "getHealth":
+        codes += [ErrorCode.UNAVAILABLE, ErrorCode.TIMEOUT]
+    seen: dict[ErrorCode, None] = {}
+    for code in codes:
+        seen.setdefault(code, None)
+    return list(seen)
+
+
+def _error_responses(codes: list[ErrorCode], public: bool) -> dict[str, Any]:
+    by_status: dict[int, list[ErrorCode]] = {}
+    for code in codes:
+        by_status.setdefault(catalog.ERROR_CODES[code][0], []).append(code)
+    responses: dict[str, Any] = {}
+    for status, named in sorted(by_status.items()):
+        headers: dict[str, Any] = {"X-Request-ID": _ref("X-Request-ID", required=True)}
+        if status == 401:
+            headers["WWW-Authenticate"] = _ref("WWW-Authenticate")
+        if status == 429:
+            headers["Retry-After"] = _ref("Retry-After", required=True)
+        if not public and status not in (401, 503):
+            headers["X-RateLimit-Limit"] = _ref("X-RateLimit-Limit")
+            headers["X-RateLimit-Remaining"] = _ref("X-RateLimit-Remaining")
+        listed = ", ".join(f"`{code}`" for code in named)
+        responses[str(status)] = {
+            "description": f"{catalog.STATUS_TEXT[status]}: {listed}.",
+            "headers": headers,
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "allOf": [ENVELOPE],
+                        "properties": {
+                            "error": {
+                                "properties": {
+                                    "code": {"type": "string", "enum": [c.value for c in named]}
+                                }
+                            }
+                        },
+                    },
+                    "examples": {
+                        code.value: {
+                            "summary": code.value,
+                            "value": {
+                                "error": {
+                                    "code": code.value,
+                                    "message": catalog.ERROR_CODES[code][1],
+                                }
+                            },
+                        }
+                        for code in named
+                    },
+                }
+            },
+        }
+    return responses
+
+
+def _complete_parameters(operation: dict[str, Any]) -> None:
+    required = catalog.REQUIRED_PARAMS.get(operation["operationId"], ())
+    for parameter in operation.get("parameters", []):
+        name = parameter["name"]
+        schema = catalog.PARAM_SCHEMAS.get(name)
+        if operation["operationId"] == "getDeviceHistory" and name == "siteId":
+            schema = catalog.HISTORY_SITE
+        if schema is not None:
+            kept = {k: v for k, v in parameter.get("schema", {}).items() if k in ("description",)}
+            parameter["schema"] = {**copy.deepcopy(schema), **kept}
+        if not parameter.get("description"):
+            parameter["description"] = catalog.PARAM_DOCS.get(name, "")
+        if name in required:
+            parameter["required"] = True
+        for noise in ("deprecated", "allowEmptyValue", "allowReserved"):
+            if parameter.get(noise) is False:
+                del parameter[noise]
+
+
+def _success_headers(operation: dict[str, Any], public: bool) -> None:
+    for status, response in operation.get("responses", {}).items():
+        if not status.startswith("2"):
+            continue
+        headers = response.setdefault("headers", {})
+        headers["X-Request-ID"] = _ref("X-Request-ID", required=True)
+        if not public:
+            headers["X-RateLimit-Limit"] = _ref("X-RateLimit-Limit", required=True)
+            headers["X-RateLimit-Remaining"] = _ref("X-RateLimit-Remaining", required=True)
+
+
+def _latest(operation: dict[str, Any]) -> None:
+    operation.setdefault("parameters", []).append(
+        {
+            "name": "If-None-Match",
+            "in": "header",
+            "required": False,
+            "description": "ETags of an earlier answer (a list, `*`, or weak `W/` tags): "
+            "304 with an empty body while nothing changed.",
+            "schema": {"type": "string", "examples": ['"9e107d9d372bb6826bd81d3542a419d6"']},
+        }
+    )
+    ok = operation["responses"]["200"]
+    ok["headers"]["ETag"] = _ref("ETag", required=True)
+    ok["headers"]["Cache-Control"] = _ref("Cache-Control", required=True)
+    operation["responses"]["304"] = {
+        "description": "Not modified: the If-None-Match tag is current; empty body. Counts "
+        "toward the rate limit.",
+        "headers": {
+            name: _ref(name, required=True)
+            for name in (
+                "ETag",
+                "Cache-Control",
+                "X-RateLimit-Limit",
+                "X-RateLimit-Remaining",
+                "X-Request-ID",
+            )
+        },
+    }
+
+
+def _ingest(operation: dict[str, Any]) -> None:
+    operation["tags"] = ["Ingest"]
+    operation["security"] = [{"integrationToken": []}]
+    operation["requestBody"] = {
+        "required": True,
+        "description": "A ChirpStack v4 integration event, JSON marshaler; its shape depends "
+        "on `event` (ChirpStack's own documentation). Up to 64 KiB.",
+        "content": {"application/json": {"schema": {"type": "object"}}},
+    }
+    codes = [
+        ErrorCode.UNAUTHORIZED,
+        ErrorCode.INVALID_BODY,
+        ErrorCode.PAYLOAD_TOO_LARGE,
+        ErrorCode.NOT_FOUND,
+        ErrorCode.UNAVAILABLE,
+        ErrorCode.TIMEOUT,
+    ]
+    operation["responses"] = {
+        "204": {
+            "description": "Stored (after commit), a repeated deduplicationId, or an event "
+            "type the service ignores.",
+            "headers": {"X-Request-ID": _ref("X-Request-ID", required=True)},
+        },
+        **_error_responses(codes, public=True),
+    }
+
+
+def _success_examples(operation: dict[str, Any]) -> None:
+    example = RESPONSE_EXAMPLES.get(operation["operationId"])
+    if example is None:
+        return
+    for status, response in operation["responses"].items():
+        if status.startswith("2") and "content" in response:
+            for media in response["content"].values():
+                media["example"] = example
+    body = BODY_EXAMPLES.get(operation["operationId"])
+    if body is not None and "requestBody" in operation:
+        media = operation["requestBody"]["content"]["application/json"]
+        media["examples"] = body
+
+
+def complete(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
+    """Returns the completed document (the argument is changed in place)."""
+    options = _handler_options(app)
+    document["components"]["headers"] = HEADERS
+    document["components"]["securitySchemes"]["integrationToken"] = {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "The token of a network-server integration (`integrations[].token` of "
+        "the world file), never an API key.",
+    }
+    document["components"]["securitySchemes"]["apiKey"]["description"] = (
+        "An API key, `svc_live_` and at least 32 URL-safe characters, created in the app."
+    )
+    document["servers"] = [{"url": "/", "description": "This service"}]
+    for path_item in document["paths"].values():
+        for method, operation in path_item.items():
+            if method not in ("get", "post", "put", "patch", "delete"):
+                continue
+            operation_id = operation["operationId"]
+            _complete_parameters(operation)
+            if operation_id == "ingestChirpStack":
+                _ingest(operation)
+                continue
+            opt = options.get(operation_id, {})
+            public = bool(opt.get("public")) or operation_id in PUBLIC_OPERATIONS
+            if public:
+                operation["security"] = []
+            errors = {k: v for k, v in operation["responses"].items() if not k.startswith("2")}
+            for status in errors:
+                del operation["responses"][status]
+            _success_headers(operation, public)
+            operation["responses"].update(_error_responses(_codes(operation, opt, public), public))
+            if operation_id == "getDeviceLatest":
+                _latest(operation)
+            if operation_id in ("sendDownlink", "executeMulticastGroup"):
+                schema = operation["requestBody"]["content"]["application/json"]["schema"]
+                # Exactly one of the two (both is fine when they name the same template).
+                schema["anyOf"] = [{"required": ["key"]}, {"required": ["templateId"]}]
+            if operation_id == "getHealth":
+                ok = operation["responses"]["200"]
+                operation["responses"]["503"] = {
+                    "description": "The database cannot be reached (`database: unavailable`).",
+                    "headers": ok["headers"],
+                    "content": copy.deepcopy(ok["content"]),
+                }
+                operation["responses"]["503"]["content"]["application/json"]["example"] = {
+                    "data": {"status": "unavailable", "database": "unavailable"}
+                }
+            if operation_id == "getOpenApiDocument":
+                operation["responses"]["200"]["content"]["application/json"]["schema"] = {
+                    "type": "object",
+                    "description": "An OpenAPI 3.1 document.",
+                    "required": ["openapi", "info", "paths"],
+                }
+            _success_examples(operation)
+    _rename_schemas(document)
+    _describe_fields(document)
+    document["tags"] = TAGS
+    return document
+
+
+TAGS = [
+    {"name": "Service", "description": "Index, health and the key's identity."},
+    {"name": "Devices", "description": "Devices, their latest values and history."},
+    {"name": "Gateways", "description": "Gateways."},
+    {"name": "Device profiles", "description": "Field catalogs of classes of devices."},
+    {"name": "Networks", "description": "Groupings with health rollups (Networks feature)."},
+    {"name": "Sites", "description": "Physical locations (multi-site feature)."},
+    {"name": "Sub-accounts", "description": "The partner's customers."},
+    {"name": "Downlinks", "description": "Commands queued to devices."},
+    {"name": "Multicast groups", "description": "Groups of devices and their execution."},
+    {"name": "Members", "description": "Users of the key's sub-account."},
+    {
+        "name": "Ingest",
+        "description": "Network servers pushing events in; their own bearer token, never an "
+        "API key; outside /api/v1.",
+    },
+]

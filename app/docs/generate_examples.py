@@ -1,0 +1,208 @@
+"""Writes app/docs/examples.json: the service's own answers on the demo world.
+
+`python -m app.docs.generate_examples` (with the project's cluster started) loads
+demo/world.py into a scratch database `openapi_examples`, calls every operation with the
+demo keys through the real app, shortens the lists, and writes the answers and request
+bodies that the OpenAPI document shows as examples. Run it again when a shape changes;
+the ids are the demo world's fixed ones, the times those of the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.core.config import PROJECT_ROOT, Settings
+
+OUT = Path(__file__).with_name("examples.json")
+DEVICE = "70b3d57ed0000001"
+GATEWAY = "0016c001ff000001"
+PROFILE = "703ce2dc-9595-57a1-9d78-7e9fc88a1acf"
+NETWORK = "5a47805b-527d-574e-ab06-1d160f002c5d"
+SITE = "d2ac7285-d3ad-531f-801a-da7c7ea56149"
+SUB_ACCOUNT = "8e8725c6-c1ea-56a7-b299-a3649b0cd230"
+GROUP = "80154a70-cbc3-56cf-b545-0221cc665529"
+LIST_ITEMS = 2
+NESTED_ITEMS = 3
+
+BODIES: dict[str, dict[str, Any]] = {
+    "sendDownlink": {
+        "byKey": {
+            "summary": "By template key, overriding one field",
+            "value": {"key": "set_interval", "data": {"minutes": 30}},
+        },
+        "withExpiry": {
+            "summary": "Template defaults, discarded if not delivered within an hour",
+            "value": {"key": "set_interval", "expiresInSeconds": 3600},
+        },
+    },
+    "executeMulticastGroup": {
+        "byKey": {
+            "summary": "The buzzer template of every member's profile",
+            "value": {"key": "buzzer"},
+        }
+    },
+    "addMember": {
+        "newAccount": {
+            "summary": "A brand-new email: name and password needed",
+            "value": {
+                "email": "nora@harbour.example",
+                "name": "Nora Viewer",
+                "password": "a long demo password",
+                "role": "subaccount_viewer",
+            },
+        },
+        "restricted": {
+            "summary": "An operator restricted to a site (multi-site feature)",
+            "value": {
+                "email": "olaf@harbour.example",
+                "role": "subaccount_operator",
+                "siteId": SITE,
+            },
+        },
+    },
+    "validateMember": {
+        "login": {
+            "summary": "A member's credentials",
+            "value": {"email": "ana@harbour.example", "password": "demo password 2026"},
+        }
+    },
+}
+
+
+def _shorten(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, list):
+        keep = LIST_ITEMS if depth <= 1 else NESTED_ITEMS
+        return [_shorten(item, depth + 1) for item in value[:keep]]
+    if isinstance(value, dict):
+        return {key: _shorten(item, depth + 1) for key, item in value.items()}
+    return value
+
+
+async def _collect(database_url: str) -> dict[str, Any]:
+    from litestar.testing import AsyncTestClient
+
+    from app.core.db import connect
+    from app.main import create_app
+    from app.ops.migrate import migrate
+    from app.world.loader import load_world
+
+    sys.path.insert(0, str(PROJECT_ROOT))
+    # demo/ is not part of the package; imported by name so the type checker stays in app/.
+    demo: Any = importlib.import_module("demo.world")
+
+    settings = Settings(database_url=database_url, pool_min_size=1, pool_max_size=4)
+    connection = await connect(settings)
+    try:
+        await migrate(connection)
+        await load_world(connection, demo.build())
+    finally:
+        await connection.close()
+    partner = {"Authorization": f"Bearer {demo.PARTNER_KEY}"}
+    harbour = {"Authorization": f"Bearer {demo.HARBOUR_KEY}"}
+    calls: list[tuple[str, str, str, dict[str, str], Any]] = [
+        ("getIndex", "GET", "/", {}, None),
+        ("getApiIndex", "GET", "/api/v1", {}, None),
+        ("getHealth", "GET", "/api/v1/health", {}, None),
+        ("getMe", "GET", "/api/v1/me", partner, None),
+        ("listDevices", "GET", "/api/v1/devices?status=assigned&limit=2", partner, None),
+        ("getDevice", "GET", f"/api/v1/devices/{DEVICE}", partner, None),
+        ("getDeviceLatest", "GET", f"/api/v1/devices/{DEVICE}/latest", partner, None),
+        (
+            "getDeviceHistory",
+            "GET",
+            f"/api/v1/devices/{DEVICE}/history?field=temperature&from=now-P1D&to=now"
+            "&resolution=hourly&agg=avg",
+            partner,
+            None,
+        ),
+        ("listGateways", "GET", "/api/v1/gateways?limit=2", partner, None),
+        ("getGateway", "GET", f"/api/v1/gateways/{GATEWAY}", partner, None),
+        ("listDeviceProfiles", "GET", "/api/v1/device-profiles?limit=2", partner, None),
+        ("getDeviceProfile", "GET", f"/api/v1/device-profiles/{PROFILE}", partner, None),
+        ("listNetworks", "GET", "/api/v1/networks?limit=2", partner, None),
+        ("getNetwork", "GET", f"/api/v1/networks/{NETWORK}", partner, None),
+        ("listSites", "GET", "/api/v1/sites?limit=2", partner, None),
+        ("getSite", "GET", f"/api/v1/sites/{SITE}", partner, None),
+        ("listSubAccounts", "GET", "/api/v1/sub-accounts?limit=2", partner, None),
+        ("getSubAccount", "GET", f"/api/v1/sub-accounts/{SUB_ACCOUNT}", partner, None),
+        ("listMulticastGroups", "GET", "/api/v1/multicast-groups?limit=2", partner, None),
+        ("getMulticastGroup", "GET", f"/api/v1/multicast-groups/{GROUP}", partner, None),
+        ("listDownlinkTemplates", "GET", f"/api/v1/devices/{DEVICE}/downlinks", partner, None),
+        (
+            "sendDownlink",
+            "POST",
+            f"/api/v1/devices/{DEVICE}/downlinks",
+            partner,
+            BODIES["sendDownlink"]["byKey"]["value"],
+        ),
+        (
+            "executeMulticastGroup",
+            "POST",
+            f"/api/v1/multicast-groups/{GROUP}/execute",
+            partner,
+            BODIES["executeMulticastGroup"]["byKey"]["value"],
+        ),
+        ("listMembers", "GET", "/api/v1/members?limit=2", harbour, None),
+        (
+            "addMember",
+            "POST",
+            "/api/v1/members",
+            harbour,
+            BODIES["addMember"]["newAccount"]["value"],
+        ),
+        (
+            "validateMember",
+            "POST",
+            "/api/v1/members/validate",
+            harbour,
+            BODIES["validateMember"]["login"]["value"],
+        ),
+    ]
+    responses: dict[str, Any] = {}
+    async with AsyncTestClient(app=create_app(settings)) as client:
+        for operation_id, method, path, headers, body in calls:
+            answer = await client.request(method, path, headers=headers, json=body)
+            if answer.status_code >= 300:
+                raise RuntimeError(f"{operation_id}: {answer.status_code} {answer.text}")
+            responses[operation_id] = _shorten(answer.json())
+        added = responses["addMember"]["data"]["userId"]
+        removed = await client.delete(f"/api/v1/members/{added}", headers=harbour)
+        responses["removeMember"] = removed.json()
+        spec = await client.get("/api/v1/openapi.json")
+        responses["getOpenApiDocument"] = {"openapi": spec.json()["openapi"], "info": {}}
+    return {"responses": responses, "bodies": BODIES}
+
+
+def main() -> None:
+    from app.ops import cluster
+
+    cluster.start()
+    # A fresh database each run: the demo world's ids are fixed.
+    name = f"openapi_examples_{os.getpid()}"
+    cluster.ensure_database(name)
+    try:
+        examples = asyncio.run(_collect(cluster.database_url(name)))
+    finally:
+        subprocess.run(
+            [
+                str(cluster.pg_bindir() / "psql"),
+                cluster.database_url("postgres"),
+                "-qc",
+                f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)',
+            ],
+            check=False,
+            capture_output=True,
+        )
+    OUT.write_text(json.dumps(examples, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""GET / and GET /api/v1: a small JSON index for whoever arrives without a map."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from litestar import Controller, get
+from msgspec import Meta
+
+from app.core.api import API_PREFIX, Single
+
+API_VERSION = "1.0.0"
+
+
+class ServiceIndex(msgspec.Struct):
+    name: Annotated[str, Meta(description="The service.")]
+    version: Annotated[str, Meta(description="Version of the API (also in openapi.json).")]
+    docs: Annotated[str, Meta(description="Path of the interactive reference.")]
+    openapi: Annotated[str, Meta(description="Path of the OpenAPI 3.1 document.")]
+    health: Annotated[str, Meta(description="Path of the health check (no key).")]
+
+
+INDEX = Single(
+    ServiceIndex(
+        name="Device Telemetry Service",
+        version=API_VERSION,
+        docs=f"{API_PREFIX}/docs",
+        openapi=f"{API_PREFIX}/openapi.json",
+        health=f"{API_PREFIX}/health",
+    )
+)
+DESCRIPTION = "Where the reference, the OpenAPI document and the health check are. No key."
+
+
+class ApiIndexController(Controller):
+    """Mounted in the /api/v1 router (public: no key)."""
+
+    path = "/"
+    opt = {"public": True}
+    tags = ["Service"]
+
+    @get(
+        operation_id="getApiIndex",
+        summary="Index of the API",
+        description=DESCRIPTION,
+        security=[],
+        sync_to_thread=False,
+    )
+    def api_index(self) -> Single[ServiceIndex]:
+        return INDEX
+
+
+class RootIndexController(Controller):
+    """Mounted at the root, outside /api/v1."""
+
+    path = "/"
+    tags = ["Service"]
+
+    @get(
+        operation_id="getIndex",
+        summary="Index of the service",
+        description=DESCRIPTION,
+        security=[],
+        sync_to_thread=False,
+    )
+    def index(self) -> Single[ServiceIndex]:
+        return INDEX

@@ -1,0 +1,1 @@
+"""Operations: structured logs, request ids and Prometheus metrics."""

@@ -1,0 +1,94 @@
+"""The benchmark report's table and plots (issue 12): cells that hold `|`, p50/p99 columns,
+quick-mode targets that do not fit the dataset, plots that cover every timed measure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchmarks.common import measure
+from benchmarks.report import plot_latency, plot_speedups, plot_throughput, table, unfit_targets
+
+DATASET = {"start": "2026-10-24T20:00:00Z", "end": "2026-11-23T20:00:00Z"}
+
+
+def _measures() -> list:  # type: ignore[type-arg]
+    return [
+        measure(
+            "validate |unknown - wrong| p50",
+            0.2,
+            "ms",
+            group="validate",
+            higher_is_better=False,
+            max_value=5,
+            details={"p50_ms": 0.2, "p99_ms": 0.9},
+        ),
+        measure(
+            "daily avg 1y p50 (SQL)",
+            4.0,
+            "ms",
+            group="history",
+            floor=400.0,
+            floor_name="naive time_bucket over raw",
+            higher_is_better=False,
+            min_ratio=50,
+            details={"route_sql": {"p50_ms": 4.0, "p99_ms": 9.0}, "range_days": 365},
+        ),
+        measure(
+            "hourly avg 1d p50 (SQL)",
+            1.0,
+            "ms",
+            group="history",
+            floor=10.0,
+            floor_name="naive time_bucket over raw",
+            higher_is_better=False,
+            min_ratio=5,
+            details={"route_sql": {"p50_ms": 1.0, "p99_ms": 2.0}, "range_days": 1},
+        ),
+        measure(
+            "GET /devices partner key p50 (SQL)",
+            2.0,
+            "ms",
+            group="directory",
+            higher_is_better=False,
+            max_value=5.0,
+            details={"p95_ms": 3.0, "p99_ms": 4.0},
+        ),
+        measure(
+            "GET /latest 304 @64 conns",
+            9000.0,
+            "req/s",
+            group="latest",
+            details={"p50_ms": 3.0, "p99_ms": 12.0, "connections": 64, "route": "/latest 304"},
+        ),
+    ]
+
+
+def test_table_escapes_pipes_and_shows_percentiles() -> None:
+    rows = table(_measures()).splitlines()
+    header_cells = rows[0].count(" | ")
+    for row in rows[2:]:
+        # Every row has as many cells as the header: no `|` in a name split a cell.
+        assert row.replace("\\|", "").count(" | ") == header_cells, row
+    assert "validate \\|unknown - wrong\\| p50" in rows[2]
+    assert "| 4.00 ms | 9.00 ms |" in rows[3]
+    assert "| 2.00 ms | 4.00 ms |" in rows[5]
+
+
+def test_quick_mode_drops_only_targets_the_dataset_cannot_show() -> None:
+    measures = _measures()
+    measures[1].met = False
+    dropped = unfit_targets(measures, quick=True, dataset=DATASET)
+    assert dropped == ["daily avg 1y p50 (SQL)"]
+    assert measures[1].met is None and "not applied" in (measures[1].target or "")
+    assert measures[2].met is True and "not applied" not in (measures[2].target or "")
+    again = _measures()
+    assert unfit_targets(again, quick=False, dataset=DATASET) == []
+
+
+def test_plots_cover_history_and_directory(tmp_path: Path) -> None:
+    measures = _measures()
+    assert plot_latency(measures, tmp_path / "latency.png")
+    assert plot_speedups(measures, tmp_path / "speedups.png")
+    assert plot_throughput(measures, tmp_path / "throughput.png")
+    for name in ("latency.png", "speedups.png", "throughput.png"):
+        assert (tmp_path / name).stat().st_size > 5000
