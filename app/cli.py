@@ -203,6 +203,10 @@ def build_parser() -> argparse.ArgumentParser:
     retention.add_argument("action", choices=["run"])
     retention.add_argument("--compact", action="store_true", help="also CLUSTER closed chunks")
     retention.set_defaults(handler=cmd_retention)
+
+    from app.webhooks.cli import add_commands as add_webhook_commands
+
+    add_webhook_commands(commands)
     return parser
 
 

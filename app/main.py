@@ -25,6 +25,7 @@ from app.core.errors import handle_exception
 from app.docs import DocsController
 from app.history.retention import retention_lifespan
 from app.routes import api_route_handlers, public_route_handlers
+from app.webhooks.dispatcher import webhooks_lifespan
 
 
 def provide_principal(request: Request[Any, Any, Any]) -> Principal:
@@ -64,7 +65,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     return Litestar(
         route_handlers=[api, *public_route_handlers()],
-        lifespan=[lifespan, auth_cache_lifespan, retention_lifespan],
+        lifespan=[lifespan, auth_cache_lifespan, retention_lifespan, webhooks_lifespan],
         dependencies={
             "pool": Provide(provide_pool, sync_to_thread=False),
             "principal": Provide(provide_principal, sync_to_thread=False),

@@ -18,6 +18,14 @@ class Settings(msgspec.Struct, frozen=True):
     pool_min_size: int = 2
     pool_max_size: int = 10
     max_body_bytes: int = 64 * 1024
+    # Webhooks (integrations.md 1.3): the retry schedule, the 30 days and the 5 days are
+    # multiplied by the scale; timeouts and Retry-After are not.
+    webhook_retry_scale: float = 1.0
+    webhook_timeout_s: float = 15.0
+    webhook_concurrency: int = 8
+    webhooks_allow_private: bool = False
+    # In-process apps (tests) run no dispatcher unless asked; `telemetry serve` does.
+    webhook_dispatcher: bool = False
 
 
 def local_database_url(database: str = "telemetry") -> str:
@@ -32,4 +40,9 @@ def load_settings() -> Settings:
         statement_timeout_ms=int(os.environ.get("STATEMENT_TIMEOUT_MS", 5000)),
         pool_min_size=int(os.environ.get("DB_POOL_MIN", 2)),
         pool_max_size=int(os.environ.get("DB_POOL_MAX", 10)),
+        webhook_retry_scale=float(os.environ.get("TELEMETRY_WEBHOOK_RETRY_SCALE", 1.0)),
+        webhook_timeout_s=float(os.environ.get("TELEMETRY_WEBHOOK_TIMEOUT_S", 15.0)),
+        webhook_concurrency=int(os.environ.get("TELEMETRY_WEBHOOK_CONCURRENCY", 8)),
+        webhooks_allow_private=os.environ.get("TELEMETRY_WEBHOOKS_ALLOW_PRIVATE") == "1",
+        webhook_dispatcher=os.environ.get("TELEMETRY_WEBHOOK_DISPATCHER", "1") != "0",
     )

@@ -31,7 +31,7 @@ Item = tuple[DeviceContext, Uplink, "bytes | None", "asyncio.Future[str]"]
 
 def batch_arguments(items: list[tuple[DeviceContext, Uplink, bytes | None]]) -> tuple[Any, ...]:
     """The arguments of `ingest_uplinks` for uplinks already sorted by device and time."""
-    columns: list[list[Any]] = [[] for _ in range(25)]
+    columns: list[list[Any]] = [[] for _ in range(26)]
     (
         token_hash,
         partner,
@@ -58,6 +58,7 @@ def batch_arguments(items: list[tuple[DeviceContext, Uplink, bytes | None]]) -> 
         other_uplink,
         other_fields,
         other_values,
+        meta,
     ) = columns
     for index, (context, uplink, token) in enumerate(items, start=1):
         a = uplink_arguments(context, uplink, token)
@@ -86,6 +87,7 @@ def batch_arguments(items: list[tuple[DeviceContext, Uplink, bytes | None]]) -> 
         rule_fields.extend(a[19])
         rule_breaks.extend(a[20])
         rule_levels.extend(a[21])
+        meta.append(a[22])
     return tuple(columns)
 
 

@@ -55,6 +55,8 @@ class Uplink(msgspec.Struct, frozen=True):
     receptions: Sequence[tuple[float, float]] = ()  # (rssi, snr) per receiving gateway
     gateways: Sequence[str] = ()  # GatewayEUIs, canonical form
     dedup_key: str | None = None
+    f_port: int | None = None
+    f_cnt: int | None = None
 
 
 def compute_derived(catalog: Catalog, names: dict[str, Any]) -> dict[str, Any]:
@@ -224,6 +226,7 @@ def uplink_arguments(
         prepared.rule_fields,
         prepared.rule_breaks,
         prepared.rule_levels,
+        {"fPort": uplink.f_port, "fCnt": uplink.f_cnt},  # for the device.uplink event
     )
 
 

@@ -109,6 +109,7 @@ async def replay_telemetry(connection: Any, world: Any, now: datetime) -> int:
             values=dict(uplink.values),
             receptions=receptions,
             gateways=[eui] if eui else [],
+            f_port=uplink.f_port,
         )
         events.append((at, len(events), _uplink_step(connection, row, event)))
     for index, status in enumerate(statuses):

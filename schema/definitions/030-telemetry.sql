@@ -96,6 +96,9 @@ DROP FUNCTION IF EXISTS ingest_uplink_state(bytea, uuid, integer, text, timestam
 DROP FUNCTION IF EXISTS ingest_uplink_state(bytea, uuid, integer, text, timestamptz, jsonb,
     text[], jsonb, text[], boolean, boolean, integer, integer, integer[], text[],
     boolean[], text[]);
+DROP FUNCTION IF EXISTS ingest_uplink_state(bytea, uuid, integer, text, timestamptz, jsonb,
+    text[], jsonb, text[], boolean, boolean, integer, integer, integer[], text[],
+    boolean[], text[], jsonb);
 CREATE FUNCTION ingest_uplink_state(
     p_token_hash        bytea,
     p_partner_id        uuid,
@@ -114,6 +117,7 @@ CREATE FUNCTION ingest_uplink_state(
     p_rule_fields       text[],
     p_rule_breaks       boolean[],
     p_rule_levels       text[],
+    p_meta              jsonb,
     OUT outcome         text,
     OUT site_num        integer
 )
@@ -134,6 +138,8 @@ DECLARE
     v_battery   jsonb;
     body        text;
     body_bytes  bytea;
+    raised      integer[];
+    cleared     integer[];
 BEGIN
     -- The network server is answered only after this is durable, whatever the session says.
     SET LOCAL synchronous_commit = on;
@@ -153,15 +159,21 @@ BEGIN
     -- Alerts follow the newest reading of their field: only a reading at least as new as
     -- the stored one of that field may raise or clear them.
     IF cardinality(p_rule_ids) > 0 THEN
+        WITH gone AS (
         DELETE FROM device_alerts a
          USING unnest(p_rule_ids, p_rule_fields, p_rule_breaks) AS r (id, f, b)
          WHERE a.device_num = p_device_num AND a.rule_id = r.id AND NOT r.b
-           AND (old_fs -> r.f IS NULL OR (old_fs -> r.f ->> 't')::timestamptz <= p_time);
+           AND (old_fs -> r.f IS NULL OR (old_fs -> r.f ->> 't')::timestamptz <= p_time)
+        RETURNING a.rule_id)
+        SELECT array_agg(rule_id) INTO cleared FROM gone;
+        WITH added AS (
         INSERT INTO device_alerts (device_num, rule_id, level, since)
         SELECT p_device_num, r.id, r.l, p_time
           FROM unnest(p_rule_ids, p_rule_fields, p_rule_breaks, p_rule_levels) AS r (id, f, b, l)
          WHERE r.b AND (old_fs -> r.f IS NULL OR (old_fs -> r.f ->> 't')::timestamptz <= p_time)
-        ON CONFLICT DO NOTHING;
+        ON CONFLICT DO NOTHING
+        RETURNING rule_id)
+        SELECT array_agg(rule_id) INTO raised FROM added;
     END IF;
 
     -- Per field, the newest stored value and the time it was reported: what retain last
@@ -221,6 +233,11 @@ BEGIN
            latest_body = body_bytes,
            latest_etag = '"' || md5(body_bytes) || '"'
      WHERE device_num = p_device_num;
+
+    -- Events out (schema/definitions/080-webhooks.sql); one index probe without endpoints.
+    PERFORM webhook_uplink(p_partner_id, p_device_num, p_time, vals, retained,
+                           CASE WHEN p_has_derived THEN derived END, sq, v_battery, p_meta,
+                           p_values, raised, cleared);
 END;
 $$;
 
@@ -277,6 +294,9 @@ $$;
 DROP FUNCTION IF EXISTS ingest_uplink(bytea, uuid, integer, text, timestamptz, integer[],
     double precision[], integer[], jsonb[], jsonb, text[], jsonb, text[], boolean, boolean,
     integer, integer, text[], integer[], text[], boolean[], text[]);
+DROP FUNCTION IF EXISTS ingest_uplink(bytea, uuid, integer, text, timestamptz, integer[],
+    double precision[], integer[], jsonb[], jsonb, text[], jsonb, text[], boolean, boolean,
+    integer, integer, text[], integer[], text[], boolean[], text[], jsonb);
 CREATE FUNCTION ingest_uplink(
     p_token_hash        bytea,
     p_partner_id        uuid,
@@ -299,7 +319,8 @@ CREATE FUNCTION ingest_uplink(
     p_rule_ids          integer[],
     p_rule_fields       text[],
     p_rule_breaks       boolean[],
-    p_rule_levels       text[]
+    p_rule_levels       text[],
+    p_meta              jsonb
 ) RETURNS text
 LANGUAGE plpgsql
 AS $$
@@ -309,7 +330,7 @@ BEGIN
     SELECT * INTO r FROM ingest_uplink_state(
         p_token_hash, p_partner_id, p_device_num, p_dedup_key, p_time, p_values, p_derived,
         p_static, p_static_derived, p_has_derived, p_retain, p_signal, p_battery,
-        p_rule_ids, p_rule_fields, p_rule_breaks, p_rule_levels);
+        p_rule_ids, p_rule_fields, p_rule_breaks, p_rule_levels, p_meta);
     IF r.outcome = 'stored' THEN
         PERFORM record_readings(p_device_num, r.site_num, p_time, p_num_fields, p_num_values,
                                 p_other_fields, p_other_values);
@@ -341,6 +362,10 @@ DROP FUNCTION IF EXISTS ingest_uplinks(bytea[], uuid[], integer[], text[], times
     jsonb[], jsonb, jsonb[], jsonb, boolean[], boolean[], integer[], integer[], jsonb,
     integer[], integer[], text[], boolean[], text[], integer[], integer[], double precision[],
     integer[], integer[], jsonb[]);
+DROP FUNCTION IF EXISTS ingest_uplinks(bytea[], uuid[], integer[], text[], timestamptz[],
+    jsonb[], jsonb, jsonb[], jsonb, boolean[], boolean[], integer[], integer[], jsonb,
+    integer[], integer[], text[], boolean[], text[], integer[], integer[], double precision[],
+    integer[], integer[], jsonb[], jsonb);
 CREATE FUNCTION ingest_uplinks(
     p_token_hash        bytea[],
     p_partner_id        uuid[],
@@ -366,7 +391,8 @@ CREATE FUNCTION ingest_uplinks(
     p_num_values        double precision[],
     p_other_uplink      integer[],
     p_other_fields      integer[],
-    p_other_values      jsonb[]
+    p_other_values      jsonb[],
+    p_meta              jsonb
 ) RETURNS text[]
 LANGUAGE plpgsql
 AS $$
@@ -392,7 +418,8 @@ BEGIN
             CASE WHEN has_rules THEN ARRAY(SELECT x.v FROM unnest(p_rule_uplink, p_rule_ids) AS x (u, v) WHERE x.u = i) ELSE '{}' END,
             CASE WHEN has_rules THEN ARRAY(SELECT x.v FROM unnest(p_rule_uplink, p_rule_fields) AS x (u, v) WHERE x.u = i) ELSE '{}' END,
             CASE WHEN has_rules THEN ARRAY(SELECT x.v FROM unnest(p_rule_uplink, p_rule_breaks) AS x (u, v) WHERE x.u = i) ELSE '{}' END,
-            CASE WHEN has_rules THEN ARRAY(SELECT x.v FROM unnest(p_rule_uplink, p_rule_levels) AS x (u, v) WHERE x.u = i) ELSE '{}' END);
+            CASE WHEN has_rules THEN ARRAY(SELECT x.v FROM unnest(p_rule_uplink, p_rule_levels) AS x (u, v) WHERE x.u = i) ELSE '{}' END,
+            p_meta -> (i - 1));
         outcomes := outcomes || r.outcome;
         sites := sites || CASE WHEN r.outcome = 'stored' THEN r.site_num END;
         IF r.outcome = 'stored' AND jsonb_array_length(p_gateways -> (i - 1)) > 0 THEN
@@ -545,6 +572,11 @@ BEGIN
                                      AND (reported_location_at IS NULL OR reported_location_at <= p_time)
                                     THEN p_time ELSE reported_location_at END
      WHERE device_num = p_device_num;
+    -- Events out (schema/definitions/080-webhooks.sql); one index probe without endpoints.
+    PERFORM webhook_ingest_event(
+        p_partner_id, p_device_num, p_kind, p_time, st.battery, v_battery,
+        CASE WHEN st.reported_location_at IS NULL OR st.reported_location_at <= p_time
+             THEN p_location END);
     RETURN 'stored';
 END;
 $$;

@@ -47,7 +47,7 @@ UPDATE gateways
 -- name: ingest_uplink
 -- Stores one uplink (see schema/definitions/030-telemetry.sql); returns the outcome.
 SELECT ingest_uplink($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-                     $17, $18, $19, $20, $21, $22);
+                     $17, $18, $19, $20, $21, $22, $23);
 
 -- name: ingest_event
 -- Stores one status, join or location message; returns the outcome.
@@ -56,4 +56,4 @@ SELECT ingest_event($1, $2, $3, $4, $5, $6, $7, $8);
 -- name: ingest_uplinks
 -- Stores many uplinks in one transaction (see schema/definitions/030-telemetry.sql); returns their outcomes.
 SELECT ingest_uplinks($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-                      $17, $18, $19, $20, $21, $22, $23, $24, $25);
+                      $17, $18, $19, $20, $21, $22, $23, $24, $25, $26);
