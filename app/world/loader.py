@@ -16,6 +16,7 @@ import yaml
 from argon2 import PasswordHasher
 
 from app.core.sql import QUERIES
+from app.webhooks.world import write_webhooks
 from app.world.errors import WorldError, fail
 from app.world.structs import WorldSpec, WorldSummary
 from app.world.telemetry import TelemetryNotSupported, replay_telemetry
@@ -199,6 +200,7 @@ _ID_TABLES = (
     "gateways",
     "devices",
     "multicast_groups",
+    "webhook_endpoints",
 )
 _SINGULAR = {
     "partners": "partner",
@@ -214,6 +216,7 @@ _SINGULAR = {
     "gateways": "gateway",
     "devices": "device",
     "multicast_groups": "multicast group",
+    "webhook_endpoints": "webhook endpoint",
 }
 
 
@@ -297,6 +300,7 @@ async def load_world(
             await _refuse_existing(connection, rows)
             await _write(connection, rows)
             await replay_telemetry(connection, world, now)
+            await write_webhooks(connection, rows.webhooks)
     except TelemetryNotSupported as exc:
         raise WorldError(str(exc)) from None
     except asyncpg.IntegrityConstraintViolationError as exc:
