@@ -123,6 +123,8 @@ def start_server(
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        # Its own process group, so a test can kill the server and its workers at once.
+        start_new_session=True,
     )
     base_url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import signal
 import time
 import uuid
@@ -707,27 +708,23 @@ async def test_auto_disable_after_five_scaled_days_of_failure(pool: asyncpg.Pool
 
 
 async def test_kill_9_between_acknowledged_uplink_and_delivery_loses_nothing(
-    migrated: str, receiver: Receiver, pool: asyncpg.Pool
+    server: LiveServer, migrated: str, receiver: Receiver, pool: asyncpg.Pool
 ) -> None:
+    """Last in this module: it kills the module's server (the dispatching one)."""
     t = Tenancy()
     device = t.device()
     await load(pool, t.world)
-    live = start_server(migrated, workers=1, env=SERVER_ENV)
-    try:
-        _, secret, path = endpoint(
-            migrated, receiver, "--partner", t.partner["id"], "--events", "device.uplink"
-        )
-        # The first attempt hangs at the receiver: the server dies with it under way.
-        receiver.answers[path] = lambda n: (204, {}, 1.8) if n == 1 else (204, {}, 0.0)
-        async with live.client() as client:
-            await post(client, t.token, "up", cs.uplink(device["devEui"], {"temperature": 7}))
-        await wait_for(receiver, path, 1)
-        live.process.send_signal(signal.SIGKILL)
-        live.process.wait(timeout=10)
-    finally:
-        if live.process.poll() is None:
-            live.process.kill()
-    restarted = start_server(migrated, workers=1, env=SERVER_ENV)
+    _, secret, path = endpoint(
+        migrated, receiver, "--partner", t.partner["id"], "--events", "device.uplink"
+    )
+    # The first attempt hangs at the receiver: the server dies with it under way.
+    receiver.answers[path] = lambda n: (204, {}, 1.8) if n == 1 else (204, {}, 0.0)
+    async with server.client() as client:
+        await post(client, t.token, "up", cs.uplink(device["devEui"], {"temperature": 7}))
+    await wait_for(receiver, path, 1)
+    os.killpg(server.process.pid, signal.SIGKILL)  # granian and its workers, at once
+    server.process.wait(timeout=10)
+    restarted = start_server(migrated, workers=2, env=SERVER_ENV)
     try:
         # The claimed message's lease (timeout + 10 s) ends; the new leader sends it.
         got = await wait_for(receiver, path, 2, timeout=40)
