@@ -207,6 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.webhooks.cli import add_commands as add_webhook_commands
 
     add_webhook_commands(commands)
+    from app.simulate.cli import add_commands as add_simulate_commands
+
+    add_simulate_commands(commands)
     return parser
 
 

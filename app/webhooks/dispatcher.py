@@ -36,6 +36,8 @@ from app.core.sql import QUERIES
 from app.webhooks.delivery import Job, Result, attempt
 
 log = logging.getLogger("telemetry.webhooks")
+# httpx logs every request at INFO; attempts have their own log (webhook_attempts).
+logging.getLogger("httpx").setLevel(logging.WARNING)
 
 LOCK_ID = 7_301_994_214
 STANDBY_S = 2.0
