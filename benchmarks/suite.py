@@ -2,9 +2,10 @@
 
 Order: floors (HTTP floor per connection count, database round trip), bulk load (from
 the dataset's generation), storage, then the modules: auth cost, /latest, history,
-directory, member validation timing, and ingest last (it adds readings). Each module runs
-in its own process (benchmarks/runner.py) with a time limit; a module that fails or is
-missing is reported as such and the run goes on.
+directory, member validation timing, ingest (it adds readings), and webhooks last (it adds
+readings and outbox events). Each module runs in its own process (benchmarks/runner.py)
+with a time limit; a module that fails or is missing is reported as such and the run goes
+on.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ MODULES = [
     ("directory", "benchmarks.bench_directory"),
     ("validate", "benchmarks.bench_validate_timing"),
     ("ingest", "benchmarks.bench_ingest"),
+    ("webhooks", "benchmarks.bench_webhooks"),
 ]
 BUILTIN = ["floors", "load", "storage"]
 CLASSES = BUILTIN + [name for name, _ in MODULES]
