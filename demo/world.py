@@ -475,7 +475,7 @@ def build() -> dict[str, Any]:
             }
         ],
         # Every event of the partner, to the demo's local receiver (plain http on loopback:
-        # loading it needs TELEMETRY_WEBHOOKS_ALLOW_PRIVATE=1, which scripts/demo.sh sets).
+        # delivering to it needs TELEMETRY_WEBHOOKS_ALLOW_PRIVATE=1, which demo.sh sets).
         "webhooks": [
             {
                 "id": ident("webhook", "listen"),

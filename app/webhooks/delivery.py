@@ -80,12 +80,12 @@ async def _post(
     client: httpx.AsyncClient, job: Job, timeout_s: float, allow_private: bool
 ) -> tuple[int, str, str | None]:
     """(status, first KiB of the body, Retry-After) of one POST to the checked address."""
-    address = await safety.resolve(job.url, allow_private)
     headers = signing.headers(job.secrets, job.event_id, job.body)
     headers["host"] = safety.host_header(job.url)
     headers["user-agent"] = "telemetry-webhooks/1"
     host = httpx.URL(job.url).host
     async with asyncio.timeout(timeout_s):
+        address = await safety.resolve(job.url, allow_private)
         async with client.stream(
             "POST",
             safety.pinned_url(job.url, address),
@@ -111,6 +111,8 @@ def _error_class(exc: BaseException) -> str:
         return "tls_error" if "SSL" in str(exc) or "certificate" in str(exc) else "connect_error"
     if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
         return "connection_closed"
+    if isinstance(exc, ValueError) and "whsec" in str(exc):
+        return "invalid_secret"
     return "error"
 
 
@@ -125,7 +127,7 @@ async def attempt(
     wait: str | None = None
     try:
         status, response, wait = await _post(client, job, timeout_s, allow_private)
-    except (safety.Refused, TimeoutError, httpx.HTTPError, OSError) as exc:
+    except Exception as exc:  # any failure of one attempt is that attempt's logged outcome
         error = _error_class(exc)
     latency_ms = int((time.monotonic() - started) * 1000)
     now = datetime.now(UTC)

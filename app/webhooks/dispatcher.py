@@ -77,6 +77,8 @@ class Dispatcher:
                         await connection.close()
             except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
                 log.warning("webhook dispatcher: %s; trying again", exc)
+            except Exception:  # a bug must not stop deliveries for good: log it, start over
+                log.exception("webhook dispatcher failed; starting over")
             await asyncio.sleep(STANDBY_S)
 
     async def _abandon(self) -> None:

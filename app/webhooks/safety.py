@@ -48,6 +48,14 @@ async def resolve(url: str, allow_private: bool) -> str:
     host = parts.hostname or ""
     port = parts.port or (443 if parts.scheme == "https" else 80)
     try:
+        literal = ipaddress.ip_address(host)
+    except ValueError:
+        literal = None
+    if literal is not None:  # nothing to resolve
+        if not allow_private and not public(host):
+            raise Refused("refused_address")
+        return host
+    try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError:
         raise Refused("dns_error") from None

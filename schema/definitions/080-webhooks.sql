@@ -243,6 +243,10 @@ DECLARE
     r       record;
 BEGIN
     SELECT last_tick INTO v_from FROM webhook_ticker FOR UPDATE;
+    IF NOT EXISTS (SELECT 1 FROM webhook_endpoints WHERE state <> 'disabled') THEN
+        UPDATE webhook_ticker SET last_tick = v_to;  -- nobody to tell
+        RETURN 0;
+    END IF;
     SELECT online_until INTO v_cut FROM device_presence
      WHERE online_until > v_from AND online_until <= v_to
      ORDER BY online_until OFFSET p_limit - 1 LIMIT 1;

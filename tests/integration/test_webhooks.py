@@ -27,6 +27,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from app.webhooks import safety
 from app.webhooks.delivery import Job, attempt
+from app.webhooks.signing import new_secret
 from tests.conftest import LiveServer, start_server
 from tests.factories import World, load
 from tests.integration import test_ingest_helpers as cs
@@ -679,9 +680,10 @@ async def test_auto_disable_after_five_scaled_days_of_failure(pool: asyncpg.Pool
     endpoint_id = uuid.uuid4()
     await pool.execute(
         "INSERT INTO webhook_endpoints (id, partner_id, url, secret, state, failing_since)"
-        " VALUES ($1, $2, 'https://example.com/', 'whsec_x', 'failing', now() - interval '50 s')",
+        " VALUES ($1, $2, 'https://127.0.0.1:9/', $3, 'failing', now() - interval '50 s')",
         endpoint_id,
         uuid.UUID(t.partner["id"]),
+        new_secret(),
     )
     event = await pool.fetchval(
         "SELECT webhook_emit('webhook.test', $1, NULL, NULL, NULL, now(), '{}', $2)",
