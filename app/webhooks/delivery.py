@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import random
+import ssl
 import time
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
+from urllib.parse import urlsplit
 
-import httpx
 import msgspec
 
 from app.webhooks import safety, signing
+from app.webhooks.client import Client, ProtocolError
 
 # Waits after the 1st, 2nd, ... failed attempt; after the 10th attempt the message fails.
 SCHEDULE_S = (5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400)
@@ -77,47 +79,49 @@ def retry_after(value: str | None, now: datetime) -> float | None:
 
 
 async def _post(
-    client: httpx.AsyncClient, job: Job, timeout_s: float, allow_private: bool
+    client: Client, job: Job, timeout_s: float, allow_private: bool
 ) -> tuple[int, str, str | None]:
     """(status, first KiB of the body, Retry-After) of one POST to the checked address."""
     headers = signing.headers(job.secrets, job.event_id, job.body)
-    headers["host"] = safety.host_header(job.url)
     headers["user-agent"] = "telemetry-webhooks/1"
-    host = httpx.URL(job.url).host
+    parts = urlsplit(job.url)
+    tls = parts.scheme == "https"
     async with asyncio.timeout(timeout_s):
         address = await safety.resolve(job.url, allow_private)
-        async with client.stream(
-            "POST",
-            safety.pinned_url(job.url, address),
-            content=job.body,
+        response = await client.post(
+            address=address,
+            port=parts.port or (443 if tls else 80),
+            tls=tls,
+            host=parts.hostname or "",
+            host_header=safety.host_header(job.url),
+            target=(parts.path or "/") + (f"?{parts.query}" if parts.query else ""),
             headers=headers,
-            extensions={"sni_hostname": host},
-        ) as response:
-            kept = b""
-            async for chunk in response.aiter_raw():
-                kept += chunk
-                if len(kept) >= RESPONSE_KEEP:
-                    break
-            text = kept[:RESPONSE_KEEP].decode("utf-8", "replace")
-            return response.status_code, text, response.headers.get("retry-after")
+            body=job.body,
+        )
+    text = response.body.decode("utf-8", "replace")
+    return response.status, text, response.headers.get("retry-after")
 
 
 def _error_class(exc: BaseException) -> str:
     if isinstance(exc, safety.Refused):
         return str(exc)
-    if isinstance(exc, TimeoutError | httpx.TimeoutException):
+    if isinstance(exc, TimeoutError):
         return "timeout"
-    if isinstance(exc, httpx.ConnectError):
-        return "tls_error" if "SSL" in str(exc) or "certificate" in str(exc) else "connect_error"
-    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+    if isinstance(exc, ssl.SSLError):
+        return "tls_error"
+    if isinstance(exc, asyncio.IncompleteReadError | ConnectionResetError | BrokenPipeError):
         return "connection_closed"
+    if isinstance(exc, OSError):
+        return "connect_error"
+    if isinstance(exc, ProtocolError | asyncio.LimitOverrunError):
+        return "protocol_error"
     if isinstance(exc, ValueError) and "whsec" in str(exc):
         return "invalid_secret"
     return "error"
 
 
 async def attempt(
-    client: httpx.AsyncClient, job: Job, *, timeout_s: float, scale: float, allow_private: bool
+    client: Client, job: Job, *, timeout_s: float, scale: float, allow_private: bool
 ) -> Result:
     at = datetime.now(UTC)
     started = time.monotonic()

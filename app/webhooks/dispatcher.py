@@ -8,9 +8,10 @@ process still runs) never send a message twice at once, and a crashed leader's c
 messages come due again when their lease ends.
 
 The leader wakes on the NOTIFY of every transaction that wrote events (low latency), when
-an attempt finishes (a free slot), and when the next message comes due. Each endpoint has
-at most `webhook_concurrency` attempts under way, so a slow or dead endpoint holds only
-its own slots. Results are written in batches (one round trip per loop turn). Once a
+an endpoint's claimed batch is half done, and when the next message comes due. It claims
+up to 4 x `webhook_concurrency` messages per endpoint at a time, and each endpoint has at
+most `webhook_concurrency` attempts under way (a semaphore of its own), so a slow or dead
+endpoint holds only its own slots. Results are written in batches (within 20 ms). Once a
 second the leader runs the offline ticker (device.offline, webhook_offline_tick); once a
 minute it forgets what is older than 30 days (scaled).
 """
@@ -27,17 +28,15 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
-import httpx
 import msgspec
 
 from app.core.config import Settings
 from app.core.db import connect, create_pool
 from app.core.sql import QUERIES
+from app.webhooks.client import Client
 from app.webhooks.delivery import Job, Result, attempt
 
 log = logging.getLogger("telemetry.webhooks")
-# httpx logs every request at INFO; attempts have their own log (webhook_attempts).
-logging.getLogger("httpx").setLevel(logging.WARNING)
 
 LOCK_ID = 7_301_994_214
 STANDBY_S = 2.0
@@ -45,6 +44,9 @@ TICK_S = 1.0
 PURGE_S = 60.0
 KEEP_S = 30 * 86400.0
 DISABLE_AFTER_S = 5 * 86400.0
+PREFETCH = 4  # messages claimed per endpoint: this many times its concurrency
+FLUSH_S = 0.02  # results wait at most this long for their batch write
+FLUSH_AT = 64
 
 
 class Dispatcher:
@@ -52,6 +54,10 @@ class Dispatcher:
         self.settings = settings
         self.scale = settings.webhook_retry_scale
         self.slots = max(1, settings.webhook_concurrency)
+        # Claimed ahead per endpoint; the lease covers the wait for a slot as well.
+        self.prefetch = self.slots * PREFETCH
+        self.lease_s = settings.webhook_timeout_s * (PREFETCH + 1) + 10.0
+        self.gates: dict[str, asyncio.Semaphore] = {}
         self.wake = asyncio.Event()
         self.in_flight: dict[str, int] = defaultdict(int)
         self.tasks: set[asyncio.Task[None]] = set()
@@ -88,6 +94,7 @@ class Dispatcher:
             await asyncio.gather(*self.tasks, return_exceptions=True)
         self.tasks.clear()
         self.in_flight.clear()
+        self.gates.clear()
         self.results.clear()
 
     async def _lead(self, leader: asyncpg.Connection) -> None:
@@ -96,49 +103,51 @@ class Dispatcher:
         pool = await create_pool(
             msgspec.structs.replace(self.settings, pool_min_size=1, pool_max_size=3)
         )
-        timeout = httpx.Timeout(self.settings.webhook_timeout_s)
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=200)
+        client = Client()
         try:
-            async with httpx.AsyncClient(
-                timeout=timeout, limits=limits, follow_redirects=False
-            ) as client:
-                next_tick = 0.0
-                next_purge = time.monotonic() + 5.0
-                while not leader.is_closed():
-                    self.wake.clear()
-                    claimed = await self._claim(pool, client)
-                    await self._flush(pool)
-                    now = time.monotonic()
-                    if now >= next_tick:
-                        found = await leader.fetchval(QUERIES["webhooks.offline_tick"], 5000)
-                        if found:
-                            log.info("offline ticker: %d devices went offline", found)
-                        next_tick = now + TICK_S
-                    if now >= next_purge:
-                        await pool.fetchval(QUERIES["webhooks.purge"], KEEP_S * self.scale)
-                        next_purge = now + PURGE_S
-                    if claimed or self.results:
-                        continue
-                    wait = min(TICK_S, max(0.0, next_tick - time.monotonic()))
-                    full = [e for e, n in self.in_flight.items() if n >= self.slots]
-                    due = await pool.fetchval(QUERIES["webhooks.next_due"], full)
-                    if due is not None:
-                        wait = min(wait, max(0.0, due.timestamp() - time.time()))
-                    if wait > 0:
-                        with contextlib.suppress(TimeoutError):
-                            await asyncio.wait_for(self.wake.wait(), wait)
+            next_tick = 0.0
+            next_purge = time.monotonic() + 5.0
+            while not leader.is_closed():
+                self.wake.clear()
+                claimed = await self._claim(pool, client)
+                await self._flush(pool)
+                now = time.monotonic()
+                if now >= next_tick:
+                    found = await leader.fetchval(QUERIES["webhooks.offline_tick"], 5000)
+                    if found:
+                        log.info("offline ticker: %d devices went offline", found)
+                    next_tick = now + TICK_S
+                if now >= next_purge:
+                    await pool.fetchval(QUERIES["webhooks.purge"], KEEP_S * self.scale)
+                    next_purge = now + PURGE_S
+                if claimed:
+                    continue
+                wait = min(TICK_S, max(0.0, next_tick - time.monotonic()))
+                if self.results:
+                    wait = min(wait, FLUSH_S)
+                full = [e for e, n in self.in_flight.items() if n > self.prefetch // 2]
+                due = await pool.fetchval(QUERIES["webhooks.next_due"], full)
+                if due is not None:
+                    wait = min(wait, max(0.0, due.timestamp() - time.time()))
+                if wait > 0:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.wake.wait(), wait)
         finally:
             await self._abandon()
+            client.close()
             await pool.close()
 
-    async def _claim(self, pool: asyncpg.Pool, client: httpx.AsyncClient) -> int:
-        busy = [(e, self.slots - n) for e, n in self.in_flight.items() if n > 0]
+    async def _claim(self, pool: asyncpg.Pool, client: Client) -> int:
+        """Claims up to `prefetch` messages per endpoint, topping up only endpoints that are
+        at most half full, so that a steady stream costs one claim per half batch."""
+        half = self.prefetch // 2
+        busy = [(e, 0 if n > half else self.prefetch - n) for e, n in self.in_flight.items()]
         rows = await pool.fetch(
             QUERIES["webhooks.claim"],
             [e for e, _ in busy],
-            [max(0, s) for _, s in busy],
-            self.slots,
-            self.settings.webhook_timeout_s + 10.0,
+            [s for _, s in busy],
+            self.prefetch,
+            self.lease_s,
         )
         for row in rows:
             secrets = [row["secret"]]
@@ -159,21 +168,27 @@ class Dispatcher:
             task.add_done_callback(self.tasks.discard)
         return len(rows)
 
-    async def _deliver(self, client: httpx.AsyncClient, job: Job) -> None:
+    async def _deliver(self, client: Client, job: Job) -> None:
+        gate = self.gates.get(job.endpoint_id)
+        if gate is None:
+            gate = self.gates[job.endpoint_id] = asyncio.Semaphore(self.slots)
         try:
-            result = await attempt(
-                client,
-                job,
-                timeout_s=self.settings.webhook_timeout_s,
-                scale=self.scale,
-                allow_private=self.settings.webhooks_allow_private,
-            )
+            async with gate:
+                result = await attempt(
+                    client,
+                    job,
+                    timeout_s=self.settings.webhook_timeout_s,
+                    scale=self.scale,
+                    allow_private=self.settings.webhooks_allow_private,
+                )
             self.results.append(result)
         finally:
-            self.in_flight[job.endpoint_id] -= 1
-            if self.in_flight[job.endpoint_id] <= 0:
+            left = self.in_flight[job.endpoint_id] = self.in_flight[job.endpoint_id] - 1
+            if left <= 0:
                 del self.in_flight[job.endpoint_id]
-            self.wake.set()
+                self.gates.pop(job.endpoint_id, None)
+            if left <= self.prefetch // 2 or len(self.results) >= FLUSH_AT:
+                self.wake.set()
 
     async def _flush(self, pool: asyncpg.Pool) -> None:
         if not self.results:

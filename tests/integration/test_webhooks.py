@@ -26,6 +26,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from app.webhooks import safety
+from app.webhooks.client import Client
 from app.webhooks.delivery import Job, attempt
 from app.webhooks.signing import new_secret
 from tests.conftest import LiveServer, start_server
@@ -638,7 +639,8 @@ async def test_private_and_plain_http_addresses_are_refused_at_the_attempt(
         url=receiver.url(path),
         secrets=["whsec_" + "A" * 32],
     )
-    async with httpx.AsyncClient(follow_redirects=False) as client:
+    client = Client()
+    try:
         refused = await attempt(client, job, timeout_s=2, scale=SCALE, allow_private=False)
         https_loopback = await attempt(
             client,
@@ -648,6 +650,8 @@ async def test_private_and_plain_http_addresses_are_refused_at_the_attempt(
             allow_private=False,
         )
         allowed = await attempt(client, job, timeout_s=2, scale=SCALE, allow_private=True)
+    finally:
+        client.close()
     assert (refused.error, refused.result, refused.status) == ("refused_scheme", "retry", None)
     assert https_loopback.error == "refused_address"
     assert allowed.status == 204 and allowed.result == "ok"
