@@ -19,6 +19,7 @@ import asyncpg
 from app.core.sql import QUERIES
 from app.telemetry.catalog import DeviceContext
 from app.telemetry.pipeline import Uplink, store_uplink, uplink_arguments
+from app.webhooks.nudge import nudger_for
 
 log = logging.getLogger("telemetry.ingest")
 
@@ -126,6 +127,8 @@ class Batcher:
                 log.warning("batch of %d uplinks failed (%r); storing one by one", len(batch), exc)
             await self._one_by_one(batch)
             return
+        if "stored" in outcomes:
+            nudger_for(self.pool).nudge()  # ingest_uplinks deferred its NOTIFY
         for (_, _, _, future), outcome in zip(batch, outcomes, strict=True):
             if not future.done():
                 future.set_result(outcome)

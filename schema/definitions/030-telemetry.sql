@@ -407,6 +407,8 @@ DECLARE
     gw_eui      text[] := '{}';
     gw_time     timestamptz[] := '{}';
 BEGIN
+    -- The caller wakes the webhook dispatcher after commit (app/webhooks/nudge.py).
+    PERFORM set_config('telemetry.webhooks_defer_notify', 'on', true);
     FOR i IN 1..n LOOP
         SELECT * INTO r FROM ingest_uplink_state(
             p_token_hash[i], p_partner_id[i], p_device_num[i], p_dedup_key[i], p_time[i],

@@ -80,7 +80,10 @@ BEGIN
     INSERT INTO webhook_messages (event_num, endpoint_id)
     SELECT v_num, t FROM unnest(targets) AS t;
     -- One wake-up per transaction: identical notifications of a transaction are folded.
-    PERFORM pg_notify('webhooks', '');
+    -- Batched ingest defers it to after its commit (app/webhooks/nudge.py).
+    IF current_setting('telemetry.webhooks_defer_notify', true) IS DISTINCT FROM 'on' THEN
+        PERFORM pg_notify('webhooks', '');
+    END IF;
     RETURN v_id;
 END;
 $$;
@@ -449,6 +452,17 @@ BEGIN
        AND NOT EXISTS (SELECT 1 FROM webhook_messages m WHERE m.event_num = e.num);
     GET DIAGNOSTICS n = ROW_COUNT;
     RETURN n;
+END;
+$$;
+
+-- The dispatcher's wake-up after batched ingest: a transaction of its own, which need
+-- not wait for its commit to be flushed (the events were made durable by their own).
+CREATE OR REPLACE FUNCTION webhook_nudge() RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    SET LOCAL synchronous_commit = off;
+    PERFORM pg_notify('webhooks', '');
 END;
 $$;
 

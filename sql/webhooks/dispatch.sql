@@ -21,3 +21,7 @@ SELECT webhook_offline_tick($1)
 -- name: purge
 -- Forgets attempts, finished messages and events older than the keep period.
 SELECT webhook_purge(make_interval(secs => $1))
+
+-- name: nudge
+-- Wakes the dispatcher after a batch whose notification was deferred (see app/webhooks/nudge.py).
+SELECT webhook_nudge()
