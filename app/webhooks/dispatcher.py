@@ -7,7 +7,8 @@ leased and taken `FOR UPDATE SKIP LOCKED`, so even two leaders (a lock lost whil
 process still runs) never send a message twice at once, and a crashed leader's claimed
 messages come due again when their lease ends.
 
-The leader wakes on the NOTIFY of every transaction that wrote events (low latency), when
+The leader wakes on the NOTIFY of every transaction that wrote events (low latency; batched
+ingest sends it just after its commit, app/webhooks/nudge.py), when
 an endpoint's claimed batch is half done, and when the next message comes due. It claims
 up to 4 x `webhook_concurrency` messages per endpoint at a time, and each endpoint has at
 most `webhook_concurrency` attempts under way (a semaphore of its own), so a slow or dead
