@@ -14,6 +14,7 @@ import asyncio
 import itertools
 import os
 import signal
+import subprocess
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -29,10 +30,11 @@ from app.webhooks import safety
 from app.webhooks.client import Client
 from app.webhooks.delivery import Job, attempt
 from app.webhooks.signing import new_secret
-from tests.conftest import LiveServer, start_server
+from tests.conftest import LiveServer, free_port, start_server
 from tests.factories import World, load
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.webhook_support import (
+    TELEMETRY,
     Receiver,
     cli,
     create_endpoint,
@@ -708,6 +710,71 @@ async def test_auto_disable_after_five_scaled_days_of_failure(pool: asyncpg.Pool
         "SELECT state FROM webhook_messages WHERE endpoint_id = $1", endpoint_id
     )
     assert (state, kept) == ("auto_disabled", "pending")
+
+
+# ------------------------------------------------------------------------ world and listen
+
+
+def start_listener(port: int, secret: str) -> subprocess.Popen[str]:
+    """`telemetry webhooks listen`, once it says it is listening."""
+    listener = subprocess.Popen(
+        [TELEMETRY, "webhooks", "listen", "--port", str(port), "--secret", secret],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert listener.stdout is not None
+    assert "listening on" in listener.stdout.readline()
+    return listener
+
+
+async def test_world_file_endpoint_and_webhooks_listen_verify_and_print(
+    server: LiveServer, pool: asyncpg.Pool, migrated: str
+) -> None:
+    """An endpoint of a world file (under a sub-account) pointing at `telemetry webhooks
+    listen`, which verifies each signature with the world's secret and prints the event."""
+    port = free_port()
+    secret = new_secret()
+    listener = await asyncio.to_thread(start_listener, port, secret)
+    try:
+        assert listener.stdout is not None
+        t = Tenancy()
+        hook_id = str(uuid.uuid4())
+        t.a["webhooks"] = [
+            {"id": hook_id, "url": f"http://127.0.0.1:{port}/events", "secret": secret}
+        ]
+        await load(pool, t.world)
+        row = await pool.fetchrow(
+            "SELECT sub_account_id, state, event_types FROM webhook_endpoints WHERE id = $1",
+            uuid.UUID(hook_id),
+        )
+        assert (str(row["sub_account_id"]), row["state"], row["event_types"]) == (
+            t.a["id"],
+            "enabled",
+            None,
+        )
+        event_id = cli_db(migrated, "webhooks", "test", hook_id)[0].split()[0]
+        line = await asyncio.wait_for(asyncio.to_thread(listener.stdout.readline), 20)
+        assert event_id in line and "webhook.test" in line and " verified " in line
+        # A request signed with another secret is refused and printed as such.
+        body = b'{"id":"msg_forged","type":"webhook.test","data":{}}'
+        forged = Webhook(new_secret()).sign("msg_forged", datetime.now(UTC), body.decode())
+        async with httpx.AsyncClient() as plain:
+            answer = await plain.post(
+                f"http://127.0.0.1:{port}/events",
+                content=body,
+                headers={
+                    "webhook-id": "msg_forged",
+                    "webhook-timestamp": str(int(time.time())),
+                    "webhook-signature": forged,
+                },
+            )
+        assert answer.status_code == 400
+        line = await asyncio.wait_for(asyncio.to_thread(listener.stdout.readline), 20)
+        assert "msg_forged" in line and "REFUSED" in line
+    finally:
+        listener.terminate()
+        listener.wait(timeout=10)
 
 
 # ------------------------------------------------------------------------------ durability
