@@ -9,8 +9,9 @@ profiles that use every field kind (decoded, static, formula, mapping) and every
 alert rules and downlink templates; gateways, users and members (admins, a site-restricted
 operator, an invited user without a password, a locked user), keys of every flavour with
 fixed secrets (below), a ChirpStack integration token, a webhook endpoint (every event
-to `telemetry webhooks listen` on 127.0.0.1:8001, scripts/demo.sh), and two days of uplinks with status
-events and gateway stats, all at times relative to the load (`now-PT...`).
+to `telemetry webhooks listen` on 127.0.0.1:8001, scripts/demo.sh), and two days of
+uplinks with status events and gateway stats, all at times relative to the load
+(`now-PT...`).
 
 Ids are UUIDv5 of fixed names and values come from a seeded generator, so every run
 prints the same file.

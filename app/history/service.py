@@ -12,10 +12,10 @@ import msgspec
 
 from app.auth.guards import require_multi_site
 from app.auth.principal import Principal
+from app.auth.tenancy import resolve_device
 from app.core.api import parse_timestamp, parse_uuid, utc_now
-from app.core.errors import forbidden, invalid_parameter
+from app.core.errors import ErrorCode, forbidden, invalid_parameter
 from app.core.sql import QUERIES
-from app.core.tenancy import resolve_device
 from app.history.planner import (
     MAX_BUCKETS,
     Resolution,
@@ -122,7 +122,9 @@ async def read_history(
 
     start, end, cutoff = query.start, query.end, query.cutoff
     if end <= cutoff:
-        raise forbidden("outside_retention", "the range is entirely outside the plan retention")
+        raise forbidden(
+            ErrorCode.OUTSIDE_RETENTION, "the range is entirely outside the plan retention"
+        )
     clamped = start < cutoff
     if clamped:
         start = cutoff

@@ -8,7 +8,7 @@ from typing import Any
 
 import uvloop
 
-from app.core.config import load_settings
+from app.core.config import settings
 from app.core.db import connect
 
 
@@ -20,7 +20,7 @@ def cmd_simulate(args: argparse.Namespace) -> None:
     partner = parse_id("--partner", args.partner)
 
     async def run() -> int:
-        connection = await connect(load_settings())
+        connection = await connect(settings())
         try:
             devices = await load_devices(connection, partner, args.devices)
         finally:

@@ -8,7 +8,7 @@ from typing import Any
 
 import uvloop
 
-from app.core.config import load_settings
+from app.core.config import settings
 
 
 def _run(work: Any) -> Any:
@@ -23,7 +23,6 @@ def cmd_webhooks(args: argparse.Namespace) -> None:
 
     action = args.action
     if action == "create":
-        settings = load_settings()
         endpoint_id, secret = _run(
             lambda conn: endpoints.create(
                 conn,
@@ -32,7 +31,7 @@ def cmd_webhooks(args: argparse.Namespace) -> None:
                 url=args.url,
                 events=args.events,
                 devices=args.devices,
-                allow_private=settings.webhooks_allow_private,
+                allow_private=settings().webhooks_allow_private,
             )
         )
         print(f"{endpoint_id} enabled {args.url} (the secret below is shown once)")
@@ -77,9 +76,8 @@ def cmd_webhooks(args: argparse.Namespace) -> None:
     elif action == "dispatch":
         from app.webhooks.dispatcher import Dispatcher
 
-        settings = load_settings()
         print("webhook dispatcher running (leads when no other holds the lock)", flush=True)
-        uvloop.run(Dispatcher(settings).run_forever())
+        uvloop.run(Dispatcher(settings()).run_forever())
 
 
 def add_commands(commands: Any) -> None:

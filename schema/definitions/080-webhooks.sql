@@ -3,7 +3,7 @@
 -- Re-runnable: applied on every migrate.
 --
 -- Where events come from:
---   device.uplink, device.alert.*   webhook_uplink, one step of ingest_uplink_state
+--   device.uplink, device.alert.*   webhook_uplink, step "events" of ingest_uplinks
 --   device.status/.joined/.location webhook_ingest_event, one step of ingest_event
 --   device.online                   trigger on device_state (last_uplink_at moves)
 --   device.offline                  webhook_offline_tick (the dispatcher's ticker), or the
@@ -89,18 +89,15 @@ END;
 $$;
 
 -- device.uplink, then device.alert.raised / .cleared for the rules this uplink started
--- or stopped breaking. Called by ingest_uplink_state after the device's state is
--- written; p_values, p_retained, p_derived and p_signal are what /latest shows now
--- (p_derived NULL when /latest carries no `derived`), p_readings the uplink's own values.
+-- or stopped breaking (p_raised, p_cleared): step "events" of ingest_uplinks, after the
+-- device's state is written. The event shows what /latest shows now (the stored body,
+-- built by latest_body: values, retained, derived, signalQuality) with the battery, the
+-- uplink's time, fPort and fCnt (p_meta); an alert's value is the uplink's own
+-- (p_readings).
 CREATE OR REPLACE FUNCTION webhook_uplink(
     p_partner_id    uuid,
     p_device_num    integer,
     p_time          timestamptz,
-    p_values        jsonb,
-    p_retained      jsonb,
-    p_derived       jsonb,
-    p_signal        integer,
-    p_battery       jsonb,
     p_meta          jsonb,
     p_readings      jsonb,
     p_raised        integer[],
@@ -110,6 +107,8 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     d       record;
+    latest  jsonb;
+    battery jsonb;
     data    jsonb;
     r       record;
 BEGIN
@@ -117,15 +116,18 @@ BEGIN
         RETURN;
     END IF;
     SELECT id, sub_account_id, dev_eui, site_id INTO d FROM devices WHERE num = p_device_num;
+    SELECT convert_from(s.latest_body, 'UTF8')::jsonb, s.battery INTO latest, battery
+      FROM device_state s WHERE s.device_num = p_device_num;
     data := jsonb_build_object('devEui', d.dev_eui, 'time', rfc3339(p_time),
-                               'values', p_values, 'signalQuality', p_signal,
-                               'battery', p_battery, 'siteId', d.site_id,
+                               'values', latest -> 'values',
+                               'signalQuality', latest -> 'signalQuality',
+                               'battery', battery, 'siteId', d.site_id,
                                'fPort', p_meta -> 'fPort', 'fCnt', p_meta -> 'fCnt');
-    IF p_derived IS NOT NULL THEN
-        data := data || jsonb_build_object('derived', p_derived);
+    IF latest ? 'derived' THEN
+        data := data || jsonb_build_object('derived', latest -> 'derived');
     END IF;
-    IF p_retained IS NOT NULL THEN
-        data := data || jsonb_build_object('retained', p_retained);
+    IF latest ? 'retained' THEN
+        data := data || jsonb_build_object('retained', latest -> 'retained');
     END IF;
     PERFORM webhook_emit('device.uplink', p_partner_id, d.sub_account_id, p_device_num, d.id,
                          p_time, data);

@@ -1,7 +1,8 @@
 """The history oracle (issue 4): the route equals time_bucket over the raw tables.
 
 A few hundred cases here (datasets x requests); the long mode runs 10,000:
-`python -m benchmarks.history_oracle --cases 10000`.
+`python -m benchmarks.history_oracle --cases 10000` (long mode; the oracle itself is
+tests/history_oracle.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from litestar.testing import AsyncTestClient
 
-from benchmarks.history_oracle import (
+from tests.history_oracle import (
     QUERIES_PER_DATASET,
     Dataset,
     Oracle,

@@ -32,6 +32,7 @@ from app.webhooks.delivery import Job, attempt
 from app.webhooks.signing import new_secret
 from tests.conftest import LiveServer, free_port, start_server
 from tests.factories import World, load
+from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.webhook_support import (
     TELEMETRY,
@@ -170,6 +171,47 @@ async def test_uplink_events_are_signed_headed_and_match_their_schemas(
     assert len(log) == 2
     assert all(line.split()[2] == "204" and line.endswith("ms") for line in log)
     assert {line.split()[1] for line in log} == {e["id"] for e in events}
+
+
+async def test_uplink_event_shows_what_latest_shows(
+    server: LiveServer,
+    receiver: Receiver,
+    http: httpx.AsyncClient,
+    pool: asyncpg.Pool,
+    migrated: str,
+) -> None:
+    # The event carries the device's state as /latest builds it (latest_body): with retain
+    # last value the older field is `retained`, and calibration makes `derived`.
+    w = World()
+    partner = w.partner(plan={"apiWrite": True, "retentionDays": 30})
+    sa = w.sub_account(partner)
+    profile = w.profile(
+        partner, fields=[w.field("temperature"), w.field("humidity")], retainLastValue=True
+    )
+    device = w.device(sa, profile, calibration={"temperature": {"scale": 2, "offset": 1}})
+    token = w.integration(partner)
+    key = w.key(sa, scopes=["telemetry:read"])
+    await load(pool, w)
+    _, secret, path = endpoint(
+        migrated, receiver, "--partner", partner["id"], "--events", "device.uplink"
+    )
+    eui, t1, t2 = device["devEui"], cs.at(0, -2), cs.at(0, -1)
+    await post(http, token, "up", cs.uplink(eui, {"temperature": 10.0, "humidity": 40}, time=t1))
+    await post(http, token, "up", cs.uplink(eui, {"temperature": 11.0}, time=t2))
+    events = sorted(
+        (verify(secret, r) for r in await wait_for(receiver, path, 2)),
+        key=lambda e: e["sequence"],
+    )
+    data = events[1]["data"]
+    response = await http.get(f"/api/v1/devices/{device['id']}/latest", headers=bearer(key))
+    assert response.status_code == 200, response.text
+    latest = response.json()["data"]
+    assert data["values"] == latest["values"] == {"temperature": 23.0, "humidity": 40}
+    assert data["retained"] == latest["retained"] == {"humidity": cs.iso(t1)}
+    assert data["derived"] == latest["derived"] == {"temperature": 23.0}
+    assert data["signalQuality"] == latest["signalQuality"]
+    assert data["time"] == cs.iso(t2)
+    assert "retained" not in events[0]["data"]
 
 
 async def test_alerts_status_join_and_location_events(
@@ -313,7 +355,7 @@ async def test_downlink_queued_event(
     response = await http.post(
         f"/api/v1/devices/{device['id']}/downlinks",
         json={"key": "set_interval", "data": {"minutes": 10}},
-        headers={"Authorization": f"Bearer {t.key}"},
+        headers=bearer(t.key),
     )
     assert response.status_code == 202, response.text
     queued = response.json()["data"]
