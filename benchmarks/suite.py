@@ -2,10 +2,10 @@
 
 Order: floors (HTTP floor per connection count, database round trip), bulk load (from
 the dataset's generation), storage, then the modules: auth cost, /latest, history,
-directory, member validation timing, ingest (it adds readings), and webhooks last (it adds
-readings and outbox events). Each module runs in its own process (benchmarks/runner.py)
-with a time limit; a module that fails or is missing is reported as such and the run goes
-on.
+export, directory, member validation timing, then ingest (it adds readings), network
+(MQTT ingest beside it, downlink dispatch) and webhooks last (it adds readings and outbox
+events). Each module runs in its own process (benchmarks/runner.py) with a time limit; a
+module that fails or is missing is reported as such and the run goes on.
 """
 
 from __future__ import annotations
@@ -56,9 +56,11 @@ MODULES = [
     ("auth", "benchmarks.auth_cost"),
     ("latest", "benchmarks.bench_latest"),
     ("history", "benchmarks.bench_history"),
+    ("export", "benchmarks.bench_export"),
     ("directory", "benchmarks.bench_directory"),
     ("validate", "benchmarks.bench_validate_timing"),
     ("ingest", "benchmarks.bench_ingest"),
+    ("network", "benchmarks.bench_network"),
     ("webhooks", "benchmarks.bench_webhooks"),
 ]
 BUILTIN = ["floors", "load", "storage"]

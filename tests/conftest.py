@@ -54,7 +54,17 @@ def database_url() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def settings(database_url: str) -> Settings:
-    return Settings(database_url=database_url, pool_min_size=1, pool_max_size=8)
+    # The in-process app runs no webhook dispatcher, MQTT consumer or downlink dispatcher:
+    # the tests of those start them as users do (`telemetry serve` with its settings,
+    # `telemetry ingest mqtt`, `telemetry dispatch`).
+    return Settings(
+        database_url=database_url,
+        pool_min_size=1,
+        pool_max_size=8,
+        webhook_dispatcher=False,
+        mqtt_ingest=False,
+        downlink_dispatch=False,
+    )
 
 
 @pytest.fixture(scope="session")
@@ -101,13 +111,16 @@ def start_server(
 ) -> LiveServer:
     """`telemetry serve` as users start it, on a free loopback port (`env`: extra settings).
 
-    Its webhook dispatcher is off unless `env` turns it on, so that only the webhook tests'
-    own server (with their settings) delivers."""
+    Its webhook dispatcher, MQTT consumers and downlink dispatcher are off unless `env`
+    switches them on, so that the tests that own those loops (with their own settings) are
+    not raced by the shared server."""
     port = free_port()
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
         "TELEMETRY_WEBHOOK_DISPATCHER": "0",
+        "TELEMETRY_MQTT_INGEST": "0",
+        "TELEMETRY_DOWNLINK_DISPATCH": "0",
         **(env or {}),
     }
     process = subprocess.Popen(

@@ -2,12 +2,15 @@
 
 Random readings (late, out of order, equal times, across sites, some bulk-loaded by COPY
 and `rebuild_rollups`, some removed by `delete_device_telemetry`) are loaded for one
-device; then random requests (range, resolution, agg, site filter, field) go through
-the real route, and each answer is compared with the same aggregate computed directly
-by `time_bucket` over `readings_num` / `readings_other` (decisions D12: equal, avg within
-1e-9 relative). tests/integration/test_history_oracle.py runs a few hundred cases; the
-long mode (benchmarks/history_oracle.py) runs on a scratch database of the project's
-cluster:
+device, clustered around hour and day edges and the DST changes of the zones below;
+then random requests (range, resolution, agg, site filter, field, `tz`) go through the
+real route, and each answer is compared with the same aggregate computed directly by
+`time_bucket(interval, time[, tz])` over `readings_num` / `readings_other` (decisions
+D12, integrations.md section 5: equal, avg within 1e-9 relative). Most requests are aimed
+at the data (a range around a reading of the field, at its site), so that most cases
+compare non-empty answers; the share is reported. tests/integration/test_history_oracle.py
+runs a few hundred cases; the long mode (benchmarks/history_oracle.py) runs on a scratch
+database of the project's cluster:
 
     python -m benchmarks.history_oracle --cases 10000
 """
@@ -18,6 +21,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from hypothesis import strategies as st
 
@@ -34,12 +38,37 @@ NUMERIC_AGGS = ["avg", "min", "max", "sum", "count", "last", None]
 OTHER_AGGS = ["count", "last", None]
 # All readings fall in [BASE, BASE + SPAN); ranges reach a little beyond on both sides.
 SPAN = timedelta(days=75)
+# None is UTC without `tz` (D12); the others cover whole-hour, half-hour and 45-minute
+# offsets and DST changes in both hemispheres.
+ZONES = [
+    None, "UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Australia/Adelaide",
+    "Asia/Kathmandu", "Pacific/Chatham",
+]  # fmt: skip
 
 
 def base_time() -> datetime:
-    # Inside every plan retention used here, and far enough back for 75 days of history.
-    now = datetime.now(UTC).replace(microsecond=0)
-    return now - timedelta(days=120)
+    # September 1st of last year: inside the oracle's 10-year retention, and the 75 days
+    # from it hold the autumn DST changes of Chatham, Adelaide (spring there), Berlin and
+    # New York.
+    return datetime(datetime.now(UTC).year - 1, 9, 1, tzinfo=UTC)
+
+
+def dst_changes(base: datetime) -> list[int]:
+    """Offsets from `base` (microseconds) of the zones' clock changes in the span, and of
+    the local midnights before and after each."""
+    points: list[int] = []
+    for name in ZONES[2:]:
+        assert name is not None
+        zone = ZoneInfo(name)
+        step, moment = timedelta(hours=1), base
+        while moment < base + SPAN:
+            if (moment + step).astimezone(zone).utcoffset() != moment.astimezone(zone).utcoffset():
+                change = moment + step
+                local = change.astimezone(zone).replace(hour=0, minute=0, second=0)
+                for instant in (change, local, local + timedelta(days=1)):
+                    points.append(int((instant - base).total_seconds()) * 1_000_000)
+            moment += step
+    return points
 
 
 @dataclass(frozen=True)
@@ -54,6 +83,8 @@ class Reading:
 DAY_US = 86_400_000_000
 HOUR_US = 3_600_000_000
 DENSE_US = 40 * DAY_US  # most readings fall in the three days from here
+# Where readings cluster: the dense days, clock changes and the local midnights around them.
+FOCUS = [DENSE_US, *dst_changes(base_time())]
 # Times cluster in a few days, with hour and day boundaries (and their neighbours) common
 # enough to make equal times and edge buckets frequent; some spread over the whole span.
 offsets = st.one_of(
@@ -66,7 +97,12 @@ offsets = st.one_of(
     st.tuples(st.integers(0, 71), st.integers(0, 3_599)).map(
         lambda t: DENSE_US + t[0] * HOUR_US + t[1] * 1_000_000
     ),
-)
+    # Quarter hours (the edges of half-hour and 45-minute zones' buckets) around a focus.
+    st.tuples(
+        st.sampled_from(FOCUS), st.integers(-4 * 30, 4 * 30), st.sampled_from([-1, 0, 1, 0])
+    ).map(lambda t: t[0] + t[1] * 15 * 60_000_000 + t[2]),
+    st.tuples(st.sampled_from(FOCUS), st.integers(-2 * DAY_US, 2 * DAY_US)).map(sum),
+).filter(lambda offset: 0 <= offset < int(SPAN.total_seconds() * 1e6))
 numbers = st.one_of(
     st.integers(-(10**6), 10**6).map(lambda i: i / 8),
     st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False),
@@ -113,6 +149,7 @@ class Request:
     resolution: str
     agg: str | None
     site: int | None
+    tz: str | None = None
 
 
 requests = st.builds(
@@ -134,7 +171,55 @@ requests = st.builds(
     resolution=st.sampled_from(RESOLUTIONS),
     agg=st.sampled_from(NUMERIC_AGGS),
     site=st.sampled_from([None, None, 1, 2, 3]),
+    tz=st.sampled_from(ZONES),
 )
+
+# How far a range aimed at a reading reaches before and after it: exactly to it, minutes,
+# whole hours and days (bucket edges when the reading is on one), up to the whole span.
+minutes = st.integers(0, 90).map(lambda m: m * 60_000_000)
+hours = st.tuples(st.integers(0, 72), st.sampled_from([0, 0, 1, -1])).map(
+    lambda t: max(0, t[0] * HOUR_US + t[1])
+)
+days = st.integers(0, 20).map(lambda d: d * DAY_US)
+reach = st.one_of(
+    st.just(0),
+    minutes,
+    minutes,
+    hours,
+    hours,
+    days,
+    st.integers(0, int(SPAN.total_seconds() * 1e6)),
+)
+
+
+@st.composite
+def aimed_request(draw: Any, dataset: Dataset) -> Request:
+    """A request whose range holds a reading of its field (at its site, when filtered)."""
+    anchor = draw(st.sampled_from(dataset.after_deletion))
+    before, after = draw(reach), draw(reach)
+    site = draw(st.sampled_from([None, None, None, anchor.site or None]))
+    numeric = anchor.field == "x"
+    return Request(
+        field=anchor.field,
+        start_us=anchor.offset_us - before,
+        length_us=before + after + 1,
+        resolution=draw(st.sampled_from(RESOLUTIONS)),
+        agg=draw(st.sampled_from(NUMERIC_AGGS if numeric else [*OTHER_AGGS, "count", "last"])),
+        site=site,
+        tz=draw(st.sampled_from(ZONES)),
+    )
+
+
+def batch_for(dataset: Dataset) -> st.SearchStrategy[list[Request]]:
+    """QUERIES_PER_DATASET requests, most of them aimed at the dataset's readings."""
+    one = st.one_of(aimed_request(dataset), aimed_request(dataset), aimed_request(dataset),
+                    aimed_request(dataset), aimed_request(dataset), aimed_request(dataset),
+                    aimed_request(dataset), aimed_request(dataset), requests)  # fmt: skip
+    return st.lists(one, min_size=QUERIES_PER_DATASET, max_size=QUERIES_PER_DATASET)
+
+
+# A dataset with its requests (hypothesis draws both and shrinks them together).
+dataset_cases = datasets.flatmap(lambda d: st.tuples(st.just(d), batch_for(d)))
 
 
 @dataclass
@@ -156,8 +241,13 @@ class Oracle:
 
     def count(self, what: str, points: int = 0) -> None:
         self.stats[what] = self.stats.get(what, 0) + 1
+        self.stats["cases"] = self.stats.get("cases", 0) + 1
         if points:
             self.stats[what + " non-empty"] = self.stats.get(what + " non-empty", 0) + 1
+            self.stats["non-empty"] = self.stats.get("non-empty", 0) + 1
+
+    def non_empty_share(self) -> float:
+        return self.stats.get("non-empty", 0) / max(1, self.stats.get("cases", 0))
 
     async def load(self, dataset: Dataset) -> None:
         await self.pool.execute("SELECT delete_device_telemetry($1)", self.device_num)
@@ -233,6 +323,8 @@ class Oracle:
         }
         if agg is not None and request.resolution != "raw":
             params["agg"] = agg
+        if request.tz is not None:
+            params["tz"] = request.tz
         site_id = None
         if request.site is not None:
             site_id = self.foreign_site_id if request.site == 3 else self.site_ids[request.site - 1]
@@ -243,7 +335,10 @@ class Oracle:
             headers={"Authorization": f"Bearer {self.key}"},
         )
         resolution = parse_resolution(request.resolution)
-        too_many = resolution is not None and bucket_count(start, end, resolution) > MAX_BUCKETS
+        too_many = (
+            resolution is not None
+            and bucket_count(start, end, resolution, request.tz) > MAX_BUCKETS
+        )
         # A string field has no avg, the default agg of bucketed resolutions.
         no_default = resolution is not None and not numeric and agg is None
         if too_many or no_default:
@@ -253,6 +348,7 @@ class Oracle:
             return
         assert response.status_code == 200, (params, response.text)
         data = response.json()["data"]
+        assert data.get("tz") == request.tz, (params, data)
         site_num = None
         if request.site is not None:
             site_num = -1 if request.site == 3 else self.site_nums[request.site - 1]
@@ -287,8 +383,9 @@ class Oracle:
             "last": "(array_agg(value ORDER BY time DESC, value DESC))[1]",
         }[agg or "avg"]
         scale = "avg(abs(value))" if numeric else "0"
+        bucket = "time_bucket($6::text::interval, time" + (", $7::text)" if request.tz else ")")
         expected = await self.pool.fetch(
-            f"""SELECT time_bucket($6::text::interval, time) AS bucket, {expression} AS value,
+            f"""SELECT {bucket} AS bucket, {expression} AS value,
                        {scale} AS scale, count(*) AS n
                   FROM {table}
                  WHERE device_num = $1 AND field_num = $2 AND time >= $3 AND time < $4
@@ -300,6 +397,7 @@ class Oracle:
             end,
             site_num,
             resolution.interval,
+            *([request.tz] if request.tz else []),
         )
         got_times = [p["time"] for p in data["points"]]
         assert got_times == [iso(r["bucket"]) for r in expected], (params, data, expected)

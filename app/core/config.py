@@ -23,6 +23,15 @@ through the environment.
 | TELEMETRY_WEBHOOK_CONCURRENCY | webhook_concurrency | 8 (attempts under way per endpoint) |
 | TELEMETRY_WEBHOOKS_ALLOW_PRIVATE | webhooks_allow_private | unset (1: http, private addresses) |
 | TELEMETRY_WEBHOOK_DISPATCHER | webhook_dispatcher | 1 (0: `serve` runs no dispatcher) |
+| EXPORT_TIMEOUT_MS | export_timeout_ms | 3600000 (statement timeout of one export's stream) |
+| EXPORT_STALL_S | export_stall_s | 60 (a client not reading this long ends its export) |
+| EXPORT_CONCURRENCY | export_concurrency | 4 (exports streaming at once per worker) |
+| TELEMETRY_MQTT_INGEST | mqtt_ingest | 1 (0: `serve` runs no MQTT consumer) |
+| TELEMETRY_DOWNLINK_DISPATCH | downlink_dispatch | 1 (0: `serve` runs no downlink dispatcher) |
+| TELEMETRY_CHIRPSTACK_TIMEOUT_S | chirpstack_timeout_s | 5.0 (then a call's outcome is unknown) |
+| TELEMETRY_DISPATCH_BACKOFF_S | dispatch_backoff_s | 1.0 (first retry delay, doubling up to 60 s) |
+| TELEMETRY_MQTT_PORT | mqtt_port | 25883 (the local broker of `telemetry mqtt start`) |
+| TELEMETRY_MQTT_DIR | mqtt_dir | `.mosquitto/` in the checkout |
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ import msgspec
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # Below Linux's ephemeral range (32768-60999), so an outgoing connection cannot hold it.
 DEFAULT_PORT = 25432
+DEFAULT_MQTT_PORT = 25883
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -67,6 +77,27 @@ class Settings(msgspec.Struct, frozen=True):
     webhooks_allow_private: bool = False
     # In-process apps (tests) run no dispatcher unless asked; `telemetry serve` does.
     webhook_dispatcher: bool = False
+    # Export (integrations.md section 4): the bounds of one request (not configurable: they
+    # are the contract's), the statement timeout of its stream and of its size count, and
+    # how long a client may stop reading.
+    export_max_devices: int = 10_000
+    export_max_readings: int = 50_000_000
+    export_timeout_ms: int = 3_600_000
+    export_count_timeout_ms: int = 60_000
+    export_stall_s: float = 60.0
+    # Exports streaming at once per worker: each holds a pool connection while it runs.
+    export_concurrency: int = 4
+    # Background work of `telemetry serve` (integrations.md 2.1 and 3): the MQTT consumers
+    # and the downlink dispatcher. Each runs once across all workers and instances.
+    mqtt_ingest: bool = True
+    downlink_dispatch: bool = True
+    # Seconds a ChirpStack gRPC call may take before its outcome counts as unknown.
+    chirpstack_timeout_s: float = 5.0
+    # First retry delay of a downlink after a retryable failure; doubles up to 60 s.
+    dispatch_backoff_s: float = 1.0
+    # The local Mosquitto of `telemetry mqtt start|stop` (app/ops/broker.py).
+    mqtt_port: int = DEFAULT_MQTT_PORT
+    mqtt_dir: str = str(PROJECT_ROOT / ".mosquitto")
 
 
 def local_database_url(database: str = "telemetry", port: int | None = None) -> str:
@@ -96,6 +127,15 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         webhook_concurrency=int(env.get("TELEMETRY_WEBHOOK_CONCURRENCY", 8)),
         webhooks_allow_private=env.get("TELEMETRY_WEBHOOKS_ALLOW_PRIVATE") == "1",
         webhook_dispatcher=env.get("TELEMETRY_WEBHOOK_DISPATCHER", "1") != "0",
+        export_timeout_ms=int(env.get("EXPORT_TIMEOUT_MS", 3_600_000)),
+        export_stall_s=float(env.get("EXPORT_STALL_S", 60.0)),
+        export_concurrency=int(env.get("EXPORT_CONCURRENCY", 4)),
+        mqtt_ingest=env.get("TELEMETRY_MQTT_INGEST", "1") != "0",
+        downlink_dispatch=env.get("TELEMETRY_DOWNLINK_DISPATCH", "1") != "0",
+        chirpstack_timeout_s=float(env.get("TELEMETRY_CHIRPSTACK_TIMEOUT_S", 5.0)),
+        dispatch_backoff_s=float(env.get("TELEMETRY_DISPATCH_BACKOFF_S", 1.0)),
+        mqtt_port=int(env.get("TELEMETRY_MQTT_PORT", DEFAULT_MQTT_PORT)),
+        mqtt_dir=env.get("TELEMETRY_MQTT_DIR") or str(PROJECT_ROOT / ".mosquitto"),
     )
 
 

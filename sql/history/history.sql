@@ -19,7 +19,7 @@
 -- slower (no plan-time exclusion through OR); kept as separate branches.
 
 -- name: bucketed_num
--- Merged partials of a numeric series ($1 device, $2 field) per $5-bucket over five segments; $10 site_num or NULL; $11 agg; newest first.
+-- Merged partials of a numeric series ($1 device, $2 field) per $5-bucket (local to zone $12, or UTC when NULL) over five segments; $10 site_num or NULL; $11 agg; newest first.
 WITH parts AS (
     SELECT r.time AS t, 1::bigint AS n, r.value AS sum, r.value AS min, r.value AS max,
            r.time AS last_time, r.value AS last_value
@@ -47,7 +47,8 @@ WITH parts AS (
      WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $9 AND r.time < $4
        AND ($10::integer IS NULL OR r.site_num = $10)
 )
-SELECT time_bucket($5::text::interval, t) AS bucket,
+SELECT CASE WHEN $12::text IS NULL THEN time_bucket($5::text::interval, t)
+            ELSE time_bucket($5::text::interval, t, $12::text) END AS bucket,
        CASE $11::text
             WHEN 'avg' THEN sum(sum) FILTER (WHERE $11::text = 'avg')
                             / sum(n) FILTER (WHERE $11::text = 'avg')::double precision
@@ -63,7 +64,7 @@ SELECT time_bucket($5::text::interval, t) AS bucket,
  ORDER BY 1 DESC
 
 -- name: bucketed_other
--- Merged count and last of a string/boolean/date/location series per $5-bucket over five segments (as bucketed_num); newest first.
+-- Merged count and last of a string/boolean/date/location series per $5-bucket (zone $12 or UTC) over five segments (as bucketed_num); newest first.
 WITH parts AS (
     SELECT r.time AS t, 1::bigint AS n, r.time AS last_time, r.value AS last_value
       FROM readings_other r
@@ -90,7 +91,8 @@ WITH parts AS (
      WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $9 AND r.time < $4
        AND ($10::integer IS NULL OR r.site_num = $10)
 )
-SELECT time_bucket($5::text::interval, t) AS bucket,
+SELECT CASE WHEN $12::text IS NULL THEN time_bucket($5::text::interval, t)
+            ELSE time_bucket($5::text::interval, t, $12::text) END AS bucket,
        sum(n)::bigint AS n,
        (array_agg(last_value ORDER BY last_time DESC, last_value DESC)
             FILTER (WHERE $11::text = 'last'))[1] AS last_value
