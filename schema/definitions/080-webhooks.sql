@@ -279,13 +279,13 @@ END;
 $$;
 
 -- downlink.queued when the API queues one, downlink.<status> on every later change of
--- its status (the dispatch side sets them; optional columns f_cnt_down and error are
--- carried when the table has them).
+-- its status (app/downlinks/states.py `transition` is the one place that changes it, in
+-- one UPDATE with f_cnt_down and error, so each change is one event). fCntDown and error
+-- are present once known (schema/085-network-servers.sql).
 CREATE OR REPLACE FUNCTION webhook_downlink() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
     d       record;
-    row_j   jsonb;
     data    jsonb;
 BEGIN
     SELECT id, partner_id, sub_account_id, dev_eui, status INTO d
@@ -293,14 +293,13 @@ BEGIN
     IF d.status <> 'assigned' OR NOT webhook_wanted(d.partner_id) THEN
         RETURN NULL;
     END IF;
-    row_j := to_jsonb(NEW);
     data := jsonb_build_object('devEui', d.dev_eui, 'queueItemId', NEW.id,
                                'status', NEW.status, 'fPort', NEW.f_port);
-    IF row_j ? 'f_cnt_down' THEN
-        data := data || jsonb_build_object('fCntDown', row_j -> 'f_cnt_down');
+    IF NEW.f_cnt_down IS NOT NULL THEN
+        data := data || jsonb_build_object('fCntDown', NEW.f_cnt_down);
     END IF;
-    IF row_j ? 'error' THEN
-        data := data || jsonb_build_object('error', row_j -> 'error');
+    IF NEW.error IS NOT NULL THEN
+        data := data || jsonb_build_object('error', NEW.error);
     END IF;
     PERFORM webhook_emit('downlink.' || NEW.status, d.partner_id, d.sub_account_id,
                          NEW.device_num, d.id, clock_timestamp(), data);
