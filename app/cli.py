@@ -406,6 +406,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     retention.set_defaults(handler=cmd_retention)
 
+    from app.webhooks.cli import add_commands as add_webhook_commands
+
+    add_webhook_commands(commands)
+    from app.simulate.cli import add_commands as add_simulate_commands
+
+    add_simulate_commands(commands)
     commands.add_parser(
         "bench",
         help="the benchmark suite: generate, run, report (see telemetry bench --help)",

@@ -38,6 +38,7 @@ from app.observe.metrics import metrics_lifespan
 from app.observe.requests import RequestObserver
 from app.routes import api_route_handlers, public_route_handlers
 from app.telemetry.latest_cache import LatestCache
+from app.webhooks.dispatcher import webhooks_lifespan
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +115,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             lifespan,
             caches_lifespan,
             retention_lifespan,
+            webhooks_lifespan,
             network_lifespan,
             metrics_lifespan,
             access_log_lifespan,

@@ -2,10 +2,10 @@
 
 Order: floors (HTTP floor per connection count, database round trip), bulk load (from
 the dataset's generation), storage, then the modules: auth cost, /latest, history,
-export, directory, member validation timing, then ingest (it adds readings) and network
-(MQTT ingest beside it, downlink dispatch). Each module runs in its own process
-(benchmarks/runner.py) with a time limit; a module that fails or is
-missing is reported as such and the run goes on.
+export, directory, member validation timing, then ingest (it adds readings), network
+(MQTT ingest beside it, downlink dispatch) and webhooks last (it adds readings and outbox
+events). Each module runs in its own process (benchmarks/runner.py) with a time limit; a
+module that fails or is missing is reported as such and the run goes on.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ MODULES = [
     ("validate", "benchmarks.bench_validate_timing"),
     ("ingest", "benchmarks.bench_ingest"),
     ("network", "benchmarks.bench_network"),
+    ("webhooks", "benchmarks.bench_webhooks"),
 ]
 BUILTIN = ["floors", "load", "storage"]
 CLASSES = BUILTIN + [name for name, _ in MODULES]

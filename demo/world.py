@@ -8,8 +8,10 @@ profiles that use every field kind (decoded, static, formula, mapping) and every
 (number, string, boolean, date, location), a battery role, calibration, retained values,
 alert rules and downlink templates; gateways, users and members (admins, a site-restricted
 operator, an invited user without a password, a locked user), keys of every flavour with
-fixed secrets (below), a ChirpStack integration token, and two days of uplinks with status
-events and gateway stats, all at times relative to the load (`now-PT...`).
+fixed secrets (below), a ChirpStack integration token, a webhook endpoint (every event
+to `telemetry webhooks listen` on 127.0.0.1:8001, scripts/demo.sh), and two days of
+uplinks with status events and gateway stats, all at times relative to the load
+(`now-PT...`).
 
 Ids are UUIDv5 of fixed names and values come from a seeded generator, so every run
 prints the same file.
@@ -34,6 +36,9 @@ LOGISTICS_KEY = "svc_live_demo_city_logistics_0000000000000000000"
 EXPIRED_KEY = "svc_live_demo_expired_key_000000000000000000000000"
 REVOKED_KEY = "svc_live_demo_revoked_key_000000000000000000000000"
 INTEGRATION_TOKEN = "demo-chirpstack-token-0000000000000000"  # noqa: S105 (a published demo token)
+# The demo's webhook endpoint: `telemetry webhooks listen` on this port (scripts/demo.sh).
+WEBHOOK_PORT = 8001
+WEBHOOK_SECRET = "whsec_ZGVtby13ZWJob29rLXNlY3JldC0wMDAwMDAwMDAwMDAw"  # noqa: S105 (published)
 DEMO_PASSWORD = "demo password 2026"  # noqa: S105 (a published demo password)
 
 ALL_SCOPES = [
@@ -468,6 +473,18 @@ def build() -> dict[str, Any]:
                 "id": ident("integration", "chirpstack"),
                 "kind": "chirpstack",
                 "token": INTEGRATION_TOKEN,
+            }
+        ],
+        # Every event of the partner, to the demo's local receiver (plain http on loopback:
+        # delivering to it needs TELEMETRY_WEBHOOKS_ALLOW_PRIVATE=1, which demo.sh sets).
+        "webhooks": [
+            {
+                "id": ident("webhook", "listen"),
+                "url": f"http://127.0.0.1:{WEBHOOK_PORT}/events",
+                "secret": WEBHOOK_SECRET,
+                "events": None,
+                "deviceIds": None,
+                "enabled": True,
             }
         ],
         "users": users,

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # README command 1: installs what is missing, starts the project's TimescaleDB, loads the
-# demo world (once), prints a working API key and a first curl, then serves the API.
+# demo world (once), prints a working API key and a first curl, then serves the API with
+# live traffic: `telemetry simulate` posts ChirpStack uplinks for the world's devices every
+# few seconds through the real ingest route, and `telemetry webhooks listen` (the demo
+# partner's webhook endpoint, 127.0.0.1:8001) verifies and prints every event it is sent.
+# Ctrl-C stops all three. SIMULATE=0 serves without the simulator and the receiver.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The demo's receiver is plain http on loopback, which webhooks refuse unless allowed.
+export TELEMETRY_WEBHOOKS_ALLOW_PRIVATE=1
 bash scripts/install-system.sh
 bash scripts/setup-python.sh
 export DATABASE_URL=${DATABASE_URL:-$(.venv/bin/telemetry db start | tail -n 1)}
@@ -37,4 +43,22 @@ Try:
 Interactive reference: http://127.0.0.1:$port/api/v1/docs (a tour of a dashboard: README.md)
 
 MSG
-exec .venv/bin/telemetry serve --host 127.0.0.1 --port "$port" --workers "${WORKERS:-2}"
+if [ "${SIMULATE:-1}" = "0" ]; then
+  exec .venv/bin/telemetry serve --host 127.0.0.1 --port "$port" --workers "${WORKERS:-2}"
+fi
+
+children=()
+trap 'kill "${children[@]}" 2>/dev/null || true' EXIT INT TERM
+secret=$(.venv/bin/python -c 'from demo.world import WEBHOOK_SECRET; print(WEBHOOK_SECRET)')
+token=$(.venv/bin/python -c 'from demo.world import INTEGRATION_TOKEN; print(INTEGRATION_TOKEN)')
+echo "Signed webhook events of the demo partner are printed below as they arrive."
+.venv/bin/telemetry webhooks listen --port 8001 --secret "$secret" &
+children+=($!)
+.venv/bin/telemetry serve --host 127.0.0.1 --port "$port" --workers "${WORKERS:-2}" &
+children+=($!)
+.venv/bin/telemetry simulate --partner "$partner_id" --token "$token" \
+    --url "http://127.0.0.1:$port" --every 3 > demo/out/simulate.log 2>&1 &
+children+=($!)
+echo "Simulator: 8 uplinks every 3 s (log: demo/out/simulate.log); watch /latest change:"
+echo "  curl -s -H \"Authorization: Bearer $key\" http://127.0.0.1:$port/api/v1/devices?limit=1"
+wait -n "${children[@]}"

@@ -88,12 +88,14 @@ def database_url() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def settings(database_url: str) -> Settings:
-    # The in-process app runs no MQTT consumer or downlink dispatcher: the tests of those
-    # start them as users do (`telemetry ingest mqtt`, `telemetry dispatch`, `serve`).
+    # The in-process app runs no webhook dispatcher, MQTT consumer or downlink dispatcher:
+    # the tests of those start them as users do (`telemetry serve` with its settings,
+    # `telemetry ingest mqtt`, `telemetry dispatch`).
     return Settings(
         database_url=database_url,
         pool_min_size=1,
         pool_max_size=8,
+        webhook_dispatcher=False,
         mqtt_ingest=False,
         downlink_dispatch=False,
     )
@@ -144,13 +146,17 @@ class LiveServer:
 def start_server(
     database_url: str, workers: int = 2, env: dict[str, str] | None = None
 ) -> LiveServer:
-    """`telemetry serve` as users start it, on a free loopback port (metrics on another).
-    Its MQTT consumers and downlink dispatcher are off unless `env` switches them on, so
-    that the tests that own those loops are not raced by the shared server."""
+    """`telemetry serve` as users start it, on a free loopback port (`env`: extra settings;
+    metrics on another port).
+
+    Its webhook dispatcher, MQTT consumers and downlink dispatcher are off unless `env`
+    switches them on, so that the tests that own those loops (with their own settings) are
+    not raced by the shared server."""
     port = free_port()
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
+        "TELEMETRY_WEBHOOK_DISPATCHER": "0",
         "TELEMETRY_MQTT_INGEST": "0",
         "TELEMETRY_DOWNLINK_DISPATCH": "0",
         "METRICS_PORT": str(free_port()),
@@ -169,6 +175,8 @@ def start_server(
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        # Its own process group, so a test can kill the server and its workers at once.
+        start_new_session=True,
     )
     base_url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30

@@ -18,6 +18,11 @@ through the environment.
 | TELEMETRY_LEASE_EXACT_BELOW | lease_exact_below | 1024 |
 | TELEMETRY_COMPACT_CHUNKS | compact_chunks | 1 (0: compaction only by `retention run --compact`) |
 | TELEMETRY_DEBUG | debug | unset (set: CLI errors show their traceback) |
+| TELEMETRY_WEBHOOK_RETRY_SCALE | webhook_retry_scale | 1.0 (times the retries, 30 d and 5 d) |
+| TELEMETRY_WEBHOOK_TIMEOUT_S | webhook_timeout_s | 15 (one delivery attempt) |
+| TELEMETRY_WEBHOOK_CONCURRENCY | webhook_concurrency | 8 (attempts under way per endpoint) |
+| TELEMETRY_WEBHOOKS_ALLOW_PRIVATE | webhooks_allow_private | unset (1: http, private addresses) |
+| TELEMETRY_WEBHOOK_DISPATCHER | webhook_dispatcher | 1 (0: `serve` runs no dispatcher) |
 | EXPORT_TIMEOUT_MS | export_timeout_ms | 3600000 (statement timeout of one export's stream) |
 | EXPORT_STALL_S | export_stall_s | 60 (a client not reading this long ends its export) |
 | EXPORT_CONCURRENCY | export_concurrency | 4 (exports streaming at once per worker) |
@@ -85,6 +90,14 @@ class Settings(msgspec.Struct, frozen=True):
     compact_chunks: bool = True
     # CLI errors re-raised with their traceback.
     debug: bool = False
+    # Webhooks (integrations.md 1.3): the retry schedule, the 30 days and the 5 days are
+    # multiplied by the scale; timeouts and Retry-After are not.
+    webhook_retry_scale: float = 1.0
+    webhook_timeout_s: float = 15.0
+    webhook_concurrency: int = 8
+    webhooks_allow_private: bool = False
+    # In-process apps (tests) run no dispatcher unless asked; `telemetry serve` does.
+    webhook_dispatcher: bool = False
     # Export (integrations.md section 4): the bounds of one request (not configurable: they
     # are the contract's), the statement timeout of its stream and of its size count, and
     # how long a client may stop reading.
@@ -141,6 +154,11 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         lease_exact_below=int(env.get("TELEMETRY_LEASE_EXACT_BELOW", 1024)),
         compact_chunks=env.get("TELEMETRY_COMPACT_CHUNKS", "1") != "0",
         debug=bool(env.get("TELEMETRY_DEBUG")),
+        webhook_retry_scale=float(env.get("TELEMETRY_WEBHOOK_RETRY_SCALE", 1.0)),
+        webhook_timeout_s=float(env.get("TELEMETRY_WEBHOOK_TIMEOUT_S", 15.0)),
+        webhook_concurrency=int(env.get("TELEMETRY_WEBHOOK_CONCURRENCY", 8)),
+        webhooks_allow_private=env.get("TELEMETRY_WEBHOOKS_ALLOW_PRIVATE") == "1",
+        webhook_dispatcher=env.get("TELEMETRY_WEBHOOK_DISPATCHER", "1") != "0",
         export_timeout_ms=int(env.get("EXPORT_TIMEOUT_MS", 3_600_000)),
         export_stall_s=float(env.get("EXPORT_STALL_S", 60.0)),
         export_concurrency=int(env.get("EXPORT_CONCURRENCY", 4)),

@@ -53,7 +53,8 @@ async def transition(
         at or datetime.now(UTC),
         list(FROM_STATES[status]),
     )
-    # Webhooks (issue 14): a changed row is where `downlink.<status>` is written to the
-    # outbox, in the caller's transaction: devEui, queueItemId, status, fPort, fCntDown,
-    # error. Nothing else changes a downlink's state.
+    # The webhook event `downlink.<status>` (devEui, queueItemId, status, fPort, fCntDown,
+    # error) is written to the outbox by the trigger webhook_downlink on this UPDATE, in the
+    # caller's transaction (schema/definitions/080-webhooks.sql); nothing here emits a
+    # second one. Nothing else changes a downlink's state.
     return row

@@ -6,7 +6,9 @@ A request still gets its answer only after its own uplink is committed, and a lo
 is sent at once (no waiting for company): batches form only under load, where they save a
 commit flush and most of the per-statement cost of the readings per uplink. A batch that
 fails as a whole (for instance chosen as a deadlock victim) is retried uplink by uplink,
-so one bad uplink never takes others down with it.
+so one bad uplink never takes others down with it. After a commit that stored uplinks
+the worker wakes the webhook dispatcher (app/webhooks/nudge.py), since `ingest_uplinks`
+defers its NOTIFY past the commit.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import asyncpg
 
 from app.telemetry.catalog import DeviceContext
 from app.telemetry.pipeline import Outcome, Uplink, store_uplink, store_uplinks, uplink_record
+from app.webhooks.nudge import nudger_for
 
 log = logging.getLogger("telemetry.ingest")
 
@@ -64,18 +67,26 @@ class Batcher:
                 log.warning("batch of %d uplinks failed (%r); storing one by one", len(batch), exc)
             await self._one_by_one(batch)
             return
+        if Outcome.STORED in outcomes:
+            nudger_for(self.pool).nudge()  # ingest_uplinks deferred its NOTIFY
         for (_, _, _, future), outcome in zip(batch, outcomes, strict=True):
             if not future.done():
                 future.set_result(outcome)
 
     async def _one_by_one(self, batch: list[Item]) -> None:
+        stored = False
         for context, uplink, token, future in batch:
             if future.done():
                 continue
             try:
-                future.set_result(await store_uplink(self.pool, context, uplink, token))
+                outcome = await store_uplink(self.pool, context, uplink, token)
             except Exception as exc:
                 future.set_exception(exc)
+                continue
+            stored = stored or outcome is Outcome.STORED
+            future.set_result(outcome)
+        if stored:
+            nudger_for(self.pool).nudge()
 
 
 _batchers: dict[int, Batcher] = {}

@@ -41,6 +41,7 @@ class UplinkEvent(Event):
     deduplication_id: str = ""
     time: datetime | None = None
     f_port: int = 0
+    f_cnt: int = 0
     object: dict[str, Any] | None = None
     rx_info: list[RxInfo] = msgspec.field(default_factory=list)
 

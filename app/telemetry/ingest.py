@@ -165,6 +165,8 @@ def _uplink(parsed: UplinkEvent) -> Uplink:
         receptions=receptions,
         gateways=gateways,
         dedup_key=dedup_key("up", parsed.deduplication_id),
+        f_port=parsed.f_port,
+        f_cnt=parsed.f_cnt,
     )
 
 

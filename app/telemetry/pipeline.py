@@ -79,6 +79,8 @@ class Uplink(msgspec.Struct, frozen=True):
     receptions: Sequence[tuple[float, float]] = ()  # (rssi, snr) per receiving gateway
     gateways: Sequence[str] = ()  # GatewayEUIs, canonical form
     dedup_key: str | None = None
+    f_port: int | None = None
+    f_cnt: int | None = None
 
 
 class PreparedUplink(msgspec.Struct):
@@ -195,6 +197,7 @@ class UplinkRecord(msgspec.Struct, frozen=True):
     signal: int | None  # D15 signal quality, None without receptions
     battery: int | None  # the battery_pct field, rounded and clamped
     gateways: list[str]
+    meta: dict[str, Any]  # what the device.uplink event adds to the state: fPort, fCnt
     # Flat columns (several values per uplink): ingest_uplinks gets each group after an
     # array of the 1-based index of the uplink of each value.
     rule_ids: list[int]  # the alert rules whose field is in this uplink
@@ -234,6 +237,7 @@ def uplink_record(
         signal=signal,
         battery=prepared.battery,
         gateways=list(uplink.gateways),
+        meta={"fPort": uplink.f_port, "fCnt": uplink.f_cnt},
         num_fields=num_fields,
         num_values=num_values,
         other_fields=prepared.other_fields,
@@ -274,7 +278,10 @@ async def store_uplinks(
     connection: asyncpg.Connection | asyncpg.Pool, records: Sequence[UplinkRecord]
 ) -> list[Outcome]:
     """Stores records sorted by device and time in one transaction (the caller's, or its
-    own on a pool); returns the outcome of each, in order."""
+    own on a pool); returns the outcome of each, in order. Their webhook events are in the
+    outbox at commit, but `ingest_uplinks` defers the dispatcher's wake-up: live ingest
+    sends it after the commit (app/telemetry/batch.py), other callers leave the events to
+    the dispatcher's next tick (within a second)."""
     outcomes: list[str] = await connection.fetchval(INGEST_UPLINKS, *record_columns(records))
     return [Outcome(o) for o in outcomes]
 

@@ -63,6 +63,8 @@ def uplink_of(message: ApplicationUp) -> Uplink:
         receptions=receptions,
         gateways=gateways,
         dedup_key=_dedup("up", message),
+        f_port=up.f_port,
+        f_cnt=up.f_cnt,
     )
 
 

@@ -17,6 +17,7 @@ import yaml
 from argon2 import PasswordHasher
 
 from app.core.sql import QUERIES
+from app.webhooks.world import write_webhooks
 from app.world.errors import WorldError, fail
 from app.world.structs import WorldSpec, WorldSummary
 from app.world.telemetry import TelemetryNotSupported, replay_telemetry
@@ -200,6 +201,7 @@ _ID_TABLES = (
     "gateways",
     "devices",
     "multicast_groups",
+    "webhook_endpoints",
 )
 _SINGULAR = {
     "partners": "partner",
@@ -215,6 +217,7 @@ _SINGULAR = {
     "gateways": "gateway",
     "devices": "device",
     "multicast_groups": "multicast group",
+    "webhook_endpoints": "webhook endpoint",
 }
 
 
@@ -300,6 +303,7 @@ async def load_world(
             await _refuse_existing(connection, rows)
             await _write(connection, rows)
             await replay_telemetry(connection, world, now, on_progress)
+            await write_webhooks(connection, rows.webhooks)
     except TelemetryNotSupported as exc:
         raise WorldError(str(exc)) from None
     except asyncpg.IntegrityConstraintViolationError as exc:

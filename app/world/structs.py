@@ -106,6 +106,15 @@ class IntegrationSpec(Spec, kw_only=True):
     grpc: GrpcSpec | None = None
 
 
+class WebhookSpec(Spec, kw_only=True):
+    id: uuid.UUID
+    url: Name
+    secret: Name
+    events: list[str] | None = None
+    device_ids: list[uuid.UUID] | None = None
+    enabled: bool = True
+
+
 class UserSpec(Spec, kw_only=True):
     id: uuid.UUID
     email: Annotated[str, Meta(min_length=3)]
@@ -236,6 +245,7 @@ class SubAccountSpec(Spec, kw_only=True):
     devices: list[DeviceSpec] = msgspec.field(default_factory=list)
     members: list[MemberSpec] = msgspec.field(default_factory=list)
     multicast_groups: list[MulticastGroupSpec] = msgspec.field(default_factory=list)
+    webhooks: list[WebhookSpec] = msgspec.field(default_factory=list)
 
 
 class InventorySpec(Spec, kw_only=True):
@@ -255,6 +265,7 @@ class PartnerSpec(Spec, kw_only=True):
     profiles: list[ProfileSpec] = msgspec.field(default_factory=list)
     inventory: InventorySpec = msgspec.field(default_factory=InventorySpec)
     sub_accounts: list[SubAccountSpec] = msgspec.field(default_factory=list)
+    webhooks: list[WebhookSpec] = msgspec.field(default_factory=list)
 
 
 class UplinkSpec(Spec, kw_only=True):

@@ -117,6 +117,7 @@ async def replay_telemetry(
             values=dict(uplink.values),
             receptions=receptions,
             gateways=[eui] if eui else [],
+            f_port=uplink.f_port,
         )
         events.append((at, len(events), _uplink_step(connection, row, event)))
     for index, status in enumerate(statuses):

@@ -17,6 +17,7 @@ import msgspec
 
 from app.auth.principal import KEY_PATTERN, hash_secret
 from app.core.api import normalize_eui
+from app.webhooks.world import check_webhooks
 from app.world.errors import fail
 from app.world.structs import (
     ALL_SCOPES,
@@ -56,6 +57,7 @@ class Rows:
     devices: list[tuple[Any, ...]] = field(default_factory=list)
     multicast_groups: list[tuple[Any, ...]] = field(default_factory=list)
     multicast_members: list[tuple[Any, ...]] = field(default_factory=list)
+    webhooks: list[tuple[Any, ...]] = field(default_factory=list)
     # Where each id and secret hash came from, to name the path of a clash with the database.
     id_paths: dict[str, dict[uuid.UUID, str]] = field(default_factory=dict)
     key_hash_paths: dict[bytes, str] = field(default_factory=dict)
@@ -134,6 +136,7 @@ def check_partner(rows: Rows, partner: PartnerSpec, path: str, now: datetime) ->
     )
     for index, key in enumerate(partner.keys):
         check_key(rows, key, partner.id, None, f"{path}.keys[{index}]", now)
+    rows.webhooks += check_webhooks(partner.webhooks, partner.id, None, path, rows.claim)
 
     for index, integration in enumerate(partner.integrations):
         item = f"{path}.integrations[{index}]"
@@ -388,6 +391,9 @@ def check_sub_account(
     )
     for index, key in enumerate(sub_account.keys):
         check_key(rows, key, partner_id, sub_account.id, f"{path}.keys[{index}]", now)
+    rows.webhooks += check_webhooks(
+        sub_account.webhooks, partner_id, sub_account.id, path, rows.claim
+    )
 
     scope = AccountScope(site_ids=set(), network_ids=set(), device_ids=set())
     check_sites(rows, sub_account, scope, path)

@@ -75,7 +75,8 @@ $$;
 -- Step "alerts" of uplink p_uplink of a batch (the rule arrays are flat, with the index
 -- of their uplink in p_rule_uplink). Alerts follow the newest reading of their field: only
 -- a reading at least as new as the stored one of that field (p_field_state, before this
--- uplink) may raise or clear them.
+-- uplink) may raise or clear them. Returns the rules it raised and cleared (NULL: none),
+-- which step "events" announces.
 CREATE OR REPLACE FUNCTION ingest_uplink_alerts(
     p_uplink        integer,
     p_device_num    integer,
@@ -85,22 +86,30 @@ CREATE OR REPLACE FUNCTION ingest_uplink_alerts(
     p_rule_ids      integer[],
     p_rule_fields   text[],
     p_rule_breaks   boolean[],
-    p_rule_levels   text[]
-) RETURNS void
+    p_rule_levels   text[],
+    OUT raised      integer[],
+    OUT cleared     integer[]
+)
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    WITH gone AS (
     DELETE FROM device_alerts a
      USING unnest(p_rule_uplink, p_rule_ids, p_rule_fields, p_rule_breaks) AS r (u, id, f, b)
      WHERE r.u = p_uplink AND a.device_num = p_device_num AND a.rule_id = r.id AND NOT r.b
-       AND (p_field_state -> r.f IS NULL OR (p_field_state -> r.f ->> 't')::timestamptz <= p_time);
+       AND (p_field_state -> r.f IS NULL OR (p_field_state -> r.f ->> 't')::timestamptz <= p_time)
+    RETURNING a.rule_id)
+    SELECT array_agg(rule_id) INTO cleared FROM gone;
+    WITH added AS (
     INSERT INTO device_alerts (device_num, rule_id, level, since)
     SELECT p_device_num, r.id, r.l, p_time
       FROM unnest(p_rule_uplink, p_rule_ids, p_rule_fields, p_rule_breaks, p_rule_levels)
            AS r (u, id, f, b, l)
      WHERE r.u = p_uplink AND r.b
        AND (p_field_state -> r.f IS NULL OR (p_field_state -> r.f ->> 't')::timestamptz <= p_time)
-    ON CONFLICT DO NOTHING;
+    ON CONFLICT DO NOTHING
+    RETURNING rule_id)
+    SELECT array_agg(rule_id) INTO raised FROM added;
 END;
 $$;
 
@@ -348,15 +357,20 @@ $$;
 -- loads pass a batch of one. Uplinks come sorted by device and time, so locks are taken in
 -- one global order. Every argument is one column of app/telemetry/pipeline.py's
 -- UplinkRecord (`record_columns` builds them): per-uplink arrays indexed 1..n (p_derived,
--- p_static_derived and p_gateways are JSON arrays of string arrays); rules and readings
--- are flat, with the index of their uplink.
+-- p_static_derived and p_gateways are JSON arrays of string arrays, p_meta a JSON array
+-- of {fPort, fCnt}); rules and readings are flat, with the index of their uplink.
 --
 -- The steps of an uplink, in order:
 --   1. admit      ingest_admit: token, device, de-duplication ('stored' or why not)
 --   2. state      lock_device_state, ingest_uplink_alerts, ingest_uplink_state: alerts,
 --                 field state, signal, battery, the stored /latest body and ETag
---   3. events     (reserved) rows for the webhook outbox of an admitted uplink belong here,
---                 inside the same transaction as what they announce
+--   3. events     webhook_uplink (schema/definitions/080-webhooks.sql): device.uplink and
+--                 device.alert.raised/.cleared into the webhook outbox, in this
+--                 transaction (one index probe when the partner has no endpoint). The
+--                 NOTIFY that wakes the dispatcher is deferred past the commit, since one
+--                 inside the transaction serialises the commits of concurrent batches: live
+--                 ingest sends it after its commit (app/telemetry/batch.py, through
+--                 app/webhooks/nudge.py); otherwise the dispatcher's tick (1 s) finds them
 --   4. readings   record_readings: raw readings and rollups of every admitted uplink
 --   5. gateways   touch_gateways: lastSeenAt of the relaying gateways, last (lock order)
 CREATE OR REPLACE FUNCTION ingest_uplinks(
@@ -374,6 +388,7 @@ CREATE OR REPLACE FUNCTION ingest_uplinks(
     p_signal            integer[],
     p_battery           integer[],
     p_gateways          jsonb,
+    p_meta              jsonb,
     p_rule_uplink       integer[],
     p_rule_ids          integer[],
     p_rule_fields       text[],
@@ -394,6 +409,8 @@ DECLARE
     sites       integer[] := '{}';
     adm         record;
     st          device_state;
+    raised      integer[];
+    cleared     integer[];
     has_rules   boolean := cardinality(p_rule_ids) > 0;
     gw          text[];
     gw_partner  uuid[] := '{}';
@@ -402,6 +419,7 @@ DECLARE
 BEGIN
     -- The network server is answered only after this is durable, whatever the session says.
     SET LOCAL synchronous_commit = on;
+    PERFORM set_config('telemetry.webhooks_defer_notify', 'on', true);
     FOR i IN 1..n LOOP
         -- 1. admit
         SELECT * INTO adm
@@ -412,16 +430,21 @@ BEGIN
 
         -- 2. state
         st := lock_device_state(p_device_num[i]);
+        raised := NULL;
+        cleared := NULL;
         IF has_rules THEN
-            PERFORM ingest_uplink_alerts(i, p_device_num[i], p_time[i], st.field_state,
-                                         p_rule_uplink, p_rule_ids, p_rule_fields,
-                                         p_rule_breaks, p_rule_levels);
+            SELECT a.raised, a.cleared INTO raised, cleared
+              FROM ingest_uplink_alerts(i, p_device_num[i], p_time[i], st.field_state,
+                                        p_rule_uplink, p_rule_ids, p_rule_fields,
+                                        p_rule_breaks, p_rule_levels) AS a;
         END IF;
         PERFORM ingest_uplink_state(st, adm.device_id, p_time[i], p_values[i],
                                     p_derived -> (i - 1), p_static[i], p_static_derived -> (i - 1),
                                     p_has_derived[i], p_retain[i], p_signal[i], p_battery[i]);
 
-        -- 3. events: nothing yet (see above).
+        -- 3. events
+        PERFORM webhook_uplink(p_partner_id[i], p_device_num[i], p_time[i], p_meta -> (i - 1),
+                               p_values[i], raised, cleared);
 
         IF jsonb_array_length(p_gateways -> (i - 1)) > 0 THEN
             gw := ARRAY(SELECT jsonb_array_elements_text(p_gateways -> (i - 1)));
@@ -479,6 +502,11 @@ BEGIN
                                      AND (reported_location_at IS NULL OR reported_location_at <= p_time)
                                     THEN p_time ELSE reported_location_at END
      WHERE device_num = p_device_num;
+    -- Events out (schema/definitions/080-webhooks.sql), in this transaction.
+    PERFORM webhook_ingest_event(
+        p_partner_id, p_device_num, p_kind, p_time, st.battery, v_battery,
+        CASE WHEN st.reported_location_at IS NULL OR st.reported_location_at <= p_time
+             THEN p_location END);
     RETURN 'stored';
 END;
 $$;

@@ -48,4 +48,4 @@ SELECT ingest_event($1, $2, $3, $4, $5, $6, $7, $8);
 -- name: ingest_uplinks
 -- Stores a batch of uplinks, one column of app/telemetry/pipeline.py's UplinkRecord per argument (schema/definitions/030-ingest.sql); returns their outcomes.
 SELECT ingest_uplinks($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-                      $17, $18, $19, $20, $21, $22, $23, $24, $25);
+                      $17, $18, $19, $20, $21, $22, $23, $24, $25, $26);

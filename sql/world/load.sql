@@ -13,6 +13,7 @@ UNION ALL SELECT 'networks', id FROM networks WHERE id = ANY ($10::uuid[])
 UNION ALL SELECT 'gateways', id FROM gateways WHERE id = ANY ($11::uuid[])
 UNION ALL SELECT 'devices', id FROM devices WHERE id = ANY ($12::uuid[])
 UNION ALL SELECT 'multicast_groups', id FROM multicast_groups WHERE id = ANY ($13::uuid[])
+UNION ALL SELECT 'webhook_endpoints', id FROM webhook_endpoints WHERE id = ANY ($14::uuid[])
 
 -- name: existing_secrets
 -- Key and integration-token hashes of a world file that another key or token already uses.

@@ -1,0 +1,61 @@
+"""`telemetry simulate --partner ID --token TOKEN [--url URL] [--every S] [--devices N]`."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from typing import Any
+
+import uvloop
+
+from app.core.config import settings
+from app.core.db import connect
+
+
+def cmd_simulate(args: argparse.Namespace) -> None:
+    from app.ops.admin import parse_id
+    from app.simulate.simulator import load_devices, simulate
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    partner = parse_id("--partner", args.partner)
+
+    async def run() -> int:
+        connection = await connect(settings())
+        try:
+            devices = await load_devices(connection, partner, args.devices)
+        finally:
+            await connection.close()
+        if not devices:
+            raise ValueError(f"partner {partner} has no assigned devices")
+        print(
+            f"simulating {len(devices)} devices: {args.per_round} uplinks every {args.every}s "
+            f"to {args.url}",
+            flush=True,
+        )
+        return await simulate(
+            devices,
+            url=args.url,
+            token=args.token,
+            every_s=args.every,
+            per_round=args.per_round,
+            alert_chance=args.alert_chance,
+            rounds=args.rounds,
+        )
+
+    stored = uvloop.run(run())
+    print(f"uplinks stored: {stored}")
+
+
+def add_commands(commands: Any) -> None:
+    simulate = commands.add_parser(
+        "simulate", help="post live-looking ChirpStack uplinks for a partner's devices"
+    )
+    simulate.add_argument("--partner", required=True)
+    simulate.add_argument("--token", required=True, help="the partner's integration token")
+    simulate.add_argument("--url", default="http://127.0.0.1:8000")
+    simulate.add_argument("--every", type=float, default=3.0, help="seconds between rounds")
+    simulate.add_argument("--per-round", dest="per_round", type=int, default=8)
+    simulate.add_argument("--devices", type=int, default=1000, help="at most this many devices")
+    simulate.add_argument("--alert-chance", dest="alert_chance", type=float, default=0.05)
+    simulate.add_argument("--rounds", type=int, help="stop after this many rounds")
+    simulate.set_defaults(handler=cmd_simulate)

@@ -1,0 +1,116 @@
+"""`telemetry webhooks ...` (integrations.md 1.1): one line per item, ids first; a secret
+is printed once, at creation or rotation, and nowhere else."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import uvloop
+
+from app.core.config import settings
+
+
+def _run(work: Any) -> Any:
+    from app.cli import run_with_connection
+
+    return run_with_connection(work)
+
+
+def cmd_webhooks(args: argparse.Namespace) -> None:
+    from app.cli import CommandError, parse_expiry
+    from app.webhooks import endpoints
+
+    action = args.action
+    if action == "create":
+        endpoint_id, secret = _run(
+            lambda conn: endpoints.create(
+                conn,
+                partner_id=args.partner,
+                sub_account_id=args.sub_account,
+                url=args.url,
+                events=args.events,
+                devices=args.devices,
+                allow_private=settings().webhooks_allow_private,
+            )
+        )
+        print(f"{endpoint_id} enabled {args.url} (the secret below is shown once)")
+        print(secret)
+    elif action == "list":
+        for row in _run(
+            lambda conn: endpoints.list_endpoints(conn, args.partner, args.sub_account)
+        ):
+            print(row.line())
+    elif action in ("enable", "disable"):
+        _run(lambda conn: endpoints.set_enabled(conn, args.id, action == "enable"))
+        print(f"{args.id} {action}d")
+    elif action == "rotate-secret":
+        overlap = endpoints.parse_duration(args.overlap)
+        secret, until = _run(lambda conn: endpoints.rotate_secret(conn, args.id, overlap))
+        print(f"{args.id} rotated; the previous secret also signs until {until.isoformat()}")
+        print(secret)
+    elif action == "test":
+        event_id = _run(lambda conn: endpoints.send_test(conn, args.id))
+        print(f"{event_id} webhook.test queued for {args.id}")
+    elif action == "deliveries":
+        for line in _run(lambda conn: endpoints.deliveries(conn, args.id, args.failed, args.limit)):
+            print(line)
+    elif action == "redeliver":
+        for endpoint_id in _run(
+            lambda conn: endpoints.redeliver(conn, args.event_id, args.endpoint)
+        ):
+            print(f"{args.event_id} queued again for {endpoint_id}")
+    elif action == "recover":
+        try:
+            since = parse_expiry(args.since)
+        except CommandError:
+            raise CommandError(
+                f"--since: not an RFC 3339 date or timestamp: {args.since}"
+            ) from None
+        for event_id in _run(lambda conn: endpoints.recover(conn, args.id, since)):
+            print(f"{event_id} queued again for {args.id}")
+    elif action == "listen":
+        from app.webhooks.listen import serve
+
+        serve(args.port, args.secret)
+    elif action == "dispatch":
+        from app.webhooks.dispatcher import Dispatcher
+
+        print("webhook dispatcher running (leads when no other holds the lock)", flush=True)
+        uvloop.run(Dispatcher(settings()).run_forever())
+
+
+def add_commands(commands: Any) -> None:
+    webhooks = commands.add_parser("webhooks", help="webhook endpoints and delivery")
+    actions = webhooks.add_subparsers(dest="action", required=True)
+    create = actions.add_parser("create", help="create an endpoint; prints its secret once")
+    owner = create.add_mutually_exclusive_group(required=True)
+    owner.add_argument("--partner")
+    owner.add_argument("--sub-account", dest="sub_account")
+    create.add_argument("--url", required=True)
+    create.add_argument("--events", help="comma-separated event types (default: all)")
+    create.add_argument("--devices", help="comma-separated device ids (default: all)")
+    listing = actions.add_parser("list", help="endpoints with delivery counts")
+    scope = listing.add_mutually_exclusive_group()
+    scope.add_argument("--partner")
+    scope.add_argument("--sub-account", dest="sub_account")
+    for name in ("enable", "disable", "test"):
+        actions.add_parser(name, help=f"{name} an endpoint").add_argument("id")
+    rotate = actions.add_parser("rotate-secret", help="new secret; both sign during the overlap")
+    rotate.add_argument("id")
+    rotate.add_argument("--overlap", default="24h", help="e.g. 24h, 30m, 0 (default 24h)")
+    log = actions.add_parser("deliveries", help="the attempt log, newest first")
+    log.add_argument("id")
+    log.add_argument("--failed", action="store_true")
+    log.add_argument("--limit", type=int, default=50)
+    again = actions.add_parser("redeliver", help="send an event again, same webhook-id")
+    again.add_argument("event_id")
+    again.add_argument("--endpoint")
+    recover = actions.add_parser("recover", help="redeliver what was given up since TIME")
+    recover.add_argument("id")
+    recover.add_argument("--since", required=True)
+    listen = actions.add_parser("listen", help="a local receiver that verifies and prints")
+    listen.add_argument("--port", type=int, required=True)
+    listen.add_argument("--secret")
+    actions.add_parser("dispatch", help="run the dispatcher alone")
+    webhooks.set_defaults(handler=cmd_webhooks)

@@ -1,0 +1,493 @@
+-- Webhooks (integrations.md section 1): emission into the outbox, in the transaction of
+-- the change, and the dispatcher's side of delivery. Tables: schema/080-webhooks.sql.
+-- Re-runnable: applied on every migrate.
+--
+-- Where events come from:
+--   device.uplink, device.alert.*   webhook_uplink, step "events" of ingest_uplinks
+--   device.status/.joined/.location webhook_ingest_event, one step of ingest_event
+--   device.online                   trigger on device_state (last_uplink_at moves)
+--   device.offline                  webhook_offline_tick (the dispatcher's ticker), or the
+--                                   ingest trigger when an uplink beats the ticker to it
+--   downlink.*                      triggers on downlink_queue (insert, status changes)
+--   webhook.test                    `telemetry webhooks test`
+-- Every path goes through webhook_emit, which does nothing but one index probe when the
+-- partner has no endpoint that takes events.
+
+-- msg_ + 26 characters: 12 hex of the millisecond (ids sort by creation), 14 random hex.
+CREATE OR REPLACE FUNCTION webhook_message_id() RETURNS text
+LANGUAGE sql VOLATILE
+AS $$
+    SELECT 'msg_' || lpad(to_hex((extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
+           || substr(replace(gen_random_uuid()::text, '-', ''), 18, 14)
+$$;
+
+-- The cheap check: does the partner have an endpoint that takes new events?
+CREATE OR REPLACE FUNCTION webhook_wanted(p_partner_id uuid) RETURNS boolean
+LANGUAGE sql STABLE
+AS $$
+    SELECT EXISTS (SELECT 1 FROM webhook_endpoints
+                    WHERE partner_id = p_partner_id AND state <> 'disabled')
+$$;
+
+-- Writes one event and its messages to every matching endpoint (a partner endpoint, or
+-- the sub-account's own; type filter; device filter; not disabled by hand). p_endpoint
+-- names one endpoint instead (webhook.test). Returns the event id, or NULL when no
+-- endpoint takes it (nothing is written, the device's sequence does not move).
+CREATE OR REPLACE FUNCTION webhook_emit(
+    p_type              text,
+    p_partner_id        uuid,
+    p_sub_account_id    uuid,
+    p_device_num        integer,
+    p_device_id         uuid,
+    p_time              timestamptz,
+    p_data              jsonb,
+    p_endpoint          uuid DEFAULT NULL
+) RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    targets     uuid[];
+    seq         bigint;
+    v_id        text;
+    v_num       bigint;
+BEGIN
+    IF p_endpoint IS NOT NULL THEN
+        targets := ARRAY[p_endpoint];
+    ELSE
+        SELECT array_agg(e.id) INTO targets
+          FROM webhook_endpoints e
+         WHERE e.partner_id = p_partner_id AND e.state <> 'disabled'
+           AND (e.sub_account_id IS NULL OR e.sub_account_id = p_sub_account_id)
+           AND (e.event_types IS NULL OR p_type = ANY (e.event_types))
+           AND (e.device_ids IS NULL OR p_device_id = ANY (e.device_ids));
+        IF targets IS NULL THEN
+            RETURN NULL;
+        END IF;
+    END IF;
+    IF p_device_num IS NOT NULL THEN
+        INSERT INTO webhook_sequences AS s (device_num, last) VALUES (p_device_num, 1)
+        ON CONFLICT (device_num) DO UPDATE SET last = s.last + 1
+        RETURNING s.last INTO seq;
+    END IF;
+    v_id := webhook_message_id();
+    INSERT INTO webhook_events (id, type, partner_id, device_num, body)
+    VALUES (v_id, p_type, p_partner_id, p_device_num,
+            jsonb_build_object('id', v_id, 'type', p_type, 'timestamp', rfc3339(p_time),
+                               'partnerId', p_partner_id, 'subAccountId', p_sub_account_id,
+                               'deviceId', p_device_id, 'sequence', seq,
+                               'data', p_data)::text)
+    RETURNING num INTO v_num;
+    INSERT INTO webhook_messages (event_num, endpoint_id)
+    SELECT v_num, t FROM unnest(targets) AS t;
+    -- One wake-up per transaction: identical notifications of a transaction are folded.
+    -- Batched ingest defers it to after its commit (app/webhooks/nudge.py).
+    IF current_setting('telemetry.webhooks_defer_notify', true) IS DISTINCT FROM 'on' THEN
+        PERFORM pg_notify('webhooks', '');
+    END IF;
+    RETURN v_id;
+END;
+$$;
+
+-- device.uplink, then device.alert.raised / .cleared for the rules this uplink started
+-- or stopped breaking (p_raised, p_cleared): step "events" of ingest_uplinks, after the
+-- device's state is written. The event shows what /latest shows now (the stored body,
+-- built by latest_body: values, retained, derived, signalQuality) with the battery, the
+-- uplink's time, fPort and fCnt (p_meta); an alert's value is the uplink's own
+-- (p_readings).
+CREATE OR REPLACE FUNCTION webhook_uplink(
+    p_partner_id    uuid,
+    p_device_num    integer,
+    p_time          timestamptz,
+    p_meta          jsonb,
+    p_readings      jsonb,
+    p_raised        integer[],
+    p_cleared       integer[]
+) RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    d       record;
+    latest  jsonb;
+    battery jsonb;
+    data    jsonb;
+    r       record;
+BEGIN
+    IF NOT webhook_wanted(p_partner_id) THEN
+        RETURN;
+    END IF;
+    SELECT id, sub_account_id, dev_eui, site_id INTO d FROM devices WHERE num = p_device_num;
+    SELECT convert_from(s.latest_body, 'UTF8')::jsonb, s.battery INTO latest, battery
+      FROM device_state s WHERE s.device_num = p_device_num;
+    data := jsonb_build_object('devEui', d.dev_eui, 'time', rfc3339(p_time),
+                               'values', latest -> 'values',
+                               'signalQuality', latest -> 'signalQuality',
+                               'battery', battery, 'siteId', d.site_id,
+                               'fPort', p_meta -> 'fPort', 'fCnt', p_meta -> 'fCnt');
+    IF latest ? 'derived' THEN
+        data := data || jsonb_build_object('derived', latest -> 'derived');
+    END IF;
+    IF latest ? 'retained' THEN
+        data := data || jsonb_build_object('retained', latest -> 'retained');
+    END IF;
+    PERFORM webhook_emit('device.uplink', p_partner_id, d.sub_account_id, p_device_num, d.id,
+                         p_time, data);
+    FOR r IN SELECT 'device.alert.raised' AS type, a.* FROM alert_rules a
+              WHERE a.id = ANY (p_raised)
+             UNION ALL
+             SELECT 'device.alert.cleared', a.* FROM alert_rules a
+              WHERE a.id = ANY (p_cleared)
+             ORDER BY 1 DESC, 2 LOOP
+        PERFORM webhook_emit(r.type, p_partner_id, d.sub_account_id, p_device_num, d.id, p_time,
+                             jsonb_build_object('devEui', d.dev_eui, 'field', r.field, 'op', r.op,
+                                                'threshold', r.value, 'level', r.level,
+                                                'value', p_readings -> r.field,
+                                                'time', rfc3339(p_time)));
+    END LOOP;
+END;
+$$;
+
+-- device.status (the battery changed), device.joined, device.location (a reported
+-- location that was stored). Called by ingest_event after the device's state is written.
+CREATE OR REPLACE FUNCTION webhook_ingest_event(
+    p_partner_id    uuid,
+    p_device_num    integer,
+    p_kind          text,
+    p_time          timestamptz,
+    p_old_battery   jsonb,
+    p_new_battery   jsonb,
+    p_location      jsonb
+) RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    d   record;
+BEGIN
+    IF NOT webhook_wanted(p_partner_id) THEN
+        RETURN;
+    END IF;
+    SELECT id, sub_account_id, dev_eui INTO d FROM devices WHERE num = p_device_num;
+    IF p_kind = 'status' AND p_new_battery IS NOT NULL
+       AND (p_old_battery IS NULL
+            OR (p_old_battery ->> 'state', p_old_battery -> 'value')
+               IS DISTINCT FROM (p_new_battery ->> 'state', p_new_battery -> 'value')) THEN
+        PERFORM webhook_emit('device.status', p_partner_id, d.sub_account_id, p_device_num, d.id,
+                             p_time, jsonb_build_object('devEui', d.dev_eui,
+                                                        'battery', p_new_battery));
+    ELSIF p_kind = 'join' THEN
+        PERFORM webhook_emit('device.joined', p_partner_id, d.sub_account_id, p_device_num, d.id,
+                             p_time, jsonb_build_object('devEui', d.dev_eui,
+                                                        'time', rfc3339(p_time)));
+    ELSIF p_kind = 'location' AND p_location IS NOT NULL THEN
+        PERFORM webhook_emit('device.location', p_partner_id, d.sub_account_id, p_device_num, d.id,
+                             p_time, jsonb_build_object('devEui', d.dev_eui, 'location', p_location,
+                                                        'time', rfc3339(p_time)));
+    END IF;
+END;
+$$;
+
+-- device.online, from the ingest transaction: an uplink moved last_uplink_at, and the
+-- device was offline (or had never sent one) and is online now. The clock, not the
+-- transaction's start, decides, so that an uplink that waited for the ticker's lock
+-- counts the offline period the ticker just reported. Should the ticker not have
+-- reported the offline transition yet (its watermark is before it), it is reported here
+-- first; the ticker then no longer finds the device in its window.
+-- Fires after device_presence_state_update (trigger names run in order), so the
+-- device's presence row is already locked by this transaction.
+CREATE OR REPLACE FUNCTION webhook_device_online() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+    d           record;
+    now_ts      timestamptz := clock_timestamp();
+    was_until   timestamptz;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM webhook_endpoints WHERE state <> 'disabled') THEN
+        RETURN NULL;
+    END IF;
+    SELECT id, partner_id, sub_account_id, dev_eui, status, offline_threshold_minutes AS mins
+      INTO d FROM devices WHERE num = NEW.device_num;
+    IF d.status <> 'assigned' OR NOT webhook_wanted(d.partner_id) THEN
+        RETURN NULL;
+    END IF;
+    was_until := OLD.last_uplink_at + make_interval(mins => d.mins);
+    IF was_until >= now_ts
+       OR NEW.last_uplink_at + make_interval(mins => d.mins) < now_ts THEN
+        RETURN NULL;  -- it was online, or this (late) uplink leaves it offline
+    END IF;
+    IF was_until IS NOT NULL AND was_until > (SELECT last_tick FROM webhook_ticker) THEN
+        PERFORM webhook_emit('device.offline', d.partner_id, d.sub_account_id, NEW.device_num,
+                             d.id, was_until,
+                             jsonb_build_object('devEui', d.dev_eui,
+                                                'lastUplinkAt', rfc3339(OLD.last_uplink_at),
+                                                'offlineThresholdMinutes', d.mins));
+    END IF;
+    PERFORM webhook_emit('device.online', d.partner_id, d.sub_account_id, NEW.device_num, d.id,
+                         now_ts, jsonb_build_object('devEui', d.dev_eui,
+                                                    'lastUplinkAt', rfc3339(NEW.last_uplink_at),
+                                                    'offlineThresholdMinutes', d.mins));
+    RETURN NULL;
+END;
+$$;
+
+CREATE OR REPLACE TRIGGER webhook_device_online AFTER UPDATE OF last_uplink_at ON device_state
+    FOR EACH ROW WHEN (OLD.last_uplink_at IS DISTINCT FROM NEW.last_uplink_at)
+    EXECUTE FUNCTION webhook_device_online();
+
+-- device.offline without a scan of every device: the devices whose online_until fell in
+-- (last tick, now] (a range of device_presence_online_until), at most about p_limit per
+-- call (the window is cut at the p_limit-th time). Rows are locked in device order, the
+-- order batched ingest locks them in, and a row an uplink moved meanwhile drops out of
+-- the window when re-read after the lock. Returns the number of devices found.
+CREATE OR REPLACE FUNCTION webhook_offline_tick(p_limit integer DEFAULT 5000) RETURNS integer
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_from  timestamptz;
+    v_to    timestamptz := clock_timestamp();
+    v_cut   timestamptz;
+    n       integer := 0;
+    r       record;
+BEGIN
+    SELECT last_tick INTO v_from FROM webhook_ticker FOR UPDATE;
+    IF NOT EXISTS (SELECT 1 FROM webhook_endpoints WHERE state <> 'disabled') THEN
+        UPDATE webhook_ticker SET last_tick = v_to;  -- nobody to tell
+        RETURN 0;
+    END IF;
+    SELECT online_until INTO v_cut FROM device_presence
+     WHERE online_until > v_from AND online_until <= v_to
+     ORDER BY online_until OFFSET p_limit - 1 LIMIT 1;
+    IF v_cut IS NOT NULL THEN
+        v_to := v_cut;
+    END IF;
+    FOR r IN SELECT p.device_num, p.online_until, p.offline_minutes, d.id, d.partner_id,
+                    d.sub_account_id, d.dev_eui
+               FROM device_presence p JOIN devices d ON d.num = p.device_num
+              WHERE p.online_until > v_from AND p.online_until <= v_to
+              ORDER BY p.device_num
+                FOR UPDATE OF p LOOP
+        n := n + 1;
+        PERFORM webhook_emit('device.offline', r.partner_id, r.sub_account_id, r.device_num,
+                             r.id, r.online_until,
+                             jsonb_build_object(
+                                 'devEui', r.dev_eui,
+                                 'lastUplinkAt',
+                                 rfc3339(r.online_until - make_interval(mins => r.offline_minutes)),
+                                 'offlineThresholdMinutes', r.offline_minutes));
+    END LOOP;
+    UPDATE webhook_ticker SET last_tick = v_to;
+    RETURN n;
+END;
+$$;
+
+-- downlink.queued when the API queues one, downlink.<status> on every later change of
+-- its status (app/downlinks/states.py `transition` is the one place that changes it, in
+-- one UPDATE with f_cnt_down and error, so each change is one event). fCntDown and error
+-- are present once known (schema/085-network-servers.sql).
+CREATE OR REPLACE FUNCTION webhook_downlink() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+    d       record;
+    data    jsonb;
+BEGIN
+    SELECT id, partner_id, sub_account_id, dev_eui, status INTO d
+      FROM devices WHERE num = NEW.device_num;
+    IF d.status <> 'assigned' OR NOT webhook_wanted(d.partner_id) THEN
+        RETURN NULL;
+    END IF;
+    data := jsonb_build_object('devEui', d.dev_eui, 'queueItemId', NEW.id,
+                               'status', NEW.status, 'fPort', NEW.f_port);
+    IF NEW.f_cnt_down IS NOT NULL THEN
+        data := data || jsonb_build_object('fCntDown', NEW.f_cnt_down);
+    END IF;
+    IF NEW.error IS NOT NULL THEN
+        data := data || jsonb_build_object('error', NEW.error);
+    END IF;
+    PERFORM webhook_emit('downlink.' || NEW.status, d.partner_id, d.sub_account_id,
+                         NEW.device_num, d.id, clock_timestamp(), data);
+    RETURN NULL;
+END;
+$$;
+
+CREATE OR REPLACE TRIGGER webhook_downlink_insert AFTER INSERT ON downlink_queue
+    FOR EACH ROW EXECUTE FUNCTION webhook_downlink();
+CREATE OR REPLACE TRIGGER webhook_downlink_status AFTER UPDATE OF status ON downlink_queue
+    FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status)
+    EXECUTE FUNCTION webhook_downlink();
+
+-- Moving a device to inventory ends its events (integrations.md 1.2): what is still
+-- undelivered is dropped with the rest of its data, and its sequence starts again.
+CREATE OR REPLACE FUNCTION webhook_device_inventory() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM webhook_events e USING new_rows n
+     WHERE e.device_num = n.num AND n.status = 'inventory';
+    DELETE FROM webhook_sequences s USING new_rows n
+     WHERE s.device_num = n.num AND n.status = 'inventory';
+    RETURN NULL;
+END;
+$$;
+
+CREATE OR REPLACE TRIGGER webhook_device_inventory AFTER UPDATE ON devices
+    REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION webhook_device_inventory();
+
+-- ------------------------------------------------------------------ the dispatcher's side
+
+-- Claims due messages of active endpoints, at most p_slots per endpoint (p_busy lists the
+-- endpoints with attempts under way and p_busy_slots what each has left), and leases them
+-- for p_lease: should the dispatcher die, they come due again then.
+CREATE OR REPLACE FUNCTION webhook_claim(
+    p_busy          uuid[],
+    p_busy_slots    integer[],
+    p_slots         integer,
+    p_lease         interval
+) RETURNS TABLE (event_num bigint, endpoint_id uuid, attempts integer, event_id text,
+                 body text, url text, secret text, previous_secret text)
+LANGUAGE sql
+AS $$
+    WITH busy AS (SELECT * FROM unnest(p_busy, p_busy_slots) AS b (id, slots)),
+    due AS (
+        SELECT m.event_num, m.endpoint_id
+          FROM webhook_endpoints e
+          LEFT JOIN busy b ON b.id = e.id
+          CROSS JOIN LATERAL (
+              SELECT m.event_num, m.endpoint_id FROM webhook_messages m
+               WHERE m.endpoint_id = e.id AND m.state = 'pending' AND m.next_at <= now()
+               ORDER BY m.next_at
+               LIMIT COALESCE(b.slots, p_slots)
+                 FOR UPDATE OF m SKIP LOCKED) m
+         WHERE e.state IN ('enabled', 'failing')),
+    claimed AS (
+        UPDATE webhook_messages m SET next_at = now() + p_lease
+          FROM due
+         WHERE m.endpoint_id = due.endpoint_id AND m.event_num = due.event_num
+        RETURNING m.event_num, m.endpoint_id, m.attempts)
+    SELECT c.event_num, c.endpoint_id, c.attempts, ev.id, ev.body, e.url, e.secret,
+           CASE WHEN e.previous_until > now() THEN e.previous_secret END
+      FROM claimed c
+      JOIN webhook_events ev ON ev.num = c.event_num
+      JOIN webhook_endpoints e ON e.id = c.endpoint_id
+$$;
+
+-- When the next message of an active endpoint with free slots comes due (NULL: none).
+CREATE OR REPLACE FUNCTION webhook_next_due(p_full uuid[]) RETURNS timestamptz
+LANGUAGE sql STABLE
+AS $$
+    SELECT min(m.next_at)
+      FROM webhook_endpoints e
+     CROSS JOIN LATERAL (
+         SELECT m.next_at FROM webhook_messages m
+          WHERE m.endpoint_id = e.id AND m.state = 'pending'
+          ORDER BY m.next_at LIMIT 1) m
+     WHERE e.state IN ('enabled', 'failing') AND e.id <> ALL (p_full)
+$$;
+
+-- Records one attempt and its consequences. p_result: 'ok' (2xx), 'postpone' (429/503
+-- with Retry-After: not an attempt; due again at p_next_at), 'gone' (410: the endpoint
+-- is auto_disabled at once, the message kept), 'retry' (due again at p_next_at, or given
+-- up when p_give_up). An endpoint failing for p_disable_after is auto_disabled.
+CREATE OR REPLACE FUNCTION webhook_attempt_done(
+    p_event_num     bigint,
+    p_endpoint_id   uuid,
+    p_at            timestamptz,
+    p_status        integer,
+    p_error         text,
+    p_latency_ms    integer,
+    p_response      text,
+    p_result        text,
+    p_next_at       timestamptz,
+    p_give_up       boolean,
+    p_disable_after interval
+) RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    -- The event may have been dropped meanwhile (its device went to inventory).
+    INSERT INTO webhook_attempts (event_num, endpoint_id, at, status, error, latency_ms,
+                                  response, ok)
+    SELECT p_event_num, p_endpoint_id, p_at, p_status, p_error, p_latency_ms, p_response,
+           p_result = 'ok'
+     WHERE EXISTS (SELECT 1 FROM webhook_messages
+                    WHERE endpoint_id = p_endpoint_id AND event_num = p_event_num);
+    IF p_result = 'ok' THEN
+        UPDATE webhook_messages SET state = 'delivered', attempts = attempts + 1,
+               finished_at = now()
+         WHERE endpoint_id = p_endpoint_id AND event_num = p_event_num;
+        UPDATE webhook_endpoints SET state = 'enabled', failing_since = NULL
+         WHERE id = p_endpoint_id AND state = 'failing';
+        RETURN;
+    END IF;
+    IF p_result = 'postpone' THEN
+        UPDATE webhook_messages SET next_at = p_next_at
+         WHERE endpoint_id = p_endpoint_id AND event_num = p_event_num;
+        RETURN;
+    END IF;
+    UPDATE webhook_messages
+       SET attempts = attempts + 1,
+           state = CASE WHEN p_give_up THEN 'failed' ELSE 'pending' END,
+           finished_at = CASE WHEN p_give_up THEN now() END,
+           next_at = p_next_at
+     WHERE endpoint_id = p_endpoint_id AND event_num = p_event_num;
+    UPDATE webhook_endpoints
+       SET failing_since = COALESCE(failing_since, p_at),
+           state = CASE
+               WHEN p_result = 'gone' THEN 'auto_disabled'
+               WHEN COALESCE(failing_since, p_at) <= p_at - p_disable_after THEN 'auto_disabled'
+               ELSE 'failing' END
+     WHERE id = p_endpoint_id AND state IN ('enabled', 'failing');
+END;
+$$;
+
+-- Forgets what is older than p_keep (30 days, scaled): attempts, finished messages, and
+-- events with no message left. Returns the number of events dropped.
+CREATE OR REPLACE FUNCTION webhook_purge(p_keep interval) RETURNS integer
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    n integer;
+BEGIN
+    DELETE FROM webhook_attempts WHERE at < now() - p_keep;
+    DELETE FROM webhook_messages
+     WHERE state <> 'pending' AND finished_at < now() - p_keep;
+    DELETE FROM webhook_events e
+     WHERE e.created_at < now() - p_keep
+       AND NOT EXISTS (SELECT 1 FROM webhook_messages m WHERE m.event_num = e.num);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END;
+$$;
+
+-- The dispatcher's wake-up after batched ingest: a transaction of its own, which need
+-- not wait for its commit to be flushed (the events were made durable by their own).
+CREATE OR REPLACE FUNCTION webhook_nudge() RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    SET LOCAL synchronous_commit = off;
+    PERFORM pg_notify('webhooks', '');
+END;
+$$;
+
+-- The attempts of many messages in one round trip (the dispatcher flushes its results).
+CREATE OR REPLACE FUNCTION webhook_attempts_done(
+    p_event_num     bigint[],
+    p_endpoint_id   uuid[],
+    p_at            timestamptz[],
+    p_status        integer[],
+    p_error         text[],
+    p_latency_ms    integer[],
+    p_response      text[],
+    p_result        text[],
+    p_next_at       timestamptz[],
+    p_give_up       boolean[],
+    p_disable_after interval
+) RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    FOR i IN 1..cardinality(p_event_num) LOOP
+        PERFORM webhook_attempt_done(p_event_num[i], p_endpoint_id[i], p_at[i], p_status[i],
+                                     p_error[i], p_latency_ms[i], p_response[i], p_result[i],
+                                     p_next_at[i], p_give_up[i], p_disable_after);
+    END LOOP;
+END;
+$$;
