@@ -671,7 +671,7 @@ async def test_recover_replays_what_was_given_up(
 
 
 async def test_private_and_plain_http_addresses_are_refused_at_the_attempt(
-    receiver: Receiver,
+    receiver: Receiver, migrated: str
 ) -> None:
     path = "/hook/ssrf"
     job = Job(
@@ -710,7 +710,7 @@ async def test_private_and_plain_http_addresses_are_refused_at_the_attempt(
         str(uuid.uuid4()),
         "--url",
         "http://example.com/hook",
-        env={"TELEMETRY_WEBHOOKS_ALLOW_PRIVATE": "0"},
+        env={"DATABASE_URL": migrated, "TELEMETRY_WEBHOOKS_ALLOW_PRIVATE": "0"},
         check=False,
     )
     assert "no partner" in refusal[0] or "only https" in refusal[0]
