@@ -50,7 +50,9 @@ def on_off(text: str | None) -> bool | None:
 def cmd_db(args: argparse.Namespace) -> None:
     from app.ops import cluster
 
-    if args.action == "start":
+    if args.standby:
+        cmd_standby(args)
+    elif args.action == "start":
         url = cluster.start()
         print("cluster running; its DATABASE_URL:")
         print(url)
@@ -64,6 +66,20 @@ def cmd_db(args: argparse.Namespace) -> None:
         print(
             f"migrations applied: {len(applied)}" + (f" ({', '.join(applied)})" if applied else "")
         )
+
+
+def cmd_standby(args: argparse.Namespace) -> None:
+    from app.ops import standby
+
+    if args.action == "start":
+        url = standby.start(args.port)
+        print("standby running (streaming from the local cluster); its DATABASE_READ_URL:")
+        print(url)
+    elif args.action == "stop":
+        standby.stop(args.port, drop=args.drop)
+        print("standby stopped" + (" and dropped" if args.drop else ""))
+    else:
+        raise CommandError("migrate runs on the primary; a standby replays it")
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
@@ -154,6 +170,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     db = commands.add_parser("db", help="the local TimescaleDB cluster and migrations")
     db.add_argument("action", choices=["start", "stop", "migrate"])
+    db.add_argument(
+        "--standby", action="store_true", help="a hot standby of the local cluster instead"
+    )
+    db.add_argument("--port", type=int, help="the standby's port (default: the cluster's + 10)")
+    db.add_argument("--drop", action="store_true", help="stop --standby: remove data and slot")
     db.set_defaults(handler=cmd_db)
 
     serve = commands.add_parser("serve", help="serve the API with granian")

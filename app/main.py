@@ -22,6 +22,7 @@ from app.core.api import API_PREFIX
 from app.core.config import Settings, load_settings
 from app.core.db import create_pool
 from app.core.errors import handle_exception
+from app.core.routing import RoutingMiddleware, routing_lifespan
 from app.docs import DocsController
 from app.history.retention import retention_lifespan
 from app.routes import api_route_handlers, public_route_handlers
@@ -64,7 +65,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     return Litestar(
         route_handlers=[api, *public_route_handlers()],
-        lifespan=[lifespan, auth_cache_lifespan, retention_lifespan],
+        lifespan=[lifespan, auth_cache_lifespan, routing_lifespan, retention_lifespan],
+        middleware=[RoutingMiddleware],
         dependencies={
             "pool": Provide(provide_pool, sync_to_thread=False),
             "principal": Provide(provide_principal, sync_to_thread=False),

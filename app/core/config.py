@@ -18,6 +18,11 @@ class Settings(msgspec.Struct, frozen=True):
     pool_min_size: int = 2
     pool_max_size: int = 10
     max_body_bytes: int = 64 * 1024
+    # Hot standbys for stale-tolerant reads and the bound on their staleness
+    # (app/core/routing.py); a placement file for tenants across clusters (app/core/placement.py).
+    database_read_urls: tuple[str, ...] = ()
+    max_staleness_s: float = 1.0
+    placement_file: str | None = None
 
 
 def local_database_url(database: str = "telemetry") -> str:
@@ -32,4 +37,12 @@ def load_settings() -> Settings:
         statement_timeout_ms=int(os.environ.get("STATEMENT_TIMEOUT_MS", 5000)),
         pool_min_size=int(os.environ.get("DB_POOL_MIN", 2)),
         pool_max_size=int(os.environ.get("DB_POOL_MAX", 10)),
+        database_read_urls=read_urls(os.environ.get("DATABASE_READ_URL", "")),
+        max_staleness_s=float(os.environ.get("TELEMETRY_MAX_STALENESS", 1.0)),
+        placement_file=os.environ.get("TELEMETRY_PLACEMENT") or None,
     )
+
+
+def read_urls(text: str) -> tuple[str, ...]:
+    """DATABASE_READ_URL: one or more standby URLs, comma-separated."""
+    return tuple(url.strip() for url in text.split(",") if url.strip())

@@ -133,7 +133,10 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
         return error_response(503, "timeout", "the query took too long; narrow the request")
     if isinstance(exc, (OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError)):
         log.exception("database unavailable on %s %s", request.method, request.url.path)
-        return error_response(503, "unavailable", "service temporarily unavailable")
+        # The primary is down or restarting: retry once it is back or a standby is promoted.
+        return error_response(
+            503, "unavailable", "service temporarily unavailable", {"Retry-After": "1"}
+        )
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return error_response(HTTP_500_INTERNAL_SERVER_ERROR, "internal_error", "internal error")
 

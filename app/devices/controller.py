@@ -11,6 +11,7 @@ from litestar.params import Parameter
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Pagination, Single
 from app.core.errors import error_responses
+from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.core.tenancy import resolve_device
 from app.devices.filters import (
@@ -86,7 +87,7 @@ class DeviceController(Controller):
         name_pattern, eui_pattern = like_patterns(search)
         if statuses == []:
             return Listing(data=[], pagination=Pagination(limit=limit, offset=offset, total=0))
-        rows = await pool.fetch(
+        rows = await reader(principal).fetch(
             list_query(statuses, wanted_online),
             principal.partner_id,
             principal.sub_account_id,
