@@ -96,10 +96,12 @@ class LiveServer:
         return httpx.AsyncClient(base_url=self.base_url, timeout=10)
 
 
-def start_server(database_url: str, workers: int = 2) -> LiveServer:
-    """`telemetry serve` as users start it, on a free loopback port."""
+def start_server(
+    database_url: str, workers: int = 2, env: dict[str, str] | None = None
+) -> LiveServer:
+    """`telemetry serve` as users start it, on a free loopback port (`env`: extra settings)."""
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url}
+    env = {**os.environ, "DATABASE_URL": database_url, **(env or {})}
     process = subprocess.Popen(
         [
             str(Path(sys.executable).parent / "telemetry"),
