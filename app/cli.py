@@ -164,6 +164,18 @@ def cmd_retention(args: argparse.Namespace) -> None:
         print(f"chunks compacted: {len(run_with_connection(compact_closed_chunks))}")
 
 
+def cmd_placement(args: argparse.Namespace) -> None:
+    from app.core.placement import load_placement, sync_directory
+
+    settings = load_settings()
+    if not settings.placement_file:
+        raise CommandError("TELEMETRY_PLACEMENT names no placement file")
+    placement = load_placement(Path(settings.placement_file))
+    counts = uvloop.run(sync_directory(placement))
+    for name, count in counts.items():
+        print(f"cluster {name}: {count} keys and tokens in the directory")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="telemetry", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -219,6 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
     set_features.add_argument("--networks", choices=["on", "off"])
     set_features.add_argument("--multi-site", dest="multi_site", choices=["on", "off"])
     features.set_defaults(handler=cmd_features)
+
+    placement = commands.add_parser("placement", help="tenants placed across clusters")
+    placement.add_argument("action", choices=["sync"], help="fill the key directory")
+    placement.set_defaults(handler=cmd_placement)
 
     retention = commands.add_parser("retention", help="drop readings no plan may read")
     retention.add_argument("action", choices=["run"])

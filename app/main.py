@@ -97,6 +97,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
     )
 
 
-def app_factory() -> Litestar:
-    """Entry point for granian (`app.main:app_factory`, with `--factory`)."""
-    return create_app()
+def app_factory() -> Any:
+    """Entry point for granian (`app.main:app_factory`, with `--factory`): one app, or one
+    per cluster behind the placement dispatcher when TELEMETRY_PLACEMENT is set."""
+    settings = load_settings()
+    if settings.placement_file:
+        from app.core.placement import PlacementApp
+
+        return PlacementApp(settings, create_app)
+    return create_app(settings)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
+import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -79,10 +81,14 @@ class Pair:
 
 
 @pytest.fixture(scope="module")
-def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
-    pair = Pair(tmp_path_factory.mktemp("replication"))
+def pair() -> Iterator[Pair]:
+    # Not under pytest's own temporary root: pytest makes that 0700 again at each session
+    # start, and the clusters run as `postgres`.
+    root = Path(tempfile.mkdtemp(prefix="telemetry-replication-"))
+    pair = Pair(root)
     yield pair
     pair.stop()
+    shutil.rmtree(root, ignore_errors=True)
 
 
 class Tenancy:
