@@ -35,7 +35,7 @@ import msgspec
 from app.auth.errors import limited_error, unauthorized
 from app.auth.principal import Principal
 from app.core.config import Settings
-from app.core.db import connect
+from app.core.db import connect_listener
 from app.core.sql import QUERIES
 from app.telemetry.latest_cache import LatestCache
 
@@ -136,7 +136,7 @@ class AuthCache:
 
     async def listen(self) -> None:
         """Opens the listening connection; the cache serves only once LISTEN is in place."""
-        connection = await connect(self.settings)
+        connection = await connect_listener(self.settings)
         try:
             await connection.add_listener(CHANNEL, self._notified)
             await connection.add_listener(LATEST_CHANNEL, self._latest_notified)

@@ -23,6 +23,12 @@ class Settings(msgspec.Struct, frozen=True):
     database_read_urls: tuple[str, ...] = ()
     max_staleness_s: float = 1.0
     placement_file: str | None = None
+    # Through a transaction-pooling PgBouncer: LISTEN needs a direct connection to the
+    # primary (DATABASE_LISTEN_URL), and asyncpg's named prepared statements must be off
+    # (DB_STATEMENT_CACHE=0), as a statement prepared on one server connection is unknown
+    # on the next.
+    database_listen_url: str | None = None
+    statement_cache_size: int = 100
 
 
 def local_database_url(database: str = "telemetry") -> str:
@@ -40,6 +46,8 @@ def load_settings() -> Settings:
         database_read_urls=read_urls(os.environ.get("DATABASE_READ_URL", "")),
         max_staleness_s=float(os.environ.get("TELEMETRY_MAX_STALENESS", 1.0)),
         placement_file=os.environ.get("TELEMETRY_PLACEMENT") or None,
+        database_listen_url=os.environ.get("DATABASE_LISTEN_URL") or None,
+        statement_cache_size=int(os.environ.get("DB_STATEMENT_CACHE", 100)),
     )
 
 

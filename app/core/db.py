@@ -45,6 +45,7 @@ async def create_pool(settings: Settings) -> asyncpg.Pool:
         init=init_connection,
         reset=_keep_session,
         server_settings=server_settings(settings),
+        statement_cache_size=settings.statement_cache_size,
     )
     assert pool is not None
     return pool
@@ -53,6 +54,17 @@ async def create_pool(settings: Settings) -> asyncpg.Pool:
 async def connect(settings: Settings) -> asyncpg.Connection:
     connection = await asyncpg.connect(
         settings.database_url, server_settings=server_settings(settings)
+    )
+    await init_connection(connection)
+    return connection
+
+
+async def connect_listener(settings: Settings) -> asyncpg.Connection:
+    """A connection for LISTEN: straight to the primary even when queries go through a
+    transaction-pooling PgBouncer (it cannot keep a session's LISTEN)."""
+    connection = await asyncpg.connect(
+        settings.database_listen_url or settings.database_url,
+        server_settings=server_settings(settings),
     )
     await init_connection(connection)
     return connection

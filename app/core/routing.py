@@ -37,7 +37,7 @@ import asyncpg
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core.config import Settings
-from app.core.db import init_connection, server_settings
+from app.core.db import connect_listener, init_connection, server_settings
 
 PROBE_EVERY_S = 0.2
 PROBE_TIMEOUT_S = 0.5
@@ -170,6 +170,7 @@ class ReadRouter:
             max_size=self.settings.pool_max_size,
             init=init_connection,
             server_settings=server_settings(self.settings),
+            statement_cache_size=self.settings.statement_cache_size,
             timeout=CONNECT_TIMEOUT_S,
         )
 
@@ -211,7 +212,7 @@ class ReadRouter:
         replica.up = True
 
     async def listen(self) -> None:
-        connection = await asyncpg.connect(self.settings.database_url, timeout=CONNECT_TIMEOUT_S)
+        connection = await connect_listener(self.settings)
         await connection.add_listener(PIN_CHANNEL, self._pinned)
         self._listener = connection
 
