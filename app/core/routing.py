@@ -29,7 +29,7 @@ import logging
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
 from typing import Any
 
@@ -249,6 +249,23 @@ _current: ContextVar[ReadRouter] = ContextVar("telemetry_read_router")
 def reader(principal: Any = None) -> asyncpg.Pool | ReadPool:
     """The pool for a read that may be up to TELEMETRY_MAX_STALENESS old (see above)."""
     return _current.get().reader(principal)
+
+
+async def fetchrow_unless_changed(
+    principal: Any, changed_at: Callable[[Any], float], query: str, *args: Any
+) -> Any:
+    """One row from a standby, or from the primary when the standby may predate the last
+    change this worker was notified of for it (`changed_at(row)`, monotonic): what a
+    per-worker cache keyed on notifications may keep (the /latest cache)."""
+    router = _current.get()
+    choice = router.reader(principal)
+    if not isinstance(choice, ReadPool):
+        return await choice.fetchrow(query, *args)
+    fresh_as_of = choice.replica.fresh_as_of
+    row = await choice.fetchrow(query, *args)
+    if row is None or changed_at(row) < fresh_as_of:
+        return row
+    return await router.primary.fetchrow(query, *args)
 
 
 class RoutingMiddleware:

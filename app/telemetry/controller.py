@@ -23,6 +23,7 @@ from app.auth.middleware import outcome_to_principal, rate_headers
 from app.auth.principal import Principal
 from app.core.api import Single
 from app.core.errors import ApiError, error_responses
+from app.core.routing import fetchrow_unless_changed
 from app.core.sql import QUERIES
 from app.core.tenancy import split_reference
 from app.telemetry import catalog
@@ -112,7 +113,9 @@ async def _cached_lookup(
     if hit is not None:
         return hit[1], hit[2]
     generation = cache.latest.generation
-    row = await pool.fetchrow(
+    row = await fetchrow_unless_changed(
+        principal,
+        cache.latest.row_changed_at,
         LATEST_BY_ID if device_id is not None else LATEST_BY_EUI,
         device_id if device_id is not None else dev_eui,
         principal.partner_id,

@@ -316,3 +316,22 @@ async def test_writes_are_503_with_retry_after_while_the_primary_is_down(
         return response.status_code == 200
 
     await until(served)
+
+
+async def test_latest_never_answers_older_than_the_last_change_it_heard_of(
+    instances: tuple[LiveServer, LiveServer], tenancy: Tenancy, standby: asyncpg.Connection
+) -> None:
+    """/latest misses may be read on a standby, but a device whose change this worker was
+    notified of after the standby's position is read on the primary: with the standby's
+    replay paused, every new value is still answered at once, on both instances."""
+    await asyncio.sleep(0.5)
+    await standby.execute("SELECT pg_wal_replay_pause()")
+    url = f"/api/v1/devices/{tenancy.device['id']}/latest"
+    for value in (501.0, 502.0, 503.0):
+        await ingest(instances[0], tenancy, value)
+        await asyncio.sleep(0.05)  # the notification's way to the other instance
+        for server in instances:
+            async with server.client() as http:
+                response = await http.get(url, headers=bearer(tenancy.reader))
+            assert response.status_code == 200
+            assert response.json()["data"]["values"]["temperature"] == value
