@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the service needs from Debian on a fresh bookworm machine:
 # PostgreSQL 15, TimescaleDB (built from Debian trixie's source package, Apache-2
-# edition) and wrk for the HTTP benchmarks. Safe to run again; skips what is there.
+# edition), wrk for the HTTP benchmarks and pgbouncer (tests of transaction pooling).
+# Safe to run again; skips what is there.
 set -euo pipefail
 
 need_root() { if [ "$(id -u)" -ne 0 ]; then echo "sudo"; fi; }
 SUDO=$(need_root)
 
-packages=(postgresql-15 postgresql-server-dev-15 postgresql-contrib cmake gcc make xz-utils wrk
+packages=(postgresql-15 postgresql-server-dev-15 postgresql-contrib cmake gcc make xz-utils wrk pgbouncer
           debian-archive-keyring dpkg-dev)
 missing=()
 for p in "${packages[@]}"; do
