@@ -21,6 +21,7 @@ fi
 
 # The clusters of this project are owned by the project, not by Debian's service.
 $SUDO systemctl disable --now postgresql >/dev/null 2>&1 || true
+$SUDO systemctl disable --now pgbouncer >/dev/null 2>&1 || true
 
 pg_libdir=$(pg_config --pkglibdir)
 if ls "$pg_libdir"/timescaledb*.so >/dev/null 2>&1; then
