@@ -26,6 +26,7 @@ import pytest
 
 from app.core.config import DEFAULT_PORT
 from app.core.db import init_connection
+from app.ops import cluster
 from tests.conftest import LiveServer, start_server
 from tests.factories import World, load
 from tests.integration import test_ingest_helpers as cs
@@ -68,9 +69,9 @@ class Pair:
     def kill_standby(self) -> None:
         """The standby dies: immediate shutdown, no checkpoint, connections cut."""
         owner = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        pg_ctl = str(cluster.pg_bindir() / "pg_ctl")
         subprocess.run(
-            [*owner, "pg_ctl", "-D", str(self.standby_dir), "-m", "immediate", "stop"],
-            env={**os.environ, "PATH": f"/usr/lib/postgresql/15/bin:{os.environ['PATH']}"},
+            [*owner, pg_ctl, "-D", str(self.standby_dir), "-m", "immediate", "stop"],
             check=True,
             capture_output=True,
         )
