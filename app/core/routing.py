@@ -110,11 +110,6 @@ class ReadPool:
     async def fetchval(self, *args: Any, **kwargs: Any) -> Any:
         return await self._call("fetchval", *args, **kwargs)
 
-    def acquire(self) -> Any:
-        """A connection of the standby (no fallback once a caller holds a connection)."""
-        pool = self.replica.pool if self.replica.up else None
-        return (pool or self.primary).acquire()
-
 
 class ReadRouter:
     """The per-worker choice of pool for stale-tolerant reads (see the module docstring)."""
