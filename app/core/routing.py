@@ -40,7 +40,7 @@ from app.core.config import Settings
 from app.core.db import connect_listener, init_connection, server_settings
 
 PROBE_EVERY_S = 0.2
-PROBE_TIMEOUT_S = 0.5
+PROBE_TIMEOUT_S = 1.0
 CONNECT_TIMEOUT_S = 1.0
 HISTORY_S = 60.0
 PIN_CHANNEL = "reads_pinned"

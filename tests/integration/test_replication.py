@@ -34,7 +34,9 @@ from tests.integration.test_admin_cli import TELEMETRY
 
 BASE_PORT = int(os.environ.get("TELEMETRY_DB_PORT", DEFAULT_PORT))
 PRIMARY_PORT, STANDBY_PORT = BASE_PORT + 10, BASE_PORT + 20
-BOUND_S = 2.0  # TELEMETRY_MAX_STALENESS of the servers under test
+# TELEMETRY_MAX_STALENESS of the servers under test: room for a busy CI box to make a
+# few requests while a paused standby is still within it.
+BOUND_S = 4.0
 SCOPES = ["devices:read", "telemetry:read", "members:read", "members:manage"]
 
 
