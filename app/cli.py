@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import os
+import functools
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import uvloop
 
-from app.core.config import load_settings
+from app.core.config import settings
 from app.core.db import connect
+from app.core.enums import DeviceStatus
 
 
 class CommandError(Exception):
@@ -22,7 +24,7 @@ class CommandError(Exception):
 
 def run_with_connection(work: Callable[[Any], Awaitable[Any]]) -> Any:
     async def runner() -> Any:
-        connection = await connect(load_settings())
+        connection = await connect(settings())
         try:
             return await work(connection)
         finally:
@@ -86,8 +88,11 @@ def cmd_serve(args: argparse.Namespace) -> None:
     from granian import Granian
     from granian.constants import Interfaces, Loops
 
-    # Lease sizes of the rate limiter are split between the workers (app/auth/cache.py).
-    os.environ["TELEMETRY_WORKERS"] = str(args.workers)
+    from app.main import load_app
+
+    # Lease sizes of the rate limiter are split between the workers (app/auth/cache.py):
+    # each worker gets the Settings with their number.
+    serving = msgspec.structs.replace(settings(), workers=args.workers)
     Granian(
         target="app.main:app_factory",
         factory=True,
@@ -98,7 +103,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
         loop=Loops.uvloop,
         log_access=False,
         backlog=2048,
-    ).serve()
+    ).serve(target_loader=functools.partial(load_app, serving), wrap_loader=False)
 
 
 def cmd_world(args: argparse.Namespace) -> None:
@@ -167,10 +172,10 @@ def cmd_retention(args: argparse.Namespace) -> None:
 def cmd_placement(args: argparse.Namespace) -> None:
     from app.core.placement import load_placement, sync_directory
 
-    settings = load_settings()
-    if not settings.placement_file:
+    placement_file = settings().placement_file
+    if not placement_file:
         raise CommandError("TELEMETRY_PLACEMENT names no placement file")
-    placement = load_placement(Path(settings.placement_file))
+    placement = load_placement(Path(placement_file))
     counts = uvloop.run(sync_directory(placement))
     for name, count in counts.items():
         print(f"cluster {name}: {count} keys and tokens in the directory")
@@ -218,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     device_actions = devices.add_subparsers(dest="action", required=True)
     status = device_actions.add_parser("set-status", help="move a device between states")
     status.add_argument("device_id")
-    status.add_argument("status", choices=["inventory", "assigned", "archived"])
+    status.add_argument("status", choices=[s.value for s in DeviceStatus])
     status.add_argument("--sub-account", dest="sub_account")
     devices.set_defaults(handler=cmd_devices)
 
@@ -265,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"telemetry {args.command}: {message}", file=sys.stderr)
-        if os.environ.get("TELEMETRY_DEBUG"):
+        if settings().debug:
             raise
         return 1
     return 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,19 +15,26 @@ from litestar.di import Provide
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
+from litestar.routes import HTTPRoute
 
 from app.accounts.controller import HealthController, IdentityController, SubAccountController
-from app.auth.cache import auth_cache_lifespan
+from app.auth.cache import AuthCache
+from app.auth.guards import check_route_options
 from app.auth.middleware import AuthMiddleware
 from app.auth.principal import Principal
 from app.core.api import API_PREFIX
-from app.core.config import Settings, load_settings
+from app.core.config import Settings
+from app.core.config import settings as process_settings
 from app.core.db import create_pool
 from app.core.errors import handle_exception
+from app.core.listener import Listener
 from app.core.routing import RoutingMiddleware, routing_lifespan
 from app.docs import DocsController
 from app.history.retention import retention_lifespan
 from app.routes import api_route_handlers, public_route_handlers
+from app.telemetry.latest_cache import LatestCache
+
+log = logging.getLogger(__name__)
 
 
 def provide_principal(request: Request[Any, Any, Any]) -> Principal:
@@ -38,8 +47,37 @@ def provide_pool(request: Request[Any, Any, Any]) -> asyncpg.Pool:
     return pool
 
 
+@asynccontextmanager
+async def caches_lifespan(app: Litestar) -> AsyncIterator[None]:
+    """The worker's key and /latest caches on one listening connection, once the pool
+    exists (list it after the pool's lifespan); none with Settings.auth_cache off."""
+    settings: Settings = app.state.settings
+    if not settings.auth_cache:
+        yield
+        return
+    listener = Listener(settings)
+    auth_cache = AuthCache(app.state.pool, settings, listener)
+    latest_cache = LatestCache(listener)
+    try:
+        await listener.listen()
+    except (asyncpg.PostgresError, OSError) as error:
+        log.warning("caches: cannot listen (%s); reading the database per request", error)
+    app.state.auth_cache, app.state.latest_cache = auth_cache, latest_cache
+    tasks = [asyncio.create_task(listener.run()), asyncio.create_task(auth_cache.run())]
+    try:
+        yield
+    finally:
+        for task in tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        app.state.auth_cache = app.state.latest_cache = None
+        await listener.close()
+        await auth_cache.close()
+
+
 def create_app(settings: Settings | None = None) -> Litestar:
-    settings = settings or load_settings()
+    settings = settings or process_settings()
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -63,9 +101,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
         security=[{"apiKey": []}],
     )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    return Litestar(
+    app = Litestar(
         route_handlers=[api, *public_route_handlers()],
-        lifespan=[lifespan, auth_cache_lifespan, routing_lifespan, retention_lifespan],
+        lifespan=[lifespan, caches_lifespan, routing_lifespan, retention_lifespan],
         middleware=[RoutingMiddleware],
         dependencies={
             "pool": Provide(provide_pool, sync_to_thread=False),
@@ -95,14 +133,37 @@ def create_app(settings: Settings | None = None) -> Litestar:
         ),
         debug=False,
     )
+    check_route_options(route_handlers(app))
+    return app
 
 
-def app_factory() -> Any:
-    """Entry point for granian (`app.main:app_factory`, with `--factory`): one app, or one
-    per cluster behind the placement dispatcher when TELEMETRY_PLACEMENT is set."""
-    settings = load_settings()
+def route_handlers(app: Litestar) -> list[Any]:
+    """Every route handler of the app (one per HTTP method and path)."""
+    handlers: list[Any] = []
+    for route in app.routes:
+        if isinstance(route, HTTPRoute):
+            handlers.extend(route.route_handlers)
+        else:
+            handlers.append(route.route_handler)
+    return handlers
+
+
+def build_app(settings: Settings) -> Any:
+    """One app, or one per cluster behind the placement dispatcher when the Settings name
+    a placement file (TELEMETRY_PLACEMENT, app/core/placement.py)."""
     if settings.placement_file:
         from app.core.placement import PlacementApp
 
         return PlacementApp(settings, create_app)
     return create_app(settings)
+
+
+def app_factory() -> Any:
+    """Entry point for granian (`app.main:app_factory`, with `--factory`)."""
+    return build_app(process_settings())
+
+
+def load_app(settings: Settings, *_: Any, **__: Any) -> Any:
+    """The app of one `telemetry serve` worker, with its parent's Settings (granian calls
+    it in the worker process; extra arguments are granian's own and unused)."""
+    return build_app(settings)

@@ -12,6 +12,7 @@ from typing import Any
 def api_route_handlers() -> list[Any]:
     from app.devices.controller import DeviceController
     from app.downlinks.controller import DownlinkController
+    from app.export.controller import ExportController
     from app.gateways.controller import GatewayController
     from app.history.controller import HistoryController
     from app.members.controller import MembersController
@@ -30,6 +31,7 @@ def api_route_handlers() -> list[Any]:
         SiteController,
         MulticastGroupController,
         HistoryController,
+        ExportController,
         DownlinkController,
         MulticastExecuteController,
         MembersController,

@@ -2,8 +2,8 @@
 
 Order: floors (HTTP floor per connection count, database round trip), bulk load (from
 the dataset's generation), storage, then the modules: auth cost, /latest, history,
-directory, member validation timing, and ingest last (it adds readings). Each module runs
-in its own process (benchmarks/runner.py) with a time limit; a module that fails or is
+export, directory, member validation timing, and ingest last (it adds readings). Each
+module runs in its own process (benchmarks/runner.py) with a time limit; a module that fails or is
 missing is reported as such and the run goes on.
 """
 
@@ -55,6 +55,7 @@ MODULES = [
     ("auth", "benchmarks.auth_cost"),
     ("latest", "benchmarks.bench_latest"),
     ("history", "benchmarks.bench_history"),
+    ("export", "benchmarks.bench_export"),
     ("directory", "benchmarks.bench_directory"),
     ("validate", "benchmarks.bench_validate_timing"),
     ("ingest", "benchmarks.bench_ingest"),

@@ -11,21 +11,19 @@ Without it every request wrote its key's usage row under a row lock. With it:
   While a key's budget left is small a lease holds one permit, so small limits are
   decided request by request exactly as before.
 
-The cache is used only while the worker's listening connection is up; when it drops,
-the cache is flushed and every request runs `api_authenticate` again until it is back.
-`TELEMETRY_AUTH_CACHE=0` keeps the per-request path for good.
+The cache is used only while the worker's listening connection (app/core/listener.py)
+is up; when it drops, the cache is flushed and every request runs `api_authenticate`
+again until it is back. `TELEMETRY_AUTH_CACHE=0` (Settings.auth_cache) keeps the
+per-request path for good.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
-import os
 import time
 import uuid
-from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
 
@@ -35,31 +33,15 @@ import msgspec
 from app.auth.errors import limited_error, unauthorized
 from app.auth.principal import Principal
 from app.core.config import Settings
-from app.core.db import connect_listener
+from app.core.listener import Listener
 from app.core.sql import QUERIES
-from app.telemetry.latest_cache import LatestCache
 
 KEY_INFO = QUERIES["auth.key_info"]
 LEASE = QUERIES["auth.lease"]
 CHANNEL = "auth_changed"
-LATEST_CHANNEL = "latest_changed"
 MAX_LEASE = 64
 FLUSH_EVERY_S = 1.0
-RECONNECT_EVERY_S = 1.0
 log = logging.getLogger(__name__)
-
-
-def cache_enabled() -> bool:
-    return os.environ.get("TELEMETRY_AUTH_CACHE", "1") != "0"
-
-
-def lease_share() -> int:
-    """Divides a large budget among workers: at most budget / (4 x workers) per lease."""
-    return 4 * max(int(os.environ.get("TELEMETRY_WORKERS", "2")), 1)
-
-
-def lease_exact_below() -> int:
-    return int(os.environ.get("TELEMETRY_LEASE_EXACT_BELOW", "1024"))
 
 
 class KeyInfo(msgspec.Struct, frozen=True):
@@ -94,22 +76,30 @@ class Limited(Exception):
 
 
 class AuthCache:
-    def __init__(self, pool: asyncpg.Pool, settings: Settings) -> None:
+    def __init__(self, pool: asyncpg.Pool, settings: Settings, listener: Listener) -> None:
         self.pool = pool
         self.settings = settings
         self.keys: dict[bytes, KeyInfo] = {}
-        # /latest answers share this worker's listening connection and its fallback rule.
-        self.latest = LatestCache()
         self.leases: dict[uuid.UUID, Lease] = {}
         self.generation = 0
-        self.active = False
-        self.share = lease_share()
-        self.exact_below = lease_exact_below()
-        self._listener: asyncpg.Connection | None = None
+        self.listener = listener
+        listener.subscribe(CHANNEL, self._notified, self._reset)
+        # A large budget is divided among workers: at most budget / (4 x workers) per lease.
+        self.share = 4 * settings.workers
+        self.exact_below = settings.lease_exact_below
+
+    @property
+    def active(self) -> bool:
+        """Whether the cache may serve: only while its notifications can arrive."""
+        return self.listener.active
+
+    @property
+    def _listener(self) -> asyncpg.Connection | None:
+        return self.listener.connection
 
     # Invalidation ------------------------------------------------------------------
 
-    def _notified(self, connection: Any, pid: int, channel: str, payload: str) -> None:
+    def _notified(self, payload: str) -> None:
         self.generation += 1
         if payload == "*":
             self.keys.clear()
@@ -118,45 +108,11 @@ class AuthCache:
         for key_hash in stale:
             del self.keys[key_hash]
 
-    def _latest_notified(self, connection: Any, pid: int, channel: str, payload: str) -> None:
-        self.latest.notified(payload)
-
-    def _lost(self, connection: Any) -> None:
-        if connection is not self._listener:
-            return  # an older connection, already replaced by the flush loop
-        log.warning("auth cache: listening connection lost; authenticating per request")
-        self._deactivate()
-
-    def _deactivate(self) -> None:
-        self.active = False
+    def _reset(self) -> None:
         self.generation += 1
         self.keys.clear()
-        self.latest.clear()
-        self._listener = None
-
-    async def listen(self) -> None:
-        """Opens the listening connection; the cache serves only once LISTEN is in place."""
-        connection = await connect_listener(self.settings)
-        try:
-            await connection.add_listener(CHANNEL, self._notified)
-            await connection.add_listener(LATEST_CHANNEL, self._latest_notified)
-        except BaseException:
-            await connection.close()
-            raise
-        connection.add_termination_listener(self._lost)
-        self._listener = connection
-        self.generation += 1
-        self.keys.clear()
-        self.latest.clear()
-        self.active = True
 
     async def close(self) -> None:
-        listener, self._listener = self._listener, None
-        self.active = False
-        if listener is not None:
-            listener.remove_termination_listener(self._lost)
-            with contextlib.suppress(Exception):
-                await listener.close()
         await self.flush(final=True)
 
     # Lookups -----------------------------------------------------------------------
@@ -287,17 +243,9 @@ class AuthCache:
                     log.warning("auth cache: could not give back %d permits: %s", returned, error)
 
     async def run(self) -> None:
-        """Returns unused permits every second and reopens a lost listening connection."""
+        """Returns unused permits every second."""
         while True:
             await asyncio.sleep(FLUSH_EVERY_S)
-            try:
-                if self._listener is None or self._listener.is_closed():
-                    if self.active:
-                        self._deactivate()
-                    await self.listen()
-                    log.info("auth cache: listening again")
-            except (asyncpg.PostgresError, OSError) as error:
-                log.debug("auth cache: cannot listen yet: %s", error)
             try:
                 await self.flush()
             except (asyncpg.PostgresError, OSError) as error:
@@ -314,26 +262,3 @@ def current_cache(app: Any) -> AuthCache | None:
     if cache is None or not cache.active:
         return None
     return cache
-
-
-@contextlib.asynccontextmanager
-async def auth_cache_lifespan(app: Any) -> AsyncIterator[None]:
-    """Starts the cache once the pool exists (list it after the pool's lifespan)."""
-    if not cache_enabled():
-        yield
-        return
-    cache = AuthCache(app.state.pool, app.state.settings)
-    try:
-        await cache.listen()
-    except (asyncpg.PostgresError, OSError) as error:
-        log.warning("auth cache: cannot listen (%s); authenticating per request", error)
-    app.state.auth_cache = cache
-    task = asyncio.create_task(cache.run())
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        app.state.auth_cache = None
-        await cache.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.errors import ApiError
+from app.core.errors import ApiError, ErrorCode
 
 _CHALLENGE = {"WWW-Authenticate": "Bearer"}
 _FAILURES = {
@@ -21,7 +21,7 @@ def is_failure(outcome: str) -> bool:
 
 
 def unauthorized(code: str) -> ApiError:
-    return ApiError(401, code, _FAILURES[code], dict(_CHALLENGE))
+    return ApiError(401, ErrorCode(code), _FAILURES[code], dict(_CHALLENGE))
 
 
 def rate_headers(limit: int, remaining: int) -> dict[str, str]:
@@ -31,4 +31,4 @@ def rate_headers(limit: int, remaining: int) -> dict[str, str]:
 def limited_error(outcome: str, limit: int, remaining: int, retry_after: int) -> ApiError:
     headers = rate_headers(limit, remaining)
     headers["Retry-After"] = str(retry_after)
-    return ApiError(429, outcome, _LIMITED[outcome], headers)
+    return ApiError(429, ErrorCode(outcome), _LIMITED[outcome], headers)

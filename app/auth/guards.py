@@ -1,17 +1,21 @@
 """Access rules declared once per controller: scopes, key flavour and plan write access.
 
-A handler or controller declares what it needs in `opt`: `scope` (one scope string),
-`write` (plan API write access) and `subaccount_key` (members routes); `check_access`
-applies them in the order of decisions D3 and D17.
+A handler or controller declares what it needs in `opt`: `scope` (one `Scope`), `write`
+(plan API write access) and `subaccount_key` (members routes); `check_access` applies them
+in the order of decisions D3 and D17. `public` and `inline_auth` tell the middleware to
+skip authentication or leave it to the handler, `features` (app/devices/filters.py) names
+feature switches. `check_route_options` refuses, at start-up, any other key or a scope
+that does not exist: a misspelt key would otherwise silently drop its check.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from app.auth.principal import Principal
-from app.core.errors import ApiError
+from app.core.enums import Scope
+from app.core.errors import ApiError, ErrorCode
 
 
 def check_access(principal: Principal, opt: Mapping[str, Any]) -> None:
@@ -23,20 +27,48 @@ def check_access(principal: Principal, opt: Mapping[str, Any]) -> None:
     """
     scope = opt.get("scope")
     if scope and scope not in principal.scopes:
-        raise ApiError(403, "insufficient_scope", f"this API key lacks the scope {scope}")
+        raise ApiError(403, ErrorCode.INSUFFICIENT_SCOPE, f"this API key lacks the scope {scope}")
     if opt.get("subaccount_key") and principal.is_partner_key:
         raise ApiError(
-            403, "subaccount_key_required", "this route needs a key bound to a sub-account"
+            403, ErrorCode.SUBACCOUNT_KEY_REQUIRED, "this route needs a key bound to a sub-account"
         )
     if opt.get("write") and not principal.api_write:
-        raise ApiError(403, "write_not_enabled", "the plan has no API write access")
+        raise ApiError(403, ErrorCode.WRITE_NOT_ENABLED, "the plan has no API write access")
 
 
 def require_networks(principal: Principal) -> None:
     if not principal.networks_enabled:
-        raise ApiError(403, "networks_disabled", "the Networks feature is off for this account")
+        raise ApiError(
+            403, ErrorCode.NETWORKS_DISABLED, "the Networks feature is off for this account"
+        )
 
 
 def require_multi_site(principal: Principal) -> None:
     if not principal.multi_site_enabled:
-        raise ApiError(403, "multi_site_disabled", "the multi-site feature is off for this account")
+        raise ApiError(
+            403, ErrorCode.MULTI_SITE_DISABLED, "the multi-site feature is off for this account"
+        )
+
+
+# The `opt` keys routes may declare, with the type of their value.
+ROUTE_OPTIONS: dict[str, type | tuple[type, ...]] = {
+    "scope": Scope,
+    "write": bool,
+    "subaccount_key": bool,
+    "public": bool,
+    "inline_auth": bool,
+    "features": tuple,
+}
+
+
+def check_route_options(handlers: Iterable[Any]) -> None:
+    """Raises ValueError naming the first route whose `opt` has an unknown key or value."""
+    for handler in handlers:
+        for key, value in handler.opt.items():
+            expected = ROUTE_OPTIONS.get(key)
+            if expected is None:
+                raise ValueError(f"route {handler}: unknown opt key {key!r}")
+            if key == "scope" and value not in set(Scope):
+                raise ValueError(f"route {handler}: unknown scope {value!r}")
+            if key != "scope" and not isinstance(value, expected):
+                raise ValueError(f"route {handler}: opt {key!r} must be {expected}")

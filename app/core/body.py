@@ -17,7 +17,7 @@ from litestar import Request
 from litestar.openapi.spec import Operation, RequestBody
 from litestar.openapi.spec.media_type import OpenAPIMediaType
 
-from app.core.errors import ApiError, invalid_body
+from app.core.errors import ApiError, ErrorCode, invalid_body
 
 T = TypeVar("T")
 
@@ -28,11 +28,11 @@ _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]+)`")
 
 
 def unsupported_media_type() -> ApiError:
-    return ApiError(415, "unsupported_media_type", "Content-Type must be application/json")
+    return ApiError(415, ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json")
 
 
 def payload_too_large() -> ApiError:
-    return ApiError(413, "payload_too_large", "request body over 64 KiB")
+    return ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, "request body over 64 KiB")
 
 
 def _is_json_media_type(content_type: str | None) -> bool:

@@ -1,8 +1,38 @@
-"""Settings read once from the environment."""
+"""The one Settings object: every environment variable of the service, read once.
+
+`settings()` reads the environment the first time it is called and keeps the result for
+the process; everything else receives a `Settings` (the app factory, the pool, the caches,
+the cluster commands), so tests and the CLI can pass their own. Workers started by
+`telemetry serve` get the parent's Settings by argument (app/main.py `load_app`), never
+through the environment.
+
+| variable | field | default |
+|---|---|---|
+| DATABASE_URL | database_url | the project's own cluster on 127.0.0.1:TELEMETRY_DB_PORT |
+| STATEMENT_TIMEOUT_MS | statement_timeout_ms | 5000 |
+| DB_POOL_MIN / DB_POOL_MAX | pool_min_size / pool_max_size | 2 / 10 |
+| TELEMETRY_DB_PORT | db_port | 25432 |
+| TELEMETRY_PGDATA | pgdata | `.pgdata/` in the checkout |
+| TELEMETRY_AUTH_CACHE | auth_cache | 1 (0: authenticate every request in SQL) |
+| TELEMETRY_WORKERS | workers | 2 (`serve --workers` sets it for its workers) |
+| TELEMETRY_LEASE_EXACT_BELOW | lease_exact_below | 1024 |
+| TELEMETRY_COMPACT_CHUNKS | compact_chunks | 1 (0: compaction only by `retention run --compact`) |
+| TELEMETRY_DEBUG | debug | unset (set: CLI errors show their traceback) |
+| EXPORT_TIMEOUT_MS | export_timeout_ms | 3600000 (statement timeout of one export's stream) |
+| EXPORT_STALL_S | export_stall_s | 60 (a client not reading this long ends its export) |
+| EXPORT_CONCURRENCY | export_concurrency | 4 (exports streaming at once per worker) |
+| DATABASE_READ_URL | database_read_urls | none (hot standbys for stale-tolerant reads; a, b, ...) |
+| TELEMETRY_MAX_STALENESS | max_staleness_s | 1.0 (seconds a standby read may lag the primary) |
+| TELEMETRY_PLACEMENT | placement_file | unset (a placement file: tenants across clusters) |
+| DATABASE_LISTEN_URL | database_listen_url | DATABASE_URL (LISTEN to the primary past PgBouncer) |
+| DB_STATEMENT_CACHE | statement_cache_size | 100 (0 behind a transaction-pooling PgBouncer) |
+"""
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import msgspec
@@ -17,7 +47,31 @@ class Settings(msgspec.Struct, frozen=True):
     statement_timeout_ms: int = 5000
     pool_min_size: int = 2
     pool_max_size: int = 10
+    # The largest request body accepted (not configurable: the API's bodies are small).
     max_body_bytes: int = 64 * 1024
+    # The local cluster of `telemetry db start|stop`.
+    db_port: int = DEFAULT_PORT
+    pgdata: str = str(PROJECT_ROOT / ".pgdata")
+    # The per-worker key and /latest caches (app/auth/cache.py); off: SQL per request.
+    auth_cache: bool = True
+    # How many workers share the rate-limit budgets (leases are split between them).
+    workers: int = 2
+    # Below this many permits left a key's permits are leased one at a time (exact).
+    lease_exact_below: int = 1024
+    # Whether the retention loop also compacts one closed chunk per run.
+    compact_chunks: bool = True
+    # CLI errors re-raised with their traceback.
+    debug: bool = False
+    # Export (integrations.md section 4): the bounds of one request (not configurable: they
+    # are the contract's), the statement timeout of its stream and of its size count, and
+    # how long a client may stop reading.
+    export_max_devices: int = 10_000
+    export_max_readings: int = 50_000_000
+    export_timeout_ms: int = 3_600_000
+    export_count_timeout_ms: int = 60_000
+    export_stall_s: float = 60.0
+    # Exports streaming at once per worker: each holds a pool connection while it runs.
+    export_concurrency: int = 4
     # Hot standbys for stale-tolerant reads and the bound on their staleness
     # (app/core/routing.py); a placement file for tenants across clusters (app/core/placement.py).
     database_read_urls: tuple[str, ...] = ()
@@ -31,26 +85,45 @@ class Settings(msgspec.Struct, frozen=True):
     statement_cache_size: int = 100
 
 
-def local_database_url(database: str = "telemetry") -> str:
+def local_database_url(database: str = "telemetry", port: int | None = None) -> str:
     """The URL of the project's own cluster started by `telemetry db start`."""
-    port = int(os.environ.get("TELEMETRY_DB_PORT", DEFAULT_PORT))
+    port = settings().db_port if port is None else port
     return f"postgresql://telemetry@127.0.0.1:{port}/{database}"
 
 
-def load_settings() -> Settings:
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Settings from `environ` (the process environment when None)."""
+    env = os.environ if environ is None else environ
+    port = int(env.get("TELEMETRY_DB_PORT", DEFAULT_PORT))
     return Settings(
-        database_url=os.environ.get("DATABASE_URL") or local_database_url(),
-        statement_timeout_ms=int(os.environ.get("STATEMENT_TIMEOUT_MS", 5000)),
-        pool_min_size=int(os.environ.get("DB_POOL_MIN", 2)),
-        pool_max_size=int(os.environ.get("DB_POOL_MAX", 10)),
-        database_read_urls=read_urls(os.environ.get("DATABASE_READ_URL", "")),
-        max_staleness_s=float(os.environ.get("TELEMETRY_MAX_STALENESS", 1.0)),
-        placement_file=os.environ.get("TELEMETRY_PLACEMENT") or None,
-        database_listen_url=os.environ.get("DATABASE_LISTEN_URL") or None,
-        statement_cache_size=int(os.environ.get("DB_STATEMENT_CACHE", 100)),
+        database_url=env.get("DATABASE_URL") or local_database_url(port=port),
+        statement_timeout_ms=int(env.get("STATEMENT_TIMEOUT_MS", 5000)),
+        pool_min_size=int(env.get("DB_POOL_MIN", 2)),
+        pool_max_size=int(env.get("DB_POOL_MAX", 10)),
+        db_port=port,
+        pgdata=env.get("TELEMETRY_PGDATA") or str(PROJECT_ROOT / ".pgdata"),
+        auth_cache=env.get("TELEMETRY_AUTH_CACHE", "1") != "0",
+        workers=max(int(env.get("TELEMETRY_WORKERS", 2)), 1),
+        lease_exact_below=int(env.get("TELEMETRY_LEASE_EXACT_BELOW", 1024)),
+        compact_chunks=env.get("TELEMETRY_COMPACT_CHUNKS", "1") != "0",
+        debug=bool(env.get("TELEMETRY_DEBUG")),
+        export_timeout_ms=int(env.get("EXPORT_TIMEOUT_MS", 3_600_000)),
+        export_stall_s=float(env.get("EXPORT_STALL_S", 60.0)),
+        export_concurrency=int(env.get("EXPORT_CONCURRENCY", 4)),
+        database_read_urls=read_urls(env.get("DATABASE_READ_URL", "")),
+        max_staleness_s=float(env.get("TELEMETRY_MAX_STALENESS", 1.0)),
+        placement_file=env.get("TELEMETRY_PLACEMENT") or None,
+        database_listen_url=env.get("DATABASE_LISTEN_URL") or None,
+        statement_cache_size=int(env.get("DB_STATEMENT_CACHE", 100)),
     )
 
 
 def read_urls(text: str) -> tuple[str, ...]:
     """DATABASE_READ_URL: one or more standby URLs, comma-separated."""
     return tuple(url.strip() for url in text.split(",") if url.strip())
+
+
+@functools.cache
+def settings() -> Settings:
+    """The process's Settings, read from the environment on first use."""
+    return load_settings()

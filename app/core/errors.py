@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from enum import StrEnum
 from typing import Any
 
 import asyncpg
@@ -12,6 +13,49 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 log = logging.getLogger("telemetry.errors")
+
+
+class ErrorCode(StrEnum):
+    """The closed set of `error.code` values (api-spec 1.4 and the routes' own)."""
+
+    # Generic, by HTTP status.
+    BAD_REQUEST = "bad_request"
+    INVALID_PARAMETER = "invalid_parameter"
+    INVALID_BODY = "invalid_body"
+    UNAUTHORIZED = "unauthorized"
+    FORBIDDEN = "forbidden"
+    NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    CONFLICT = "conflict"
+    PAYLOAD_TOO_LARGE = "payload_too_large"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    RATE_LIMITED = "rate_limited"
+    UNAVAILABLE = "unavailable"
+    TIMEOUT = "timeout"
+    INTERNAL_ERROR = "internal_error"
+    ERROR = "error"
+    # Keys and limits (D2, D4).
+    KEY_EXPIRED = "key_expired"
+    KEY_REVOKED = "key_revoked"
+    QUOTA_EXCEEDED = "quota_exceeded"
+    # Access (D3, D17).
+    INSUFFICIENT_SCOPE = "insufficient_scope"
+    SUBACCOUNT_KEY_REQUIRED = "subaccount_key_required"
+    WRITE_NOT_ENABLED = "write_not_enabled"
+    NETWORKS_DISABLED = "networks_disabled"
+    MULTI_SITE_DISABLED = "multi_site_disabled"
+    OUTSIDE_RETENTION = "outside_retention"
+    # Members (api-spec 4.8).
+    ALREADY_MEMBER = "already_member"
+    MEMBER_QUOTA_REACHED = "member_quota_reached"
+    WEAK_PASSWORD = "weak_password"  # noqa: S105 (an error code, not a password)
+    INVALID_SITE = "invalid_site"
+    ROLE_NOT_RESTRICTABLE = "role_not_restrictable"
+    LAST_ADMIN = "last_admin"
+    INVALID_CREDENTIALS = "invalid_credentials"
+    ACCOUNT_LOCKED = "account_locked"
+    ACCOUNT_INACTIVE = "account_inactive"
+    NOT_A_MEMBER = "not_a_member"
 
 
 class ErrorBody(msgspec.Struct):
@@ -27,7 +71,7 @@ class ApiError(Exception):
     """An error the API reports in its envelope with a stable `code`."""
 
     def __init__(
-        self, status: int, code: str, message: str, headers: dict[str, str] | None = None
+        self, status: int, code: ErrorCode, message: str, headers: dict[str, str] | None = None
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -37,37 +81,37 @@ class ApiError(Exception):
 
 
 def not_found(what: str = "resource") -> ApiError:
-    return ApiError(404, "not_found", f"{what} not found")
+    return ApiError(404, ErrorCode.NOT_FOUND, f"{what} not found")
 
 
 def invalid_parameter(name: str, problem: str) -> ApiError:
-    return ApiError(400, "invalid_parameter", f"{name}: {problem}")
+    return ApiError(400, ErrorCode.INVALID_PARAMETER, f"{name}: {problem}")
 
 
 def invalid_body(field: str, problem: str) -> ApiError:
-    return ApiError(400, "invalid_body", f"{field}: {problem}")
+    return ApiError(400, ErrorCode.INVALID_BODY, f"{field}: {problem}")
 
 
-def forbidden(code: str, message: str) -> ApiError:
+def forbidden(code: ErrorCode, message: str) -> ApiError:
     return ApiError(403, code, message)
 
 
 _STATUS_CODES = {
-    400: "bad_request",
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not_found",
-    405: "method_not_allowed",
-    409: "conflict",
-    413: "payload_too_large",
-    415: "unsupported_media_type",
-    429: "rate_limited",
-    503: "unavailable",
+    400: ErrorCode.BAD_REQUEST,
+    401: ErrorCode.UNAUTHORIZED,
+    403: ErrorCode.FORBIDDEN,
+    404: ErrorCode.NOT_FOUND,
+    405: ErrorCode.METHOD_NOT_ALLOWED,
+    409: ErrorCode.CONFLICT,
+    413: ErrorCode.PAYLOAD_TOO_LARGE,
+    415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+    429: ErrorCode.RATE_LIMITED,
+    503: ErrorCode.UNAVAILABLE,
 }
 
 
 def error_response(
-    status: int, code: str, message: str, headers: dict[str, str] | None = None
+    status: int, code: ErrorCode, message: str, headers: dict[str, str] | None = None
 ) -> Response[ErrorEnvelope]:
     return Response(
         ErrorEnvelope(ErrorBody(code=code, message=message)),
@@ -86,8 +130,8 @@ def _validation_response(exc: ValidationException) -> Response[ErrorEnvelope]:
         if isinstance(item, dict)
     ) or str(exc.detail)
     if "body" in sources or not sources or sources == {""}:
-        return error_response(400, "invalid_body", problem)
-    return error_response(400, "invalid_parameter", problem)
+        return error_response(400, ErrorCode.INVALID_BODY, problem)
+    return error_response(400, ErrorCode.INVALID_PARAMETER, problem)
 
 
 def _nul_message(request: Request[Any, Any, Any]) -> str | None:
@@ -107,8 +151,8 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
         status = exc.status_code
         if status >= 500:
             log.exception("server error on %s %s", request.method, request.url.path)
-            return error_response(status, "internal_error", "internal error")
-        code = _STATUS_CODES.get(status, "error")
+            return error_response(status, ErrorCode.INTERNAL_ERROR, "internal error")
+        code = _STATUS_CODES.get(status, ErrorCode.ERROR)
         message = {
             404: "no such resource",
             405: f"method {request.method} not allowed here",
@@ -116,7 +160,7 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
             415: "Content-Type must be application/json",
         }.get(status, str(exc.detail))
         if status == 400 and "body" in str(exc.detail).lower():
-            code = "invalid_body"
+            code = ErrorCode.INVALID_BODY
         headers = dict(exc.headers or {})
         return error_response(status, code, message, headers)
     if isinstance(
@@ -126,19 +170,21 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
         # the parameter; otherwise it came in a path id, which names nothing that exists (D6).
         nul_problem = _nul_message(request)
         if nul_problem is None:
-            return error_response(404, "not_found", "no such resource")
-        return error_response(400, "invalid_parameter", nul_problem)
+            return error_response(404, ErrorCode.NOT_FOUND, "no such resource")
+        return error_response(400, ErrorCode.INVALID_PARAMETER, nul_problem)
     if isinstance(exc, asyncpg.QueryCanceledError):
         log.warning("statement timeout on %s %s", request.method, request.url.path)
-        return error_response(503, "timeout", "the query took too long; narrow the request")
+        return error_response(503, ErrorCode.TIMEOUT, "the query took too long; narrow the request")
     if isinstance(exc, (OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError)):
         log.exception("database unavailable on %s %s", request.method, request.url.path)
         # The primary is down or restarting: retry once it is back or a standby is promoted.
         return error_response(
-            503, "unavailable", "service temporarily unavailable", {"Retry-After": "1"}
+            503, ErrorCode.UNAVAILABLE, "service temporarily unavailable", {"Retry-After": "1"}
         )
     log.exception("unhandled error on %s %s", request.method, request.url.path)
-    return error_response(HTTP_500_INTERNAL_SERVER_ERROR, "internal_error", "internal error")
+    return error_response(
+        HTTP_500_INTERNAL_SERVER_ERROR, ErrorCode.INTERNAL_ERROR, "internal error"
+    )
 
 
 _DESCRIPTIONS = {

@@ -78,7 +78,8 @@ class Replica:
 class ReadPool:
     """A standby's pool for one read, falling back to the primary if the standby fails.
 
-    It offers the read methods of asyncpg.Pool that the read services call.
+    It offers the read methods of asyncpg.Pool that the read services call, and
+    `acquire` for the exports' streamed reads.
     """
 
     __slots__ = ("primary", "replica")
@@ -109,6 +110,32 @@ class ReadPool:
 
     async def fetchval(self, *args: Any, **kwargs: Any) -> Any:
         return await self._call("fetchval", *args, **kwargs)
+
+    @contextlib.asynccontextmanager
+    async def acquire(self, **kwargs: Any) -> AsyncIterator[Any]:
+        """A connection for a streamed read (an export): the standby's, or the primary's
+        when the standby cannot be reached. Only the connect can fall back; once rows
+        have left, a failure aborts the stream as it would on the primary."""
+        pool = self.replica.pool
+        connection = None
+        if pool is not None and self.replica.up:
+            try:
+                connection = await pool.acquire(**kwargs)
+            except REPLICA_DOWN as error:
+                log.warning(
+                    "routing: standby %s failed (%s); streaming from the primary",
+                    _safe(self.replica.url),
+                    type(error).__name__,
+                )
+                self.replica.down()
+        if pool is None or connection is None:
+            async with self.primary.acquire(**kwargs) as primary_connection:
+                yield primary_connection
+            return
+        try:
+            yield connection
+        finally:
+            await pool.release(connection)
 
 
 class ReadRouter:
@@ -247,12 +274,15 @@ def reader(principal: Any = None) -> asyncpg.Pool | ReadPool:
 
 
 async def fetchrow_unless_changed(
-    principal: Any, changed_at: Callable[[Any], float], query: str, *args: Any
+    principal: Any, changed_at: Callable[[Any], float] | None, query: str, *args: Any
 ) -> Any:
     """One row from a standby, or from the primary when the standby may predate the last
     change this worker was notified of for it (`changed_at(row)`, monotonic): what a
-    per-worker cache keyed on notifications may keep (the /latest cache)."""
+    per-worker cache keyed on notifications may keep (the /latest cache). Without
+    `changed_at` (the worker is not listening, so it hears of no change) the primary."""
     router = _current.get()
+    if changed_at is None:
+        return await router.primary.fetchrow(query, *args)
     choice = router.reader(principal)
     if not isinstance(choice, ReadPool):
         return await choice.fetchrow(query, *args)

@@ -20,9 +20,10 @@ from litestar import Request
 from app.auth.guards import require_multi_site, require_networks
 from app.auth.principal import Principal
 from app.core.api import parse_filter_id
+from app.core.enums import DeviceStatus
 from app.core.errors import invalid_parameter
 
-STATUSES = ("inventory", "assigned", "archived")
+STATUSES = tuple(DeviceStatus)
 
 FEATURES: dict[str, Callable[[Principal], None]] = {
     "networks": require_networks,
@@ -85,6 +86,7 @@ def parse_statuses(principal: Principal, text: str | None) -> list[str] | None:
 
     None means every status (no filter at all); an empty list means nothing can match.
     """
+    wanted: list[str]
     if text is None or text == "all":
         wanted = list(STATUSES)
     elif text in STATUSES:

@@ -8,11 +8,11 @@ import asyncpg
 from litestar import Controller, Request, Response, get, post
 
 from app.auth.principal import Principal
+from app.auth.tenancy import resolve_device
 from app.core.api import Limit, Listing, Offset, Pagination, Single
 from app.core.body import json_body_operation, read_json_body
-from app.core.errors import ApiError, error_responses
+from app.core.errors import ApiError, ErrorCode, error_responses
 from app.core.sql import QUERIES
-from app.core.tenancy import resolve_device
 from app.downlinks.encoding import encode_payload
 from app.downlinks.queue import Planned, enqueue, load_templates, pick_template, require_reference
 from app.downlinks.structs import SEND_DECODER, DownlinkTemplate, QueuedDownlink, SendDownlink
@@ -29,7 +29,7 @@ SEND_DESCRIPTION = (
 def device_rate_limited(retry_after: int) -> ApiError:
     return ApiError(
         429,
-        "rate_limited",
+        ErrorCode.RATE_LIMITED,
         "the device's hourly downlink limit is reached",
         {"Retry-After": str(retry_after)},
     )
@@ -108,7 +108,7 @@ class DownlinkController(Controller):
         async with pool.acquire() as connection, connection.transaction():
             outcome = (await enqueue(connection, [planned])).get(device.num)
         if outcome is None:
-            raise ApiError(404, "not_found", "device not found")
+            raise ApiError(404, ErrorCode.NOT_FOUND, "device not found")
         if outcome.queue_item_id is None:
             raise device_rate_limited(outcome.retry_after or 1)
         return Response(

@@ -13,7 +13,7 @@ import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.core.errors import ApiError, invalid_body
+from app.core.errors import ApiError, ErrorCode, invalid_body
 
 # type -> (struct format, minimum, maximum) for the integer types.
 _INTEGER_TYPES: dict[str, tuple[str, int, int]] = {
@@ -29,7 +29,6 @@ _INTEGER_TYPES: dict[str, tuple[str, int, int]] = {
     "int32le": ("<i", -0x80000000, 0x7FFFFFFF),
 }
 _FLOAT32_MAX = 3.4028234663852886e38
-LAYOUT_TYPES = frozenset({*_INTEGER_TYPES, "float32be", "bool8"})
 
 
 def _encode_value(name: str, kind: str, value: Any) -> bytes:
@@ -52,7 +51,9 @@ def _encode_value(name: str, kind: str, value: Any) -> bytes:
             raise invalid_body(name, "must be true or false (bool8)")
         return b"\x01" if value else b"\x00"
     raise ApiError(
-        400, "invalid_body", f"{name}: the template's layout has the unsupported type {kind!r}"
+        400,
+        ErrorCode.INVALID_BODY,
+        f"{name}: the template's layout has the unsupported type {kind!r}",
     )
 
 

@@ -9,11 +9,11 @@ from litestar import Controller, get
 from litestar.params import Parameter
 
 from app.auth.principal import Principal
+from app.auth.tenancy import split_reference
 from app.core.api import Limit, Listing, Offset, Pagination, Single
 from app.core.errors import error_responses, not_found
 from app.core.routing import reader
 from app.core.sql import QUERIES
-from app.core.tenancy import split_reference
 from app.devices.filters import (
     check_features,
     features,

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
+from app.core.enums import DeviceStatus
 from app.devices.structs import Location, to_location
 
 
@@ -15,7 +16,7 @@ class Gateway(msgspec.Struct, rename="camel"):
     id: uuid.UUID
     gateway_eui: str
     name: str
-    status: Literal["inventory", "assigned", "archived"]
+    status: DeviceStatus
     sub_account_id: uuid.UUID | None
     network_id: uuid.UUID | None
     site_id: uuid.UUID | None

@@ -28,6 +28,10 @@ The readings of one field in `[from, to)`.
   10,000 buckets. `agg`: `avg` (default), `min`, `max`, `sum`, `count`, `last` (the
   value of the newest reading; on equal times the greatest value); string, boolean,
   date and location fields take `count` and `last` only, so they need an explicit `agg`.
+- `tz` (an IANA zone such as `Europe/Berlin`): buckets follow the local clock, as
+  `time_bucket(interval, time, tz)` does: daily buckets start at local midnight, so a
+  DST day is 23 or 25 hours long. `time` stays UTC (the instant the local bucket starts)
+  and the response echoes `tz`. No effect on raw points.
 - `signal_quality` is the signal quality series; static fields have no history (no
   points); fields by identifier or UUID.
 - The range is bounded by the plan's telemetry retention: a range that starts before
@@ -71,6 +75,10 @@ class HistoryController(Controller):
             str | None,
             Parameter(query="siteId", description="Only readings recorded at this site."),
         ] = None,
+        tz: Annotated[
+            str | None,
+            Parameter(description="IANA time zone of the buckets (default UTC)."),
+        ] = None,
     ) -> Single[History]:
-        query = parse_query(principal, field, from_, to, resolution, agg, site_id)
+        query = parse_query(principal, field, from_, to, resolution, agg, site_id, tz)
         return Single(await read_history(reader(principal), principal, device_ref, query))

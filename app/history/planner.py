@@ -5,6 +5,9 @@ daily rollups for whole-day multiples and calendar months, hourly rollups for wh
 multiples, raw readings for everything else. The days and hours of [from, to) that are
 only partly inside the range (the edges) come from the next finer source, down to raw
 readings, so an edge bucket aggregates exactly the readings inside the range (D12).
+With `tz` (integrations.md section 5) buckets follow the local clock: UTC hours nest in
+them only in zones whose offsets are whole hours, UTC days only in zones at offset zero
+(app/history/zones.py); other zones read raw readings.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 
 from app.core.errors import invalid_parameter
+from app.history.zones import ZoneKind, local_naive
 
 MICROS_PER_SECOND = 1_000_000
 HOUR = 3600 * MICROS_PER_SECOND
@@ -142,10 +146,12 @@ def ceil_to(moment: datetime, unit: int, limit: datetime) -> datetime:
     return limit if micros >= to_micros(limit) else from_micros(micros)
 
 
-def bucket_count(start: datetime, end: datetime, resolution: Resolution) -> int:
-    """How many buckets [start, end) touches."""
-    last = end - timedelta(microseconds=1)
-    return resolution.bucket_index(last) - resolution.bucket_index(start) + 1
+def bucket_count(
+    start: datetime, end: datetime, resolution: Resolution, tz: str | None = None
+) -> int:
+    """How many buckets [start, end) spans (in `tz`, counted on the local clock)."""
+    first, last = local_naive(start, tz), local_naive(end - timedelta(microseconds=1), tz)
+    return resolution.bucket_index(last) - resolution.bucket_index(first) + 1
 
 
 @dataclass(frozen=True)
@@ -159,8 +165,12 @@ class Segments:
     hour_hi: datetime
 
 
-def plan_segments(start: datetime, end: datetime, resolution: Resolution) -> Segments:
-    if resolution.nests_days:
+def plan_segments(
+    start: datetime, end: datetime, resolution: Resolution, zone: ZoneKind = ZoneKind.UTC
+) -> Segments:
+    if zone is ZoneKind.OTHER:
+        return Segments(end, end, end, end)
+    if resolution.nests_days and zone is ZoneKind.UTC:
         day_lo, day_hi = ceil_to(start, DAY, end), floor_to(end, DAY)
         if day_lo < day_hi:
             return Segments(ceil_to(start, HOUR, end), day_lo, day_hi, floor_to(end, HOUR))

@@ -1,4 +1,5 @@
-"""Retention of our own: the periodic job that drops expired chunks (schema 040-history)
+"""Retention of our own: the periodic job that drops expired chunks
+(schema/definitions/040-retention.sql)
 and compacts closed ones (CLUSTER, see schema/020-history-layout.sql).
 
 Every app worker runs the loop; `history_retention_run` takes a transaction-scoped
@@ -10,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -22,12 +22,9 @@ log = logging.getLogger("telemetry.retention")
 FIRST_RUN_AFTER_S = 60.0
 EVERY_S = 15 * 60.0
 # A chunk rewrite locks that chunk for seconds at large scale; one per run keeps it gentle.
-# TELEMETRY_COMPACT_CHUNKS=0 leaves compaction to `telemetry retention run --compact`.
+# Settings.compact_chunks False (TELEMETRY_COMPACT_CHUNKS=0) leaves compaction to
+# `telemetry retention run --compact`.
 COMPACT_PER_RUN = 1
-
-
-def compaction_enabled() -> bool:
-    return os.environ.get("TELEMETRY_COMPACT_CHUNKS", "1") != "0"
 
 
 async def run_retention(connection: asyncpg.Pool | asyncpg.Connection) -> int | None:
@@ -58,7 +55,9 @@ async def compact_closed_chunks(
     return done
 
 
-async def retention_loop(pool: asyncpg.Pool, first: float, every: float) -> None:
+async def retention_loop(
+    pool: asyncpg.Pool, first: float, every: float, compact_chunks: bool = True
+) -> None:
     await asyncio.sleep(first)
     compact = False  # from the second run on: a server started for a short job stays light
     while True:
@@ -66,7 +65,7 @@ async def retention_loop(pool: asyncpg.Pool, first: float, every: float) -> None
             dropped = await run_retention(pool)
             if dropped:
                 log.info("retention dropped %d chunks", dropped)
-            if compact and compaction_enabled():
+            if compact and compact_chunks:
                 for chunk in await compact_closed_chunks(pool, limit=COMPACT_PER_RUN):
                     log.info("compacted closed chunk %s", chunk)
             compact = True
@@ -78,7 +77,11 @@ async def retention_loop(pool: asyncpg.Pool, first: float, every: float) -> None
 @asynccontextmanager
 async def retention_lifespan(app: Any) -> AsyncIterator[None]:
     """Starts the loop once the pool exists (list it after the pool's lifespan)."""
-    task = asyncio.create_task(retention_loop(app.state.pool, FIRST_RUN_AFTER_S, EVERY_S))
+    task = asyncio.create_task(
+        retention_loop(
+            app.state.pool, FIRST_RUN_AFTER_S, EVERY_S, app.state.settings.compact_chunks
+        )
+    )
     try:
         yield
     finally:

@@ -12,10 +12,10 @@ import msgspec
 
 from app.auth.guards import require_multi_site
 from app.auth.principal import Principal
+from app.auth.tenancy import resolve_device
 from app.core.api import parse_timestamp, parse_uuid, utc_now
-from app.core.errors import forbidden, invalid_parameter
+from app.core.errors import ErrorCode, forbidden, invalid_parameter
 from app.core.sql import QUERIES
-from app.core.tenancy import resolve_device
 from app.history.planner import (
     MAX_BUCKETS,
     Resolution,
@@ -24,6 +24,7 @@ from app.history.planner import (
     plan_segments,
 )
 from app.history.structs import History, HistoryPoint
+from app.history.zones import parse_tz, zone_kind
 
 RAW_LIMIT = 500
 AGGS = ("avg", "min", "max", "sum", "count", "last")
@@ -41,6 +42,7 @@ class HistoryQuery:
     resolution_text: str
     agg: str | None
     site_id: uuid.UUID | None
+    tz: str | None
     # now - the plan's retention, taken once so that the bucket check and the answer agree.
     cutoff: datetime
 
@@ -53,6 +55,7 @@ def parse_query(
     resolution: str | None,
     agg: str | None,
     site_id: str | None,
+    tz: str | None = None,
 ) -> HistoryQuery:
     """The checks that need no database: feature switch first, then parameters (D3)."""
     if site_id is not None:
@@ -66,6 +69,7 @@ def parse_query(
     begin, finish = parse_timestamp("from", start), parse_timestamp("to", end)
     if begin >= finish:
         raise invalid_parameter("from", "must be before to")
+    zone = parse_tz(tz)
     cutoff = utc_now() - timedelta(days=principal.retention_days)
     resolution_text = resolution if resolution is not None else "raw"
     parsed = parse_resolution(resolution_text)
@@ -80,7 +84,7 @@ def parse_query(
         # retention; a range entirely outside is counted whole, so its 400 still comes
         # before the 403 outside_retention (D3).
         counted_from = max(begin, cutoff) if finish > cutoff else begin
-        if bucket_count(counted_from, finish, parsed) > MAX_BUCKETS:
+        if bucket_count(counted_from, finish, parsed, zone) > MAX_BUCKETS:
             raise invalid_parameter(
                 "resolution", f"the range holds more than {MAX_BUCKETS} buckets"
             )
@@ -89,7 +93,7 @@ def parse_query(
         site = parse_uuid(site_id)
         if site is None:
             raise invalid_parameter("siteId", "must be a UUID")
-    return HistoryQuery(field, begin, finish, parsed, resolution_text, agg, site, cutoff)
+    return HistoryQuery(field, begin, finish, parsed, resolution_text, agg, site, zone, cutoff)
 
 
 async def read_history(
@@ -122,7 +126,9 @@ async def read_history(
 
     start, end, cutoff = query.start, query.end, query.cutoff
     if end <= cutoff:
-        raise forbidden("outside_retention", "the range is entirely outside the plan retention")
+        raise forbidden(
+            ErrorCode.OUTSIDE_RETENTION, "the range is entirely outside the plan retention"
+        )
     clamped = start < cutoff
     if clamped:
         start = cutoff
@@ -136,6 +142,7 @@ async def read_history(
         field=identifier,
         resolution=query.resolution_text,
         agg=query.agg if query.agg is not None else msgspec.UNSET,
+        tz=query.tz if query.tz is not None else msgspec.UNSET,
         from_=start,
         to=end,
         clamped=True if clamped else msgspec.UNSET,
@@ -169,7 +176,7 @@ async def read_history(
         return history
 
     assert query.agg is not None
-    segments = plan_segments(start, end, query.resolution)
+    segments = plan_segments(start, end, query.resolution, zone_kind(query.tz, start, end))
     rows = await pool.fetch(
         QUERIES["history.bucketed_num" if numeric else "history.bucketed_other"],
         device.num,
@@ -183,6 +190,7 @@ async def read_history(
         segments.hour_hi,
         site_num,
         query.agg,
+        query.tz,
     )
     history.points = [bucket_point(r, numeric, query.agg, whole) for r in rows]
     return history

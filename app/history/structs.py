@@ -21,6 +21,8 @@ class History(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
     field: str
     resolution: str
     agg: str | msgspec.UnsetType = msgspec.UNSET
+    # The IANA zone of the buckets, when asked (integrations.md section 5).
+    tz: str | msgspec.UnsetType = msgspec.UNSET
     from_: datetime = msgspec.field(name="from")
     to: datetime
     clamped: bool | msgspec.UnsetType = msgspec.UNSET

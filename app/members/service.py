@@ -17,23 +17,28 @@ from app.auth.guards import require_multi_site
 from app.auth.principal import Principal
 from app.core.api import parse_uuid
 from app.core.body import convert_body
-from app.core.errors import ApiError, invalid_body, not_found
+from app.core.enums import Role
+from app.core.errors import ApiError, ErrorCode, invalid_body, not_found
 from app.core.sql import QUERIES
 from app.members.passwords import hash_password, password_problem
 from app.members.structs import AddedMember, AddMember, RemovedMember
 
-ADMIN = "subaccount_admin"
+ADMIN = Role.SUBACCOUNT_ADMIN
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
 MAX_EMAIL = 320
 
 
 def already_member() -> ApiError:
-    return ApiError(409, "already_member", "the user is already a member of this sub-account")
+    return ApiError(
+        409, ErrorCode.ALREADY_MEMBER, "the user is already a member of this sub-account"
+    )
 
 
 def quota_reached(limit: int) -> ApiError:
     return ApiError(
-        422, "member_quota_reached", f"the sub-account has reached its member limit ({limit})"
+        422,
+        ErrorCode.MEMBER_QUOTA_REACHED,
+        f"the sub-account has reached its member limit ({limit})",
     )
 
 
@@ -56,7 +61,7 @@ async def _new_account_hash(body: AddMember) -> str:
         raise invalid_body("password", "is required for a new account")
     problem = password_problem(body.password)
     if problem:
-        raise ApiError(400, "weak_password", problem)
+        raise ApiError(400, ErrorCode.WEAK_PASSWORD, problem)
     return await hash_password(body.password)
 
 
@@ -69,17 +74,19 @@ async def add_member(
         require_multi_site(principal)
     body = convert_body(document, AddMember)
     email = _checked_email(body.email)
-    role = body.role or "subaccount_viewer"
+    role = body.role or Role.SUBACCOUNT_VIEWER
     site = None
     if body.site_id is not None:
         site_uuid = parse_uuid(body.site_id)
         if site_uuid is not None:
             site = await pool.fetchrow(QUERIES["members.find_site"], sub_account_id, site_uuid)
         if site is None:
-            raise ApiError(400, "invalid_site", "siteId: no such site in this sub-account")
+            raise ApiError(400, ErrorCode.INVALID_SITE, "siteId: no such site in this sub-account")
         if role == ADMIN:
             raise ApiError(
-                409, "role_not_restrictable", "an administrator cannot be restricted to a site"
+                409,
+                ErrorCode.ROLE_NOT_RESTRICTABLE,
+                "an administrator cannot be restricted to a site",
             )
     email_key = normalize_email(email)
     user = await pool.fetchrow(QUERIES["members.find_user"], principal.partner_id, email_key)
@@ -157,7 +164,9 @@ async def remove_member(pool: asyncpg.Pool, principal: Principal, user_ref: str)
             role == ADMIN
             and await connection.fetchval(QUERIES["members.count_admins"], sub_account_id) <= 1
         ):
-            raise ApiError(409, "last_admin", "the only remaining administrator cannot be removed")
+            raise ApiError(
+                409, ErrorCode.LAST_ADMIN, "the only remaining administrator cannot be removed"
+            )
         await connection.execute(QUERIES["members.delete_membership"], sub_account_id, user_id)
         await connection.execute(QUERIES["members.end_sessions"], user_id)
     return RemovedMember(

@@ -9,7 +9,8 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-Role = Literal["subaccount_admin", "subaccount_operator", "subaccount_viewer"]
+from app.core.enums import Role
+
 UserStatus = Literal["active", "pending_invite", "suspended"]
 
 

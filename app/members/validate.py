@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncpg
 
 from app.auth.principal import Principal
-from app.core.errors import ApiError, forbidden
+from app.core.errors import ApiError, ErrorCode, forbidden
 from app.core.sql import QUERIES
 from app.members.passwords import verify_password
 from app.members.service import normalize_email
@@ -25,11 +25,11 @@ async def validate_login(
     )
     stored_hash = user["password_hash"] if user is not None else None
     if not await verify_password(stored_hash, credentials.password) or user is None:
-        raise ApiError(401, "invalid_credentials", "the email or the password is wrong")
+        raise ApiError(401, ErrorCode.INVALID_CREDENTIALS, "the email or the password is wrong")
     if user["locked"]:
-        raise forbidden("account_locked", "the account is locked")
+        raise forbidden(ErrorCode.ACCOUNT_LOCKED, "the account is locked")
     if user["status"] != "active":
-        raise forbidden("account_inactive", "the account is not active")
+        raise forbidden(ErrorCode.ACCOUNT_INACTIVE, "the account is not active")
     rows = await pool.fetch(
         QUERIES["members.user_memberships"],
         user["id"],
@@ -37,7 +37,7 @@ async def validate_login(
         principal.sub_account_id,
     )
     if not rows:
-        raise forbidden("not_a_member", "the user is not an active member here")
+        raise forbidden(ErrorCode.NOT_A_MEMBER, "the user is not an active member here")
     memberships = [Membership(**dict(row)) for row in rows]
     if principal.sub_account_id is not None:
         only = memberships[0]

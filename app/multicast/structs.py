@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import uuid
-from typing import Literal
 
 import msgspec
+
+from app.core.enums import DeviceStatus
 
 
 class MulticastGroup(msgspec.Struct, rename="camel"):
@@ -19,7 +20,7 @@ class GroupMember(msgspec.Struct, rename="camel"):
     device_id: uuid.UUID
     dev_eui: str
     name: str
-    status: Literal["inventory", "assigned", "archived"]
+    status: DeviceStatus
 
 
 class MulticastGroupDetail(MulticastGroup, rename="camel"):

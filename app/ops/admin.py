@@ -13,10 +13,9 @@ from typing import Any
 
 from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
+from app.core.enums import DeviceStatus
 from app.core.sql import QUERIES
 from app.world.structs import ALL_SCOPES
-
-DEVICE_STATUSES = ("inventory", "assigned", "archived")
 
 
 class OperationError(Exception):
@@ -136,8 +135,8 @@ async def set_device_status(
     names another. A device that lands in a sub-account leaves the groups of every other
     one, so a group never holds a device of another tenant.
     """
-    if status not in DEVICE_STATUSES:
-        raise OperationError(f"status must be one of {', '.join(DEVICE_STATUSES)}")
+    if status not in set(DeviceStatus):
+        raise OperationError(f"status must be one of {', '.join(DeviceStatus)}")
     target: uuid.UUID | None = None
     if sub_account_id is not None:
         if status == "inventory":

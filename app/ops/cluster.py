@@ -13,10 +13,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from app.core.config import DEFAULT_PORT, PROJECT_ROOT
+from app.core.config import local_database_url, settings
 
-DATA_DIR = Path(os.environ.get("TELEMETRY_PGDATA", PROJECT_ROOT / ".pgdata"))
-PORT = int(os.environ.get("TELEMETRY_DB_PORT", DEFAULT_PORT))
+DATA_DIR = Path(settings().pgdata)
+PORT = settings().db_port
 SUPERUSER = "telemetry"
 DATABASE = "telemetry"
 
@@ -128,7 +128,7 @@ def _server_alive() -> bool:
 
 
 def database_url(database: str = DATABASE) -> str:
-    return f"postgresql://{SUPERUSER}@127.0.0.1:{PORT}/{database}"
+    return local_database_url(database, PORT)
 
 
 def start() -> str:

@@ -1,9 +1,14 @@
 """Forward-only migrations (`schema/NNN-description.sql`) and re-runnable definitions.
 
 Each migration runs in its own transaction together with its row in
-`schema_migrations`, so a failure leaves nothing half-applied. Definitions
-(`schema/definitions/*.sql`: functions, views) are re-applied on every run, after the
-migrations. An advisory lock serialises concurrent runs.
+`schema_migrations` (name and SHA-256 of its text), so a failure leaves nothing
+half-applied. A migration is never edited once applied: `migrate` compares the text of
+every applied migration with its recorded checksum and refuses to run (changing nothing)
+when one differs, since the database would not match what the file now says; write a new
+migration instead. Definitions (`schema/definitions/*.sql`: functions, views, trigger
+functions, named after the areas of app/) are re-applied on every run, after the
+migrations; they only CREATE OR REPLACE, and drops of signatures that no longer exist
+live in migrations. An advisory lock serialises concurrent runs.
 """
 
 from __future__ import annotations
@@ -17,6 +22,14 @@ from app.core.config import PROJECT_ROOT
 
 SCHEMA_DIR = PROJECT_ROOT / "schema"
 _LOCK_ID = 7_301_994_211
+
+
+class EditedMigrationError(Exception):
+    """An applied migration's file no longer matches the text that was applied."""
+
+
+def checksum(sql: str) -> str:
+    return hashlib.sha256(sql.encode()).hexdigest()
 
 
 def migration_files(root: Path = SCHEMA_DIR) -> list[Path]:
@@ -39,9 +52,19 @@ async def migrate(connection: asyncpg.Connection, root: Path = SCHEMA_DIR) -> li
                    applied_at  timestamptz NOT NULL DEFAULT now())"""
         )
         done = {
-            r["version"] for r in await connection.fetch("SELECT version FROM schema_migrations")
+            r["version"]: r["checksum"]
+            for r in await connection.fetch("SELECT version, checksum FROM schema_migrations")
         }
-        for path in migration_files(root):
+        files = migration_files(root)
+        edited = [
+            p.name for p in files if p.name in done and checksum(p.read_text()) != done[p.name]
+        ]
+        if edited:
+            raise EditedMigrationError(
+                f"applied migrations were edited since: {', '.join(edited)} "
+                "(restore them and put the change in a new migration)"
+            )
+        for path in files:
             if path.name in done:
                 continue
             sql = path.read_text()
@@ -50,7 +73,7 @@ async def migrate(connection: asyncpg.Connection, root: Path = SCHEMA_DIR) -> li
                 await connection.execute(
                     "INSERT INTO schema_migrations (version, checksum) VALUES ($1, $2)",
                     path.name,
-                    hashlib.sha256(sql.encode()).hexdigest(),
+                    checksum(sql),
                 )
             applied_now.append(path.name)
         async with connection.transaction():

@@ -1,4 +1,6 @@
-"""Profile catalogs and per-device ingest contexts, cached per process.
+"""Profile catalogs and per-device ingest contexts, cached per process, and the formula
+and mapping fields computed over them (`compute_derived`, used for static values here and
+for each uplink by app/telemetry/pipeline.py).
 
 Profiles, their fields and rules, and a device's static values and calibration are written
 once (world file) and never edited afterwards, so they can be cached; the short TTL only
@@ -18,7 +20,7 @@ import asyncpg
 import msgspec
 
 from app.core.sql import QUERIES
-from app.telemetry.values import Evaluator, coerce
+from app.telemetry.values import Evaluator, coerce, string_form
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -69,10 +71,6 @@ class Field(msgspec.Struct, frozen=True):
     default: Any
     parsed: ast.Expression | None = None
 
-    @property
-    def stored_as_number(self) -> bool:
-        return self.data_type == "number"
-
 
 class Rule(msgspec.Struct, frozen=True):
     id: int
@@ -83,7 +81,6 @@ class Rule(msgspec.Struct, frozen=True):
 
 
 class Catalog(msgspec.Struct, frozen=True):
-    profile_id: uuid.UUID
     retain: bool
     decoded: dict[str, Field]
     computed: list[Field]  # formula and mapping fields, in catalog order
@@ -115,7 +112,7 @@ _catalogs: TtlCache[uuid.UUID, Catalog] = TtlCache()
 _contexts: TtlCache[int, DeviceContext] = TtlCache()
 
 
-def build_catalog(profile_id: uuid.UUID, field_rows: list[Any], rule_rows: list[Any]) -> Catalog:
+def build_catalog(field_rows: list[Any], rule_rows: list[Any]) -> Catalog:
     retain = bool(field_rows[0]["retain_last_value"]) if field_rows else False
     decoded: dict[str, Field] = {}
     computed: list[Field] = []
@@ -157,7 +154,6 @@ def build_catalog(profile_id: uuid.UUID, field_rows: list[Any], rule_rows: list[
         for r in rule_rows
     ]
     return Catalog(
-        profile_id=profile_id,
         retain=retain,
         decoded=decoded,
         computed=computed,
@@ -175,8 +171,49 @@ async def get_catalog(
     if catalog is None:
         fields = await connection.fetch(QUERIES["telemetry.profile_fields"], profile_id)
         rules = await connection.fetch(QUERIES["telemetry.profile_rules"], profile_id)
-        catalog = _catalogs.put(profile_id, build_catalog(profile_id, fields, rules))
+        catalog = _catalogs.put(profile_id, build_catalog(fields, rules))
     return catalog
+
+
+_evaluator = Evaluator()
+
+
+def compute_derived(catalog: Catalog, names: dict[str, Any]) -> dict[str, Any]:
+    """Formula and mapping values over `names`; a field that fails is left out.
+
+    Fields are computed in catalog order and may use earlier results; a field that failed
+    is retried once the others are known, so the order of the catalog does not matter.
+    """
+    results: dict[str, Any] = {}
+    pending = list(catalog.computed)
+    while pending:
+        failed = []
+        for field in pending:
+            value = _compute(field, names)
+            if value is None:
+                failed.append(field)
+            else:
+                results[field.identifier] = value
+                names[field.identifier] = value
+        if len(failed) == len(pending):
+            break
+        pending = failed
+    return results
+
+
+def _compute(field: Field, names: dict[str, Any]) -> Any:
+    if field.kind == "formula":
+        if field.parsed is None or field.formula is None:
+            return None
+        raw = _evaluator.evaluate(field.formula, field.parsed, names)
+    else:
+        if field.source not in names or field.mapping is None:
+            return None
+        key = string_form(names[field.source])
+        raw = field.mapping.get(key, field.default) if key is not None else field.default
+    if raw is None:
+        return None
+    return coerce(raw, field.data_type)
 
 
 def build_context(
@@ -187,8 +224,6 @@ def build_context(
     static_values: dict[str, Any] | None,
     calibration: dict[str, Any] | None,
 ) -> DeviceContext:
-    from app.telemetry.pipeline import compute_derived
-
     static_values = static_values or {}
     statics: dict[str, Any] = {}
     for field in catalog.static:

@@ -10,24 +10,22 @@ most one database round trip. The order of D3 is kept: 401, 429, 403 scope, then
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from typing import Any
 
 import asyncpg
-import msgspec
 from litestar import Controller, Request, Response, get
 
-from app.auth.cache import AuthCache, current_cache
+from app.auth.cache import current_cache
 from app.auth.middleware import outcome_to_principal, rate_headers
 from app.auth.principal import Principal
+from app.auth.tenancy import split_reference
 from app.core.api import Single
-from app.core.errors import ApiError, error_responses
+from app.core.errors import ApiError, ErrorCode, error_responses
 from app.core.routing import fetchrow_unless_changed
 from app.core.sql import QUERIES
-from app.core.tenancy import split_reference
 from app.telemetry import catalog
-from app.telemetry.catalog import DeviceContext
+from app.telemetry.latest_cache import LatestCache, current_latest_cache
 from app.telemetry.structs import LatestValues
 
 SCOPE = "telemetry:read"
@@ -35,21 +33,7 @@ LATEST_WITH_AUTH = QUERIES["telemetry.latest_with_auth"]
 LATEST_BY_ID = QUERIES["telemetry.latest_by_id"]
 LATEST_BY_EUI = QUERIES["telemetry.latest_by_eui"]
 DEVICE_BY_NUM = QUERIES["telemetry.device_by_num"]
-_encode = msgspec.json.Encoder().encode
-
-
-def static_body(context: DeviceContext) -> bytes:
-    """The body of a device that has not reported yet: its static values and formulas
-    over them (api-spec 2.4)."""
-    body = LatestValues(
-        device_id=context.id,
-        time=None,
-        values=dict(context.static_part),
-        signal_quality=None,
-    )
-    if context.has_derived:
-        body.derived = {k: context.static_part[k] for k in context.static_derived}
-    return _encode(body)
+STATIC_BODY = QUERIES["telemetry.static_body"]
 
 
 def _if_none_match(raw_headers: Any) -> str | None:
@@ -59,10 +43,6 @@ def _if_none_match(raw_headers: Any) -> str | None:
             text: str = value.decode("latin-1")
             return text
     return None
-
-
-def etag_of(body: bytes) -> str:
-    return '"' + hashlib.md5(body, usedforsecurity=False).hexdigest() + '"'
 
 
 def matches(if_none_match: str | None, etag: str) -> bool:
@@ -81,12 +61,17 @@ def matches(if_none_match: str | None, etag: str) -> bool:
 
 
 async def _static(pool: asyncpg.Pool, device_num: int) -> tuple[bytes, str]:
+    """The body of a device that has not reported yet: its static values and formulas
+    over them (api-spec 2.4), built by the same SQL as every stored body."""
     context = catalog.cached_context(device_num)
     if context is None:
         row = await pool.fetchrow(DEVICE_BY_NUM, device_num)
         context = await catalog.context_from_row(pool, row)
-    body = static_body(context)
-    return body, etag_of(body)
+    derived = (
+        {k: context.static_part[k] for k in context.static_derived} if context.has_derived else None
+    )
+    row = await pool.fetchrow(STATIC_BODY, context.id, context.static_part, derived)
+    return row["latest_body"], row["latest_etag"]
 
 
 async def _stored_or_static(pool: asyncpg.Pool, row: Any) -> tuple[bytes, str]:
@@ -98,7 +83,7 @@ async def _stored_or_static(pool: asyncpg.Pool, row: Any) -> tuple[bytes, str]:
 
 
 async def _cached_lookup(
-    cache: AuthCache,
+    latest: LatestCache | None,
     pool: asyncpg.Pool,
     principal: Principal,
     device_id: uuid.UUID | None,
@@ -107,25 +92,25 @@ async def _cached_lookup(
 ) -> tuple[bytes, str]:
     """The stored body and ETag from the worker's cache, else by one read-only lookup."""
     if device_id is None and dev_eui is None:
-        raise ApiError(404, "not_found", "device not found", headers)
+        raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
     key = (principal.partner_id, principal.sub_account_id, device_id, dev_eui)
-    hit = cache.latest.get(key)
+    hit = latest.get(key) if latest is not None else None
     if hit is not None:
         return hit[1], hit[2]
-    generation = cache.latest.generation
+    generation = latest.generation if latest is not None else 0
     row = await fetchrow_unless_changed(
         principal,
-        cache.latest.row_changed_at,
+        latest.row_changed_at if latest is not None else None,
         LATEST_BY_ID if device_id is not None else LATEST_BY_EUI,
         device_id if device_id is not None else dev_eui,
         principal.partner_id,
         principal.sub_account_id,
     )
     if row is None or row["status"] != "assigned":
-        raise ApiError(404, "not_found", "device not found", headers)
+        raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
     body, etag = await _stored_or_static(pool, row)
-    if row["latest_body"] is not None:
-        cache.latest.put(key, row["device_num"], body, etag, generation)
+    if latest is not None and row["latest_body"] is not None:
+        latest.put(key, row["device_num"], body, etag, generation)
     return body, etag
 
 
@@ -168,13 +153,14 @@ class LatestController(Controller):
         headers = rate_headers(principal.rate_limit, principal.remaining)
         if SCOPE not in principal.scopes:
             raise ApiError(
-                403, "insufficient_scope", f"this API key lacks the scope {SCOPE}", headers
+                403, ErrorCode.INSUFFICIENT_SCOPE, f"this API key lacks the scope {SCOPE}", headers
             )
         if cache is not None:
-            body, etag = await _cached_lookup(cache, pool, principal, device_id, dev_eui, headers)
+            latest = current_latest_cache(request.app)
+            body, etag = await _cached_lookup(latest, pool, principal, device_id, dev_eui, headers)
         else:
             if row["device_num"] is None or row["status"] != "assigned":
-                raise ApiError(404, "not_found", "device not found", headers)
+                raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
             body, etag = await _stored_or_static(pool, row)
         headers["ETag"] = etag
         headers["Cache-Control"] = "private, no-cache"

@@ -3,10 +3,15 @@
 Answers 204 once the event is committed (or deliberately ignored), 400 for a body that
 cannot be read, 401 for a bad token, 404 for an unknown or unassigned device. ChirpStack
 never retries, so the path is kept short: a cached device context and one SQL call.
+The integration token is resolved to its partner once (cached for seconds, `_partner`);
+the storing transaction checks it again (`ingest_admit`), so a revoked token is refused.
+Uplinks are stored through app/telemetry/batch.py, other events by `store_event`
+(app/telemetry/pipeline.py).
 """
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,10 +20,9 @@ import msgspec
 from litestar import Controller, Request, Response, post
 from litestar.params import Parameter
 
-from app.auth.cache import current_cache
 from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
-from app.core.errors import ApiError, error_responses, invalid_body, not_found
+from app.core.errors import ApiError, ErrorCode, error_responses, invalid_body, not_found
 from app.core.sql import QUERIES
 from app.telemetry import catalog
 from app.telemetry.batch import batcher_for
@@ -29,6 +33,7 @@ from app.telemetry.chirpstack import (
     StatusEvent,
     UplinkEvent,
 )
+from app.telemetry.latest_cache import current_latest_cache
 from app.telemetry.pipeline import (
     Outcome,
     Uplink,
@@ -37,11 +42,11 @@ from app.telemetry.pipeline import (
     store_event,
 )
 
-DEVICE_FOR_TOKEN = QUERIES["telemetry.device_for_token"]
+DEVICE_FOR_PARTNER = QUERIES["telemetry.device_for_partner"]
 PARTNER_FOR_TOKEN = QUERIES["telemetry.partner_for_token"]
 
-_devices: TtlCache[tuple[bytes, str], DeviceContext] = TtlCache()
-_tokens: TtlCache[bytes, bool] = TtlCache()
+_partners: TtlCache[bytes, uuid.UUID] = TtlCache()
+_devices: TtlCache[tuple[uuid.UUID, str], DeviceContext] = TtlCache()
 
 
 def _no_content() -> Response[None]:
@@ -50,7 +55,10 @@ def _no_content() -> Response[None]:
 
 def _unauthorized() -> ApiError:
     return ApiError(
-        401, "unauthorized", "missing or unknown integration token", {"WWW-Authenticate": "Bearer"}
+        401,
+        ErrorCode.UNAUTHORIZED,
+        "missing or unknown integration token",
+        {"WWW-Authenticate": "Bearer"},
     )
 
 
@@ -63,28 +71,34 @@ def _token(request: Request[Any, Any, Any]) -> bytes:
     return hash_secret(token)
 
 
-async def _check_token(pool: asyncpg.Pool, token_hash: bytes) -> None:
-    if _tokens.get(token_hash):
-        return
-    if await pool.fetchval(PARTNER_FOR_TOKEN, token_hash) is None:
-        raise _unauthorized()
-    _tokens.put(token_hash, True)
+async def _partner(pool: asyncpg.Pool, token_hash: bytes) -> uuid.UUID:
+    """The partner of an integration token, or 401: the token's one check before storing.
+
+    Cached for a few seconds; the storing transaction checks the token again
+    (`ingest_admit`), so an uplink with a token revoked meanwhile is still refused."""
+    partner_id = _partners.get(token_hash)
+    if partner_id is None:
+        partner_id = await pool.fetchval(PARTNER_FOR_TOKEN, token_hash)
+        if partner_id is None:
+            raise _unauthorized()
+        _partners.put(token_hash, partner_id)
+    return partner_id
 
 
-async def _device(pool: asyncpg.Pool, token_hash: bytes, dev_eui_text: str) -> DeviceContext:
+async def _device(
+    pool: asyncpg.Pool, token_hash: bytes, partner_id: uuid.UUID, dev_eui_text: str
+) -> DeviceContext:
     """The assigned device with this DevEUI in the token's partner, or 401/404."""
     dev_eui = normalize_eui(dev_eui_text)
-    key = (token_hash, dev_eui or "")
+    key = (partner_id, dev_eui or "")
     context = _devices.get(key)
     if context is not None:
         return context
-    if dev_eui is None:
-        await _check_token(pool, token_hash)
-        raise not_found("device")
-    row = await pool.fetchrow(DEVICE_FOR_TOKEN, token_hash, dev_eui)
-    if row is None:
-        raise _unauthorized()
-    if row["num"] is None or row["status"] != "assigned":
+    row = await pool.fetchrow(DEVICE_FOR_PARTNER, partner_id, dev_eui) if dev_eui else None
+    if row is None or row["status"] != "assigned":
+        # A token revoked since it was cached is a 401, not a 404.
+        _partners.drop(token_hash)
+        await _partner(pool, token_hash)
         raise not_found("device")
     context = await catalog.context_from_row(pool, row)
     return _devices.put(key, context)
@@ -122,7 +136,7 @@ def _uplink(parsed: UplinkEvent) -> Uplink:
 
 async def _store(
     pool: asyncpg.Pool, event: str, parsed: Any, context: DeviceContext, token_hash: bytes
-) -> str:
+) -> Outcome:
     if event == "up":
         return await batcher_for(pool).store(context, _uplink(parsed), token_hash)
     battery = location = None
@@ -173,22 +187,22 @@ class IngestController(Controller):
     ) -> Response[None]:
         token_hash = _token(request)
         pool: asyncpg.Pool = request.app.state.pool
-        await _check_token(pool, token_hash)
+        partner_id = await _partner(pool, token_hash)
         if event not in DECODERS:
             return _no_content()
         parsed = _decode(event, await request.body())
-        context = await _device(pool, token_hash, parsed.device_info.dev_eui)
+        context = await _device(pool, token_hash, partner_id, parsed.device_info.dev_eui)
         outcome = await _store(pool, event, parsed, context, token_hash)
-        if outcome == Outcome.STORED and (cache := current_cache(request.app)) is not None:
+        if outcome == Outcome.STORED and (cache := current_latest_cache(request.app)) is not None:
             # Read-your-writes on this worker: its own notification of the commit may still
             # be unread when the client's next request arrives. Other workers get theirs
             # from PostgreSQL at commit, before this answer is even sent.
-            cache.latest.notified(str(context.num))
+            cache.notified(str(context.num))
         if outcome in (Outcome.STORED, Outcome.DUPLICATE):
             return _no_content()
         _devices.clear()
         catalog.forget(context.num)
         if outcome == Outcome.UNAUTHORIZED:
-            _tokens.drop(token_hash)
+            _partners.drop(token_hash)
             raise _unauthorized()
         raise not_found("device")

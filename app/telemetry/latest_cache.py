@@ -4,8 +4,8 @@ Dashboards poll `/latest` with `If-None-Match`; with this cache a 304 (and a 200
 stored body) needs no database round trip. Entries are dropped when PostgreSQL notifies
 `latest_changed` with the device's num (triggers of schema/051-latest-cache.sql, at
 commit of a new stored body or of a change of the device's status or tenancy). The
-cache lives and dies with the worker's listening connection (app/auth/cache.py): it is
-flushed and bypassed while that connection is down. Only found, assigned devices with a
+cache lives and dies with the worker's listening connection (app/core/listener.py): it
+is flushed and bypassed while that connection is down. Only found, assigned devices with a
 stored body are cached; everything else is read from the database each time.
 """
 
@@ -15,6 +15,9 @@ import time
 import uuid
 from typing import Any
 
+from app.core.listener import Listener
+
+CHANNEL = "latest_changed"
 MAX_ENTRIES = 100_000
 # When each device last changed, for reads from standbys (app/core/routing.py); a change
 # older than this is on every standby fresh enough to be read.
@@ -24,7 +27,9 @@ LatestKey = tuple[uuid.UUID, uuid.UUID | None, uuid.UUID | None, str | None]
 
 
 class LatestCache:
-    def __init__(self) -> None:
+    def __init__(self, listener: Listener) -> None:
+        self.listener = listener
+        listener.subscribe(CHANNEL, self.notified, self.clear)
         self.entries: dict[LatestKey, tuple[int, bytes, str]] = {}
         self.by_num: dict[int, list[LatestKey]] = {}
         self.generation = 0
@@ -68,3 +73,11 @@ class LatestCache:
         self.cleared_at = time.monotonic()
         self.entries.clear()
         self.by_num.clear()
+
+
+def current_latest_cache(app: Any) -> LatestCache | None:
+    """The worker's /latest cache while it may serve; None means read the database."""
+    cache: LatestCache | None = getattr(app.state, "latest_cache", None)
+    if cache is None or not cache.listener.active:
+        return None
+    return cache

@@ -1,46 +1,46 @@
-"""The ingest pipeline: the one code path of live ChirpStack events and world-file telemetry.
+"""The ingest pipeline: the one code path of every stored uplink and device event.
 
-Per uplink, in Python: decoded values are matched to the profile's catalog by identifier
-(unknown ones ignored), coerced to the field's dataType (uncoercible ones skipped and
-logged), calibrated (`raw * scale + offset`), then formula and mapping fields are computed
-over the calibrated and static values (D10, D17). Signal quality comes from the best
-gateway (D15), battery from the `battery_pct` field, alert rules are evaluated. Everything
-is then stored by one call of `ingest_uplink` (schema/definitions/030-telemetry.sql),
-which also checks the device, de-duplicates, writes readings and rollups, and recomputes
-the stored `/latest` body, so one uplink is one database round trip.
+`store_uplink` and `store_event` are the entry points: the ChirpStack route
+(app/telemetry/ingest.py, through the group commit of app/telemetry/batch.py), the world
+file (app/world/telemetry.py) and every future source (MQTT, The Things Stack) hand them a
+source-neutral `Uplink` or event and get an `Outcome`.
+
+Per uplink, in Python (`uplink_record`): decoded values are matched to the profile's
+catalog by identifier (unknown ones ignored), coerced to the field's dataType
+(uncoercible ones skipped and logged), calibrated (`raw * scale + offset`), then formula
+and mapping fields are computed over the calibrated and static values (D10, D17). Signal
+quality comes from the best gateway (D15), battery from the `battery_pct` field, alert
+rules are evaluated. The result is one `UplinkRecord`; a batch of records is stored by one
+call of `ingest_uplinks` (schema/definitions/030-ingest.sql, whose body lists the steps
+of an uplink: admit, state, events, readings, gateways), in one transaction and one round
+trip.
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Sequence
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 import asyncpg
 import msgspec
 
 from app.core.sql import QUERIES
-from app.telemetry.catalog import Catalog, DeviceContext, Field
-from app.telemetry.values import (
-    Evaluator,
-    battery_percent,
-    best_signal,
-    breaks_rule,
-    coerce,
-    finite,
-    string_form,
-)
+from app.telemetry.catalog import DeviceContext, compute_derived
+from app.telemetry.values import battery_percent, best_signal, breaks_rule, coerce, finite
 
 log = logging.getLogger("telemetry.ingest")
 
-INGEST_UPLINK = QUERIES["telemetry.ingest_uplink"]
+INGEST_UPLINKS = QUERIES["telemetry.ingest_uplinks"]
 INGEST_EVENT = QUERIES["telemetry.ingest_event"]
 
-_evaluator = Evaluator()
 
+class Outcome(StrEnum):
+    """What became of an uplink or event (the text `ingest_admit` answers)."""
 
-class Outcome:
     STORED = "stored"
     DUPLICATE = "duplicate"
     NOT_FOUND = "not_found"
@@ -48,7 +48,7 @@ class Outcome:
 
 
 class Uplink(msgspec.Struct, frozen=True):
-    """One uplink as both sources describe it."""
+    """One uplink as every source describes it."""
 
     time: datetime
     values: dict[str, Any]
@@ -57,45 +57,9 @@ class Uplink(msgspec.Struct, frozen=True):
     dedup_key: str | None = None
 
 
-def compute_derived(catalog: Catalog, names: dict[str, Any]) -> dict[str, Any]:
-    """Formula and mapping values over `names`; a field that fails is left out.
-
-    Fields are computed in catalog order and may use earlier results; a field that failed
-    is retried once the others are known, so the order of the catalog does not matter.
-    """
-    results: dict[str, Any] = {}
-    pending = list(catalog.computed)
-    while pending:
-        failed = []
-        for field in pending:
-            value = _compute(field, names)
-            if value is None:
-                failed.append(field)
-            else:
-                results[field.identifier] = value
-                names[field.identifier] = value
-        if len(failed) == len(pending):
-            break
-        pending = failed
-    return results
-
-
-def _compute(field: Field, names: dict[str, Any]) -> Any:
-    if field.kind == "formula":
-        if field.parsed is None or field.formula is None:
-            return None
-        raw = _evaluator.evaluate(field.formula, field.parsed, names)
-    else:
-        if field.source not in names or field.mapping is None:
-            return None
-        key = string_form(names[field.source])
-        raw = field.mapping.get(key, field.default) if key is not None else field.default
-    if raw is None:
-        return None
-    return coerce(raw, field.data_type)
-
-
 class PreparedUplink(msgspec.Struct):
+    """An uplink's decoded values after matching, coercion, calibration and computation."""
+
     values: dict[str, Any]
     derived: list[str]
     num_fields: list[int]
@@ -189,10 +153,40 @@ def prepare_uplink(context: DeviceContext, decoded: dict[str, Any]) -> PreparedU
     )
 
 
-def uplink_arguments(
-    context: DeviceContext, uplink: Uplink, token_hash: bytes | None
-) -> tuple[Any, ...]:
-    """The arguments of `ingest_uplink` for one uplink."""
+class UplinkRecord(msgspec.Struct, frozen=True):
+    """One uplink as `ingest_uplinks` stores it: one field per SQL parameter, in the order
+    of its parameters (`record_columns`)."""
+
+    token_hash: bytes | None  # the integration token to re-check at commit; None: trusted
+    partner_id: uuid.UUID
+    device_num: int
+    dedup_key: str | None
+    time: datetime
+    values: dict[str, Any]  # identifier -> stored value (what /latest shows)
+    derived: list[str]  # the identifiers of calibrated, formula and mapping values
+    static: dict[str, Any]  # static values and formulas over them
+    static_derived: list[str]
+    has_derived: bool  # whether /latest carries `derived` (D10)
+    retain: bool  # the profile's retain last value
+    signal: int | None  # D15 signal quality, None without receptions
+    battery: int | None  # the battery_pct field, rounded and clamped
+    gateways: list[str]
+    # Flat columns (several values per uplink): ingest_uplinks gets each group after an
+    # array of the 1-based index of the uplink of each value.
+    rule_ids: list[int]  # the alert rules whose field is in this uplink
+    rule_fields: list[str]
+    rule_breaks: list[bool]
+    rule_levels: list[str]
+    num_fields: list[int]  # numeric readings; field num 0 is the signal quality
+    num_values: list[float]
+    other_fields: list[int]
+    other_values: list[Any]
+
+
+def uplink_record(
+    context: DeviceContext, uplink: Uplink, token_hash: bytes | None = None
+) -> UplinkRecord:
+    """Everything Python computes of one uplink (see the module docstring)."""
     prepared = prepare_uplink(context, uplink.values)
     signal = best_signal(uplink.receptions)
     num_fields = prepared.num_fields
@@ -201,30 +195,64 @@ def uplink_arguments(
         # Field num 0 is the signal quality series (D15: one point per uplink).
         num_fields = [0, *num_fields]
         num_values = [float(signal), *num_values]
-    return (
-        token_hash,
-        context.partner_id,
-        context.num,
-        uplink.dedup_key,
-        uplink.time,
-        num_fields,
-        num_values,
-        prepared.other_fields,
-        prepared.other_values,
-        prepared.values,
-        prepared.derived,
-        context.static_part,
-        context.static_derived,
-        context.has_derived,
-        context.catalog.retain,
-        signal,
-        prepared.battery,
-        list(uplink.gateways),
-        prepared.rule_ids,
-        prepared.rule_fields,
-        prepared.rule_breaks,
-        prepared.rule_levels,
+    return UplinkRecord(
+        token_hash=token_hash,
+        partner_id=context.partner_id,
+        device_num=context.num,
+        dedup_key=uplink.dedup_key,
+        time=uplink.time,
+        values=prepared.values,
+        derived=prepared.derived,
+        static=context.static_part,
+        static_derived=context.static_derived,
+        has_derived=context.has_derived,
+        retain=context.catalog.retain,
+        signal=signal,
+        battery=prepared.battery,
+        gateways=list(uplink.gateways),
+        num_fields=num_fields,
+        num_values=num_values,
+        other_fields=prepared.other_fields,
+        other_values=prepared.other_values,
+        rule_ids=prepared.rule_ids,
+        rule_fields=prepared.rule_fields,
+        rule_breaks=prepared.rule_breaks,
+        rule_levels=prepared.rule_levels,
     )
+
+
+# The flat groups of UplinkRecord; every field before the first is one value per uplink.
+_FLAT = (
+    ("rule_ids", "rule_fields", "rule_breaks", "rule_levels"),
+    ("num_fields", "num_values"),
+    ("other_fields", "other_values"),
+)
+_PER_UPLINK = UplinkRecord.__struct_fields__[: UplinkRecord.__struct_fields__.index("rule_ids")]
+
+
+def record_columns(records: Sequence[UplinkRecord]) -> list[list[Any]]:
+    """The arguments of `ingest_uplinks`: one array per column of `UplinkRecord`."""
+    columns = [[getattr(r, name) for r in records] for name in _PER_UPLINK]
+    for group in _FLAT:
+        index: list[int] = []
+        flat: list[list[Any]] = [[] for _ in group]
+        for position, record in enumerate(records, start=1):
+            first = getattr(record, group[0])
+            index.extend([position] * len(first))
+            for column, name in zip(flat, group, strict=True):
+                column.extend(getattr(record, name))
+        columns.append(index)
+        columns.extend(flat)
+    return columns
+
+
+async def store_uplinks(
+    connection: asyncpg.Connection | asyncpg.Pool, records: Sequence[UplinkRecord]
+) -> list[Outcome]:
+    """Stores records sorted by device and time in one transaction (the caller's, or its
+    own on a pool); returns the outcome of each, in order."""
+    outcomes: list[str] = await connection.fetchval(INGEST_UPLINKS, *record_columns(records))
+    return [Outcome(o) for o in outcomes]
 
 
 async def store_uplink(
@@ -232,11 +260,18 @@ async def store_uplink(
     context: DeviceContext,
     uplink: Uplink,
     token_hash: bytes | None = None,
-) -> str:
-    """Stores one uplink; returns an `Outcome` value."""
-    outcome: str = await connection.fetchval(
-        INGEST_UPLINK, *uplink_arguments(context, uplink, token_hash)
-    )
+) -> Outcome:
+    """Stores one uplink of the device `context` through the whole pipeline.
+
+    The entry point for any source of uplinks: `token_hash` is the hash of the
+    integration token the uplink came with (re-checked in the storing transaction; None for
+    trusted sources such as a world file). Returns STORED, DUPLICATE (its dedup key was
+    seen before), NOT_FOUND (the device is gone or not assigned) or UNAUTHORIZED (the token
+    was revoked). On a connection inside a transaction the uplink commits with it;
+    on a pool it is durable when this returns. Live HTTP ingest goes through
+    app/telemetry/batch.py instead, which groups concurrent uplinks into one call.
+    """
+    (outcome,) = await store_uplinks(connection, [uplink_record(context, uplink, token_hash)])
     return outcome
 
 
@@ -261,12 +296,13 @@ async def store_event(
     battery: dict[str, Any] | None = None,
     location: dict[str, Any] | None = None,
     token_hash: bytes | None = None,
-) -> str:
-    """Stores a status, join or location message; returns an `Outcome` value.
+) -> Outcome:
+    """Stores a status, join or location message (`kind`) of the device `context`.
 
-    A battery level that is not a number (NaN, an overflow: status_battery gives a `pct`
-    without value) or a location that is not one (NaN, out of range) is left out and
-    logged; the message still moves lastSeenAt."""
+    The entry point for device events of any source, with the outcomes and transaction
+    behaviour of `store_uplink`. A battery level that is not a number (NaN, an overflow:
+    status_battery gives a `pct` without value) or a location that is not one (NaN, out
+    of range) is left out and logged; the message still moves lastSeenAt."""
     if battery is not None and battery.get("state") == "pct" and battery.get("value") is None:
         log.warning("device %s: status battery level is not a number; left out", context.id)
         battery = None
@@ -286,7 +322,7 @@ async def store_event(
         battery,
         location,
     )
-    return outcome
+    return Outcome(outcome)
 
 
 def dedup_key(kind: str, deduplication_id: str) -> str | None:
@@ -303,10 +339,13 @@ def dedup_key(kind: str, deduplication_id: str) -> str | None:
 __all__ = [
     "Outcome",
     "Uplink",
+    "UplinkRecord",
     "compute_derived",
     "dedup_key",
     "prepare_uplink",
     "status_battery",
     "store_event",
     "store_uplink",
+    "store_uplinks",
+    "uplink_record",
 ]

@@ -10,7 +10,11 @@ import msgspec
 
 
 class LatestValues(msgspec.Struct, rename="camel", omit_defaults=True):
-    """`retained` and `derived` are left out when they do not apply."""
+    """`retained` and `derived` are left out when they do not apply.
+
+    The shape of the answer for the OpenAPI document: the bodies themselves are built by
+    the SQL function `latest_body` (schema/definitions/020-latest.sql) and sent as stored.
+    """
 
     device_id: uuid.UUID
     time: datetime | None

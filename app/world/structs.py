@@ -12,31 +12,10 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-ACTIVE_SCOPES: tuple[str, ...] = (
-    "devices:read",
-    "telemetry:read",
-    "profiles:read",
-    "downlinks:write",
-    "members:read",
-    "members:manage",
-)
-RESERVED_SCOPES: tuple[str, ...] = ("telemetry:write", "webhooks:manage")
-ALL_SCOPES: frozenset[str] = frozenset(ACTIVE_SCOPES + RESERVED_SCOPES)
+from app.core.enums import RESERVED_SCOPES, DeviceStatus, Scope
 
-LAYOUT_TYPES: tuple[str, ...] = (
-    "uint8",
-    "int8",
-    "uint16be",
-    "uint16le",
-    "int16be",
-    "int16le",
-    "uint32be",
-    "uint32le",
-    "int32be",
-    "int32le",
-    "float32be",
-    "bool8",
-)
+ACTIVE_SCOPES: tuple[str, ...] = tuple(s.value for s in Scope if s not in RESERVED_SCOPES)
+ALL_SCOPES: frozenset[str] = frozenset(s.value for s in Scope)
 
 PositiveInt = Annotated[int, Meta(gt=0)]
 NonNegativeInt = Annotated[int, Meta(ge=0)]
@@ -57,7 +36,6 @@ LayoutType = Literal[
     "float32be",
     "bool8",
 ]
-EquipmentStatus = Literal["inventory", "assigned", "archived"]
 
 
 class Spec(msgspec.Struct, rename="camel", kw_only=True):
@@ -178,7 +156,7 @@ class DeviceSpec(Spec, kw_only=True):
     serial_number: str | None = None
     # None means the default of where the device is listed: assigned in a sub-account,
     # inventory in the partner's inventory.
-    status: EquipmentStatus | None = None
+    status: DeviceStatus | None = None
     device_profile_id: uuid.UUID
     network_id: uuid.UUID | None = None
     site_id: uuid.UUID | None = None
@@ -194,7 +172,7 @@ class GatewaySpec(Spec, kw_only=True):
     id: uuid.UUID
     gateway_eui: str
     name: Name
-    status: EquipmentStatus | None = None
+    status: DeviceStatus | None = None
     network_id: uuid.UUID | None = None
     site_id: uuid.UUID | None = None
     location: Location | None = None

@@ -115,15 +115,6 @@ SELECT t.total, d.id, d.dev_eui, d.name, d.serial_number, d.status, d.sub_accoun
 
 -- name: list_devices_present
 -- list_devices for an online filter ($8) that device_presence alone answers: online=true, or online=false when only assigned devices are wanted.
--- EXPLAIN (ANALYZE, BUFFERS) on bench_directory (100k devices, partner 0 with 30k, about a
--- quarter online; box loaded): list_devices with online=true hash-joined the partner's
--- 30,000 devices with 81,000 device_state rows for the total (~120 ms) and probed
--- device_state once per device walked for deep pages. Here: page 1 is a Limit over an
--- Index Only Scan of device_presence_partner (50 rows read, Heap Fetches 0); offset 5,000
--- walks ~20,000 entries of it index-only; the total is an Index Only Scan of
--- device_presence_partner_online (partner_id, online_until >= now()), ~5,600 entries,
--- plus one device_counts row for online=false. devices and device_state are probed for
--- the 50 rows of the page only.
 WITH defaults AS MATERIALIZED (
     SELECT networks_enabled AS networks, multi_site_enabled AS multi_site
       FROM partners WHERE id = $1

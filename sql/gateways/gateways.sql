@@ -87,7 +87,6 @@ SELECT g.id, g.gateway_eui, g.name, g.status, g.sub_account_id,
   FROM gateways g
   JOIN partners p ON p.id = g.partner_id
   LEFT JOIN sub_accounts sa ON sa.id = g.sub_account_id
- WHERE g.partner_id = $1
-   AND (g.id = $3 OR g.gateway_eui = $4)
-   AND ($2::uuid IS NULL OR (g.sub_account_id = $2 AND g.status = 'assigned'))
+ WHERE (g.id = $3 OR g.gateway_eui = $4)
+   AND tenant_sees(g.partner_id, g.sub_account_id, g.status, $1, $2::uuid)
  LIMIT 1

@@ -7,27 +7,11 @@
 -- none: chunk exclusion drops them). Every segment becomes mergeable partials
 -- (n, sum, min, max, last) that are re-bucketed with time_bucket and merged once.
 -- `last` is the value of the greatest (time, value): ties on time go to the greatest
--- value, the same rule as record_readings and rebuild_rollups, so the answer never
+-- value, the merge rule of record_readings (schema/definitions/030-ingest.sql), so the answer never
 -- depends on arrival order. For numbers it is max(ARRAY[epoch microseconds, value])[2]
 -- (exact: epoch microseconds fit a float8 mantissa until 2255), a plain C aggregate.
 --
--- Plans (EXPLAIN ANALYZE on 50 devices x 5 series x 365 days at 15 minutes, 8.76M
--- readings, benchmarks/bench_history.py --devices 50; custom plans, which PostgreSQL keeps
--- choosing because plan-time chunk exclusion prunes the hypertables to the chunks a
--- segment touches; forcing generic plans measured no faster: 2.6 vs 2.6 ms daily):
---   daily over a year:   Append of the five segments; the daily one an Index Scan on the
---                        rollup_day_num chunk primary keys (~365 rows, a few pages once
---                        rebuilt or compacted), hourly and raw edges < 24 rows each via
---                        their indexes; HashAggregate + Sort. plan ~0.9 ms, exec ~0.7 ms.
---   hourly over 30 days: Index Scans on 1-2 rollup_hour_num chunks (~720 rows), raw edges
---                        under an hour; the daily segment and one hourly segment are
---                        "One-Time Filter: false" (empty ranges pruned at plan time).
---                        plan ~0.6 ms, exec ~1.0 ms (HashAggregate ~1 us per row).
---   PT15M over 7 days:   raw only: Index Scans on readings_num_series over 672 rows in two
---                        chunks; the four rollup segments pruned at plan time.
---   raw newest 500:      ChunkAppend ordered by time DESC, Index Scan Backward per chunk
---                        (never executed once 501 rows are found), Incremental Sort on the
---                        (value, site) tie-breakers, Limit; sites by their unique num.
+-- Measured plans of these queries: benchmarks/README.md, "Plans of the history queries".
 -- Only the requested aggregate accumulates (each has a FILTER on $11): a float8 overflow
 -- of sum(sum) can then only fail agg=sum or avg, never min, max, count or last; with
 -- custom plans $11 is a constant and the other aggregates see no rows.
@@ -35,7 +19,7 @@
 -- slower (no plan-time exclusion through OR); kept as separate branches.
 
 -- name: bucketed_num
--- Merged partials of a numeric series ($1 device, $2 field) per $5-bucket over five segments; $10 site_num or NULL; $11 agg; newest first.
+-- Merged partials of a numeric series ($1 device, $2 field) per $5-bucket (local to zone $12, or UTC when NULL) over five segments; $10 site_num or NULL; $11 agg; newest first.
 WITH parts AS (
     SELECT r.time AS t, 1::bigint AS n, r.value AS sum, r.value AS min, r.value AS max,
            r.time AS last_time, r.value AS last_value
@@ -63,7 +47,8 @@ WITH parts AS (
      WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $9 AND r.time < $4
        AND ($10::integer IS NULL OR r.site_num = $10)
 )
-SELECT time_bucket($5::text::interval, t) AS bucket,
+SELECT CASE WHEN $12::text IS NULL THEN time_bucket($5::text::interval, t)
+            ELSE time_bucket($5::text::interval, t, $12::text) END AS bucket,
        CASE $11::text
             WHEN 'avg' THEN sum(sum) FILTER (WHERE $11::text = 'avg')
                             / sum(n) FILTER (WHERE $11::text = 'avg')::double precision
@@ -79,7 +64,7 @@ SELECT time_bucket($5::text::interval, t) AS bucket,
  ORDER BY 1 DESC
 
 -- name: bucketed_other
--- Merged count and last of a string/boolean/date/location series per $5-bucket over five segments (as bucketed_num); newest first.
+-- Merged count and last of a string/boolean/date/location series per $5-bucket (zone $12 or UTC) over five segments (as bucketed_num); newest first.
 WITH parts AS (
     SELECT r.time AS t, 1::bigint AS n, r.time AS last_time, r.value AS last_value
       FROM readings_other r
@@ -106,7 +91,8 @@ WITH parts AS (
      WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $9 AND r.time < $4
        AND ($10::integer IS NULL OR r.site_num = $10)
 )
-SELECT time_bucket($5::text::interval, t) AS bucket,
+SELECT CASE WHEN $12::text IS NULL THEN time_bucket($5::text::interval, t)
+            ELSE time_bucket($5::text::interval, t, $12::text) END AS bucket,
        sum(n)::bigint AS n,
        (array_agg(last_value ORDER BY last_time DESC, last_value DESC)
             FILTER (WHERE $11::text = 'last'))[1] AS last_value

@@ -11,13 +11,10 @@ SELECT p.retain_last_value, f.num, f.identifier, f.data_type, f.kind, f.role, f.
 -- The alert rules of a profile.
 SELECT id, field, op, value, level FROM alert_rules WHERE profile_id = $1 ORDER BY id;
 
--- name: device_for_token
--- The partner of an integration token ($1) and its device with DevEUI $2 (NULLs when unknown); no row for an unknown token.
-SELECT i.partner_id, d.num, d.id, d.status, d.profile_id, d.static_values, d.calibration
-  FROM integrations i
-  LEFT JOIN devices d ON d.partner_id = i.partner_id AND d.dev_eui = $2
- WHERE i.token_hash = $1
- LIMIT 1;
+-- name: device_for_partner
+-- The device of partner $1 with DevEUI $2, with what the pipeline needs of it.
+SELECT partner_id, num, id, status, profile_id, static_values, calibration
+  FROM devices WHERE partner_id = $1 AND dev_eui = $2;
 
 -- name: partner_for_token
 -- The partner of an integration token.
@@ -44,16 +41,11 @@ UPDATE gateways
    SET last_stats_at = GREATEST(last_stats_at, $2), last_seen_at = GREATEST(last_seen_at, $2)
  WHERE num = $1;
 
--- name: ingest_uplink
--- Stores one uplink (see schema/definitions/030-telemetry.sql); returns the outcome.
-SELECT ingest_uplink($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-                     $17, $18, $19, $20, $21, $22);
-
 -- name: ingest_event
 -- Stores one status, join or location message; returns the outcome.
 SELECT ingest_event($1, $2, $3, $4, $5, $6, $7, $8);
 
 -- name: ingest_uplinks
--- Stores many uplinks in one transaction (see schema/definitions/030-telemetry.sql); returns their outcomes.
+-- Stores a batch of uplinks, one column of app/telemetry/pipeline.py's UplinkRecord per argument (schema/definitions/030-ingest.sql); returns their outcomes.
 SELECT ingest_uplinks($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
                       $17, $18, $19, $20, $21, $22, $23, $24, $25);

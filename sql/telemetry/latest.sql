@@ -10,13 +10,16 @@ SELECT outcome, key_id, partner_id, sub_account_id, scopes, api_write, retention
 SELECT d.num AS device_num, d.status, s.latest_body, s.latest_etag
   FROM devices d
   LEFT JOIN device_state s ON s.device_num = d.num
- WHERE d.id = $1 AND d.partner_id = $2
-   AND ($3::uuid IS NULL OR (d.sub_account_id = $3 AND d.status = 'assigned'))
+ WHERE d.id = $1 AND tenant_sees(d.partner_id, d.sub_account_id, d.status, $2, $3::uuid)
 
 -- name: latest_by_eui
 -- Read-only lookup of GET /latest after cached authentication: the device by DevEUI ($1) in the tenancy of partner $2 / sub-account $3 (NULL: partner key) with its stored body.
 SELECT d.num AS device_num, d.status, s.latest_body, s.latest_etag
   FROM devices d
   LEFT JOIN device_state s ON s.device_num = d.num
- WHERE d.dev_eui = $1 AND d.partner_id = $2
-   AND ($3::uuid IS NULL OR (d.sub_account_id = $3 AND d.status = 'assigned'))
+ WHERE d.dev_eui = $1 AND tenant_sees(d.partner_id, d.sub_account_id, d.status, $2, $3::uuid)
+
+-- name: static_body
+-- The body and ETag of device $1 that has not reported yet: its static values and formulas over them ($2) and the derived ones ($3, NULL when the profile has none), built by latest_body like every stored body.
+SELECT body AS latest_body, latest_etag(body) AS latest_etag
+  FROM latest_body($1, NULL, $2, NULL, NULL, $3) AS body

@@ -15,6 +15,7 @@ from litestar.testing import AsyncTestClient
 
 from app.core.config import PROJECT_ROOT
 from tests.factories import World, load
+from tests.helpers import bearer
 
 TELEMETRY = str(Path(sys.executable).parent / "telemetry")
 
@@ -42,10 +43,6 @@ async def telemetry(database_url: str, *args: str) -> Run:
     stdout, stderr = await process.communicate()
     assert process.returncode is not None
     return Run(process.returncode, stdout.decode(), stderr.decode())
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 async def tenancy(pool: asyncpg.Pool) -> tuple[World, dict[str, dict]]:

@@ -11,10 +11,7 @@ from litestar.testing import AsyncTestClient
 
 from tests.conftest import LiveServer
 from tests.factories import World, load
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
+from tests.helpers import bearer
 
 
 async def test_missing_malformed_and_unknown_keys_are_unauthorized(

@@ -9,21 +9,20 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import httpx
+import msgspec
 import pytest
 from litestar.testing import AsyncTestClient
 
 from app.auth.cache import AuthCache
+from app.auth.principal import hash_secret
 from app.core.config import Settings
 from app.main import create_app
 from tests.conftest import LiveServer
 from tests.factories import World, load
+from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_admin_cli import telemetry
 from tests.integration.test_ingest import INGEST, th_world
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 async def day_count(pool: asyncpg.Pool, key_id: str) -> int:
@@ -50,11 +49,11 @@ async def committed(client: AsyncTestClient, pool: asyncpg.Pool, sql: str, *args
     (well under a millisecond on a quiet box); an in-process request issued in the same
     instant may still see the old state, so these tests wait for the delivery itself.
     """
-    cache = cache_of(client)
-    seen = cache.generation, cache.latest.generation
+    cache, latest = cache_of(client), client.app.state.latest_cache
+    seen = cache.generation, latest.generation
     await pool.execute(sql, *args)
     for _ in range(100):
-        if (cache.generation, cache.latest.generation) != seen:
+        if (cache.generation, latest.generation) != seen:
             return
         await asyncio.sleep(0.02)
     raise AssertionError("no notification reached the worker")
@@ -65,8 +64,25 @@ def cache_of(client: AsyncTestClient) -> AuthCache:
     return cache
 
 
-async def test_the_in_process_app_serves_from_the_cache(client: AsyncTestClient) -> None:
-    assert cache_of(client).active
+async def test_the_in_process_app_serves_from_the_cache(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    cache = cache_of(client)
+    assert cache.active
+    w = World()
+    partner = w.partner()
+    key = w.key(partner)
+    await load(pool, w)
+    assert hash_secret(key) not in cache.keys
+    assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
+    # The key is now cached; its next request is answered from the same entry (no
+    # notification, so no new lookup generation).
+    assert hash_secret(key) in cache.keys
+    lookups = cache.generation
+    response = await client.get("/api/v1/me", headers=bearer(key))
+    assert response.status_code == 200
+    assert response.json()["data"]["partnerId"] == partner["id"]
+    assert cache.generation == lookups
 
 
 async def test_a_committed_revocation_drops_the_cached_key(
@@ -243,11 +259,9 @@ async def test_cli_revocation_is_seen_by_the_next_request_on_both_workers(
 
 
 @pytest.fixture
-async def uncached_client(
-    settings: Settings, migrated: str, monkeypatch: pytest.MonkeyPatch
-) -> AsyncIterator[AsyncTestClient]:
-    monkeypatch.setenv("TELEMETRY_AUTH_CACHE", "0")
-    async with AsyncTestClient(app=create_app(settings)) as test_client:
+async def uncached_client(settings: Settings, migrated: str) -> AsyncIterator[AsyncTestClient]:
+    uncached = msgspec.structs.replace(settings, auth_cache=False)  # TELEMETRY_AUTH_CACHE=0
+    async with AsyncTestClient(app=create_app(uncached)) as test_client:
         yield test_client
 
 

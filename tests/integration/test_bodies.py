@@ -9,10 +9,7 @@ from litestar.testing import AsyncTestClient
 
 from tests.conftest import LiveServer
 from tests.factories import World, load
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
+from tests.helpers import bearer
 
 
 async def make_key(pool: asyncpg.Pool) -> str:
@@ -154,4 +151,6 @@ async def test_unknown_body_fields_are_ignored(client: AsyncTestClient, pool: as
         b'{"email": "body@example.com", "password": "wrong password", "remember": true}',
         "application/json",
     )
+    # The body was read (the unknown field ignored) and its credentials checked.
     assert response.status_code == 401
+    assert response.json()["error"]["code"] == "invalid_credentials"

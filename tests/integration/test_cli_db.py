@@ -9,11 +9,12 @@ import uuid
 from pathlib import Path
 
 import asyncpg
+import pytest
 
 from app.core.config import Settings
 from app.core.db import connect
 from app.ops import cluster
-from app.ops.migrate import migrate
+from app.ops.migrate import EditedMigrationError, migrate
 
 TELEMETRY = str(Path(sys.executable).parent / "telemetry")
 
@@ -103,3 +104,30 @@ async def test_retention_run_prunes_week_old_deduplication_keys(migrated: str) -
         assert [r["deduplication_id"] for r in kept] == ["recent"]
     finally:
         await connection.close()
+
+
+async def test_an_edited_migration_stops_migrate(tmp_path: Path) -> None:
+    name = f"telemetry_migrate_{uuid.uuid4().hex[:8]}"
+    cluster.ensure_database(name)
+    (tmp_path / "definitions").mkdir()
+    first = tmp_path / "001-first.sql"
+    first.write_text("CREATE TABLE first (id int);")
+    connection = await connect(Settings(database_url=cluster.database_url(name)))
+    try:
+        assert await migrate(connection, tmp_path) == ["001-first.sql"]
+        first.write_text("CREATE TABLE first (id bigint);")
+        (tmp_path / "002-second.sql").write_text("CREATE TABLE second (id int);")
+        with pytest.raises(EditedMigrationError, match=r"001-first\.sql"):
+            await migrate(connection, tmp_path)
+        # Nothing after the check ran: the new migration is still pending.
+        applied = [
+            r["version"] for r in await connection.fetch("SELECT version FROM schema_migrations")
+        ]
+        assert applied == ["001-first.sql"]
+        first.write_text("CREATE TABLE first (id int);")
+        assert await migrate(connection, tmp_path) == ["002-second.sql"]
+    finally:
+        await connection.close()
+        admin = await asyncpg.connect(cluster.database_url("postgres"))
+        await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+        await admin.close()

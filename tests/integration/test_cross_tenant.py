@@ -11,7 +11,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
-from tests.integration.test_devices import bearer
+from tests.helpers import bearer
 
 READ_SCOPES = ["devices:read", "profiles:read", "telemetry:read"]
 
@@ -78,10 +78,14 @@ async def setup(pool: asyncpg.Pool) -> Setup:
 
 
 async def test_own_ids_resolve(client: AsyncTestClient, setup: Setup) -> None:
+    t = setup.mine
+    expected = [t[name]["id"] for name in ("device", "device", "gateway", "gateway", "profile",
+                                           "network", "site", "group")]  # fmt: skip
     for key in (setup.sub_key, setup.partner_key):
-        for path in paths(setup.mine):
+        for path, resource_id in zip(paths(t), expected, strict=True):
             response = await client.get(path, headers=bearer(key))
             assert response.status_code == 200, path
+            assert response.json()["data"]["id"] == resource_id, path
 
 
 async def test_foreign_ids_are_indistinguishable_from_missing(

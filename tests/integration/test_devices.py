@@ -12,16 +12,13 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
+from tests.helpers import bearer
 
 DEVICE_KEYS = {
     "id", "devEui", "name", "serialNumber", "status", "subAccountId", "deviceProfileId",
     "networkId", "siteId", "online", "signalQuality", "battery", "lastSeenAt",
     "lastUplinkAt", "location",
 }  # fmt: skip
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 def iso(value: datetime) -> str:

@@ -13,6 +13,7 @@ from litestar.testing import AsyncTestClient
 
 from tests.conftest import LiveServer
 from tests.factories import World, load
+from tests.helpers import bearer
 
 ALL_TYPES_LAYOUT = [
     {"field": "a", "type": "uint8"},
@@ -42,10 +43,6 @@ ALL_TYPES_SAMPLE = {
     "k": 1.5,
     "l": True,
 }
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 class Setup:

@@ -11,16 +11,13 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
+from tests.helpers import bearer
 
 GATEWAY_KEYS = {
     "id", "gatewayEui", "name", "status", "subAccountId", "networkId", "siteId", "online",
     "lastSeenAt", "lastStatsAt", "location",
 }  # fmt: skip
 MANUAL = {"latitude": 52.1, "longitude": 4.3, "altitude": None}
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 class Setup:

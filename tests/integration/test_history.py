@@ -17,14 +17,11 @@ from litestar.testing import AsyncTestClient
 
 from app.history.retention import compact_closed_chunks
 from tests.factories import World, load
+from tests.helpers import bearer
 
 HISTORY = "/api/v1/devices/{}/history"
 RETENTION_DAYS = 90
 NOW = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 def iso(moment: datetime) -> str:

@@ -12,12 +12,9 @@ import asyncpg
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
+from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_ingest import INGEST, latest, post, th_world
-
-
-def auth(key: str, **extra: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}", **extra}
 
 
 async def test_static_values_and_formulas_over_them_before_the_first_uplink(
@@ -92,7 +89,7 @@ async def test_etag_and_conditional_requests(client: AsyncTestClient, pool: asyn
     w, t = th_world()
     await load(pool, w)
     url = f"/api/v1/devices/{t['device']['id']}/latest"
-    first = await client.get(url, headers=auth(t["key"]))
+    first = await client.get(url, headers=bearer(t["key"]))
     assert first.status_code == 200
     etag = first.headers["etag"]
     assert etag.startswith('"') and etag.endswith('"')
@@ -100,30 +97,30 @@ async def test_etag_and_conditional_requests(client: AsyncTestClient, pool: asyn
     assert first.headers["content-type"].startswith("application/json")
 
     for header in (etag, f'"nope", {etag}', "*", f"W/{etag}"):
-        response = await client.get(url, headers=auth(t["key"], **{"If-None-Match": header}))
+        response = await client.get(url, headers=bearer(t["key"], **{"If-None-Match": header}))
         assert response.status_code == 304, header
         assert response.content == b""
         assert response.headers["etag"] == etag
         assert response.headers["cache-control"] == "private, no-cache"
         assert "x-ratelimit-remaining" in response.headers
-    response = await client.get(url, headers=auth(t["key"], **{"If-None-Match": '"other"'}))
+    response = await client.get(url, headers=bearer(t["key"], **{"If-None-Match": '"other"'}))
     assert response.status_code == 200 and response.json() == first.json()
 
     # An uplink changes the body, and so the ETag.
     await post(client, t["token"], "up", cs.uplink(t["device"]["devEui"], {"temperature": 3}))
-    changed = await client.get(url, headers=auth(t["key"], **{"If-None-Match": etag}))
+    changed = await client.get(url, headers=bearer(t["key"], **{"If-None-Match": etag}))
     assert changed.status_code == 200
     assert changed.headers["etag"] != etag
     assert changed.json()["data"]["values"]["temperature"] == 3
     # Stable while nothing changes; a replay of a stored event changes nothing.
     again = await client.get(
-        url, headers=auth(t["key"], **{"If-None-Match": changed.headers["etag"]})
+        url, headers=bearer(t["key"], **{"If-None-Match": changed.headers["etag"]})
     )
     assert again.status_code == 304
     # The DevEUI addresses the device too, in any case and with separators.
     eui = t["device"]["devEui"].upper()
     dashed = "-".join(eui[i : i + 2] for i in range(0, 16, 2))
-    by_eui = await client.get(f"/api/v1/devices/{dashed}/latest", headers=auth(t["key"]))
+    by_eui = await client.get(f"/api/v1/devices/{dashed}/latest", headers=bearer(t["key"]))
     assert by_eui.status_code == 200 and by_eui.headers["etag"] == changed.headers["etag"]
 
 
@@ -135,7 +132,7 @@ async def test_latest_reads_its_own_writes_at_once(
     w, t = th_world()
     await load(pool, w)
     url = f"/api/v1/devices/{t['device']['id']}/latest"
-    etag = (await client.get(url, headers=auth(t["key"]))).headers["etag"]
+    etag = (await client.get(url, headers=bearer(t["key"]))).headers["etag"]
     for value in range(40):
         assert (
             await post(
@@ -143,7 +140,7 @@ async def test_latest_reads_its_own_writes_at_once(
             )
             == 204
         )
-        response = await client.get(url, headers=auth(t["key"], **{"If-None-Match": etag}))
+        response = await client.get(url, headers=bearer(t["key"], **{"If-None-Match": etag}))
         assert response.status_code == 200, value
         assert response.json()["data"]["values"]["temperature"] == value
         etag = response.headers["etag"]
@@ -159,10 +156,10 @@ async def test_304_counts_toward_the_rate_limit(
     key = w.key(sa, scopes=["telemetry:read"])
     await load(pool, w)
     url = f"/api/v1/devices/{dev['id']}/latest"
-    first = await client.get(url, headers=auth(key))
+    first = await client.get(url, headers=bearer(key))
     assert first.headers["x-ratelimit-limit"] == "3"
     assert first.headers["x-ratelimit-remaining"] == "2"
-    conditional = auth(key, **{"If-None-Match": first.headers["etag"]})
+    conditional = bearer(key, **{"If-None-Match": first.headers["etag"]})
     second = await client.get(url, headers=conditional)
     assert second.status_code == 304 and second.headers["x-ratelimit-remaining"] == "1"
     third = await client.get(url, headers=conditional)
@@ -188,7 +185,7 @@ async def test_order_of_checks_and_tenancy(client: AsyncTestClient, pool: asyncp
     await load(pool, w)
 
     async def get(key: str, ref: str) -> tuple[int, str | None, Any]:
-        response = await client.get(f"/api/v1/devices/{ref}/latest", headers=auth(key))
+        response = await client.get(f"/api/v1/devices/{ref}/latest", headers=bearer(key))
         code = response.json()["error"]["code"] if response.status_code >= 400 else None
         return response.status_code, code, response.headers
 
@@ -306,11 +303,11 @@ async def test_live_ingest_and_conditional_get_over_a_real_socket(
             headers=cs.bearer(t["token"]),
         )
         assert response.status_code == 204 and response.content == b""
-        first = await http.get(url, headers=auth(t["key"]))
+        first = await http.get(url, headers=bearer(t["key"]))
         assert first.status_code == 200
         assert first.json()["data"]["values"]["temperature"] == 19.5
         etag = first.headers["etag"]
-        again = await http.get(url, headers=auth(t["key"], **{"If-None-Match": etag}))
+        again = await http.get(url, headers=bearer(t["key"], **{"If-None-Match": etag}))
         assert again.status_code == 304 and again.content == b""
         assert int(again.headers["x-ratelimit-remaining"]) < int(
             first.headers["x-ratelimit-remaining"]

@@ -12,12 +12,9 @@ from litestar.testing import AsyncTestClient
 
 from tests.conftest import LiveServer
 from tests.factories import World, load
+from tests.helpers import bearer
 
 MEMBER_SCOPES = ["members:read", "members:manage"]
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 class Setup:

@@ -9,12 +9,9 @@ import asyncpg
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
+from tests.helpers import bearer
 
 PASSWORD = "correct horse battery staple"
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 class Setup:

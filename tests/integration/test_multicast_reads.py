@@ -10,7 +10,7 @@ from litestar.testing import AsyncTestClient
 
 from app.ops.admin import set_device_status
 from tests.factories import World, load
-from tests.integration.test_devices import bearer
+from tests.helpers import bearer
 
 
 class Setup:

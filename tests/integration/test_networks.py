@@ -12,7 +12,8 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
-from tests.integration.test_devices import bearer, set_state
+from tests.helpers import bearer
+from tests.integration.test_devices import set_state
 
 NETWORK_KEYS = {
     "id", "name", "siteId", "subAccountId", "deviceCount", "gatewayCount",

@@ -25,6 +25,7 @@ import pytest
 
 from tests.conftest import LiveServer, free_port, start_server
 from tests.factories import World, load
+from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
 
 PGBOUNCER = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
@@ -102,10 +103,6 @@ def bouncer(migrated: str) -> Iterator[Bouncer]:
     bouncer = Bouncer(migrated)
     yield bouncer
     bouncer.stop()
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 async def test_the_api_works_through_pgbouncer_in_transaction_mode(

@@ -23,6 +23,7 @@ from app.core.config import DEFAULT_PORT
 from app.core.db import init_connection
 from tests.conftest import LiveServer, start_server
 from tests.factories import World, load
+from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_replication import cli
 
@@ -69,10 +70,6 @@ def second_cluster() -> Iterator[str]:
 def write_placement(path: Path, a: str, b: str, partners: dict[str, str]) -> None:
     document = {"clusters": {"a": {"url": a}, "b": {"url": b}}, "partners": partners}
     path.write_text(json.dumps(document))
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 async def device_ids(server: LiveServer, key: str) -> tuple[int, list[str]]:

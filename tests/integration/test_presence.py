@@ -1,4 +1,4 @@
-"""device_presence (schema/034, triggers in schema/definitions/035-directory.sql) follows
+"""device_presence (schema/034, triggers in schema/definitions/050-directory.sql) follows
 every write that decides whether a device is online: uplinks, threshold changes, moves
 between networks and sub-accounts, status changes and deletes; and the lists and rollups
 that read it flip exactly at the threshold (api-spec 4.3, 4.8; D17, D18)."""
@@ -15,7 +15,8 @@ from litestar.testing import AsyncTestClient
 
 from app.core.sql import QUERIES
 from tests.factories import World, load
-from tests.integration.test_devices import bearer, set_state
+from tests.helpers import bearer
+from tests.integration.test_devices import set_state
 
 # Every assigned device has exactly the row its devices and device_state rows imply, and
 # no other device has one.

@@ -9,10 +9,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
+from tests.helpers import bearer
 
 
 class Setup:

@@ -10,13 +10,14 @@ primary with what was written after it.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from app.core.db import init_connection
 from app.ops import cluster
 from tests.conftest import LiveServer, start_server
 from tests.factories import World, load
+from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_admin_cli import TELEMETRY
 
@@ -141,10 +143,6 @@ async def standby(pair: Pair) -> AsyncIterator[asyncpg.Connection]:
         await connection.close()
 
 
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
-
-
 async def newest_temperature(server: LiveServer, t: Tenancy) -> float | None:
     now = datetime.now(UTC)
     async with server.client() as http:
@@ -187,20 +185,46 @@ async def member_emails(server: LiveServer, key: str) -> set[str]:
     return {member["email"] for member in response.json()["data"]}
 
 
+async def newest_exported_temperature(server: LiveServer, t: Tenancy) -> float | None:
+    """The newest temperature of the device's NDJSON export (rows oldest first)."""
+    now = datetime.now(UTC)
+    async with server.client() as http:
+        response = await http.get(
+            f"/api/v1/devices/{t.device['id']}/export",
+            params={
+                "fields": "temperature",
+                "format": "ndjson",
+                "from": (now - timedelta(hours=1)).isoformat(),
+                "to": (now + timedelta(minutes=1)).isoformat(),
+            },
+            headers=bearer(t.reader),
+        )
+    assert response.status_code == 200, response.text
+    rows = [json.loads(line) for line in response.content.decode().splitlines()]
+    values = [row["temperature"] for row in rows if row["temperature"] is not None]
+    return values[-1] if values else None
+
+
+Read = Callable[[LiveServer, Tenancy], Awaitable[float | None]]
+
+
 async def standby_answers_reads(
-    server: LiveServer, t: Tenancy, standby: asyncpg.Connection
+    server: LiveServer,
+    t: Tenancy,
+    standby: asyncpg.Connection,
+    newest: Read = newest_temperature,
 ) -> None:
     """Shows the standby answering: with its replay paused, a new reading stays unseen
     while the standby is within the bound, then appears once it is not (the primary)."""
     value = float(uuid.uuid4().int % 1000)
     await ingest(server, t, value - 1)
-    await until(lambda: _is(newest_temperature(server, t), value - 1))
+    await until(lambda: _is(newest(server, t), value - 1))
     await asyncio.sleep(0.5)  # a probe or two with the standby caught up
     await standby.execute("SELECT pg_wal_replay_pause()")
     await ingest(server, t, value)
     written = time.monotonic()
-    assert await newest_temperature(server, t) == value - 1  # the standby, within the bound
-    await until(lambda: _is(newest_temperature(server, t), value))
+    assert await newest(server, t) == value - 1  # the standby, within the bound
+    await until(lambda: _is(newest(server, t), value))
     # Never staler than the bound, plus a probe period and the requests' own time on a
     # shared, busy box (a stale answer would go on for good).
     assert time.monotonic() - written < BOUND_S + 2.5
@@ -215,6 +239,12 @@ async def test_reads_are_served_by_the_standby_within_the_bound(
     instances: tuple[LiveServer, LiveServer], tenancy: Tenancy, standby: asyncpg.Connection
 ) -> None:
     await standby_answers_reads(instances[0], tenancy, standby)
+
+
+async def test_exports_are_served_by_the_standby_within_the_bound(
+    instances: tuple[LiveServer, LiveServer], tenancy: Tenancy, standby: asyncpg.Connection
+) -> None:
+    await standby_answers_reads(instances[0], tenancy, standby, newest_exported_temperature)
 
 
 async def test_a_client_reads_its_own_write_on_any_instance(

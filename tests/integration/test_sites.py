@@ -9,7 +9,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
-from tests.integration.test_devices import bearer
+from tests.helpers import bearer
 
 
 class Setup:

@@ -8,10 +8,7 @@ import asyncpg
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
+from tests.helpers import bearer
 
 
 async def test_partner_key_lists_every_sub_account_by_name(

@@ -180,18 +180,3 @@ BEGIN
     RETURN NEXT;
 END;
 $$;
-
--- Notifies `latest_changed` with the device whose /latest answer may have changed.
-CREATE OR REPLACE FUNCTION latest_changed_notify() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_LEVEL = 'STATEMENT' THEN
-        PERFORM pg_notify('latest_changed', '*');
-    ELSIF TG_TABLE_NAME = 'devices' THEN
-        PERFORM pg_notify('latest_changed', OLD.num::text);
-    ELSE
-        PERFORM pg_notify('latest_changed', OLD.device_num::text);
-    END IF;
-    RETURN NULL;
-END;
-$$;

@@ -137,3 +137,20 @@ CREATE OR REPLACE TRIGGER device_presence_state_delete AFTER DELETE ON device_st
     FOR EACH ROW EXECUTE FUNCTION device_presence_uplink();
 CREATE OR REPLACE TRIGGER device_presence_state_truncated AFTER TRUNCATE ON device_state
     FOR EACH STATEMENT EXECUTE FUNCTION device_presence_state_truncated();
+-- Deletes every trace of a device's telemetry (decisions D16), in the caller's transaction.
+CREATE OR REPLACE FUNCTION delete_device_telemetry(p_device_num integer) RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    DELETE FROM readings_num WHERE device_num = p_device_num;
+    DELETE FROM readings_other WHERE device_num = p_device_num;
+    DELETE FROM rollup_hour_num WHERE device_num = p_device_num;
+    DELETE FROM rollup_day_num WHERE device_num = p_device_num;
+    DELETE FROM rollup_hour_other WHERE device_num = p_device_num;
+    DELETE FROM rollup_day_other WHERE device_num = p_device_num;
+    DELETE FROM device_state WHERE device_num = p_device_num;
+    DELETE FROM device_alerts WHERE device_num = p_device_num;
+    DELETE FROM downlink_queue WHERE device_num = p_device_num;
+END;
+$$;
+

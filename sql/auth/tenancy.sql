@@ -4,7 +4,5 @@ SELECT d.id, d.num, d.status, d.partner_id, d.sub_account_id, d.profile_id, d.ne
        d.site_id, s.num AS site_num, d.dev_eui, d.name
   FROM devices d
   LEFT JOIN sites s ON s.id = d.site_id
- WHERE d.partner_id = $1
-   AND (d.id = $3 OR d.dev_eui = $4)
-   AND ($2::uuid IS NULL OR (d.sub_account_id = $2 AND d.status = 'assigned'))
+ WHERE (d.id = $3 OR d.dev_eui = $4) AND tenant_sees(d.partner_id, d.sub_account_id, d.status, $1, $2::uuid)
  LIMIT 1

@@ -18,7 +18,7 @@ from app.core.api import normalize_eui, parse_uuid
 from app.core.errors import not_found
 from app.core.sql import QUERIES
 
-RESOLVE_DEVICE = QUERIES["core.resolve_device"]
+RESOLVE_DEVICE = QUERIES["auth.resolve_device"]
 
 
 class DeviceRef(msgspec.Struct, frozen=True):

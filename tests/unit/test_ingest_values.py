@@ -130,7 +130,6 @@ def _field(num: int, identifier: str, **extra: object) -> dict[str, object]:
 
 def test_formulas_in_any_catalog_order_and_failures_left_out() -> None:
     catalog = build_catalog(
-        uuid.uuid4(),
         [
             _field(1, "f2", kind="formula", formula="f1 * 2"),  # uses a later formula
             _field(2, "f1", kind="formula", formula="sqrt(x) + max(1, 2)"),
@@ -204,7 +203,6 @@ def test_receptions_with_nan_have_no_quality_and_infinities_are_clamped() -> Non
 
 def test_formula_and_calibration_results_beyond_the_magnitude_are_left_out() -> None:
     catalog = build_catalog(
-        uuid.uuid4(),
         [
             _field(1, "x"),
             _field(2, "y"),
@@ -228,7 +226,7 @@ def test_formula_and_calibration_results_beyond_the_magnitude_are_left_out() -> 
 
 
 def test_calibration_defaults() -> None:
-    catalog = build_catalog(uuid.uuid4(), [_field(1, "a"), _field(2, "b"), _field(3, "c")], [])
+    catalog = build_catalog([_field(1, "a"), _field(2, "b"), _field(3, "c")], [])
     context = build_context(
         catalog,
         1,

@@ -1,0 +1,171 @@
+"""GET /devices/{id}/export and GET /export (integrations.md section 4)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import asyncpg
+from litestar import Controller, Request, get
+from litestar.params import Parameter
+from litestar.response import Stream
+
+from app.auth.principal import Principal
+from app.auth.tenancy import resolve_device
+from app.core.enums import Scope
+from app.core.errors import error_responses
+from app.core.routing import reader
+from app.devices.filters import (
+    check_features,
+    features,
+    like_patterns,
+    parse_bool,
+    parse_network_filter,
+    parse_plain_id,
+    parse_site_filter,
+)
+from app.export.service import device_row, fleet_devices, parse_params, plan_export
+from app.export.structs import MEDIA_TYPES, ExportPlan
+from app.export.writers import export_slots, stream_export
+
+EXPORT_DESCRIPTION = """\
+Every reading of the {what} in `[from, to)`, oldest first, streamed as one file (no 500
+cap; a failure mid-stream aborts the connection, so a cut file never looks whole).
+
+- `format`: `csv` (default; RFC 4180 with a header row; a string cell beginning with `=`,
+  `+`, `-`, `@` or a tab gets a leading `'`), `ndjson` (one object per line) or `parquet`
+  (typed columns: timestamp UTC, float64, string, bool).
+- `layout`: `wide` (default; one row per reading time, a column per field in the order
+  asked) or `long` (one row per reading: `field`, `value`; Parquet adds `valueText` for
+  values that are not numbers).
+- Columns: `time` (RFC 3339 UTC){fleet_columns}, `localTime` with `tz` (ISO 8601 with
+  the zone's offset), then the fields.
+- `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
+  derived field.
+- `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
+  403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
+  else 400 `invalid_parameter` naming the bound. Counts as one request. A server
+  already streaming its limit of exports answers 503 `unavailable` with `Retry-After`.
+"""
+
+FieldsParam = Annotated[
+    str | None,
+    Parameter(description="Comma-separated field identifiers or `signal_quality`."),
+]
+FromParam = Annotated[
+    str | None, Parameter(query="from", description="Required. ISO 8601 timestamp.")
+]
+ToParam = Annotated[str | None, Parameter(description="Required. ISO 8601 timestamp.")]
+FormatParam = Annotated[str | None, Parameter(description="`csv` (default), `ndjson`, `parquet`.")]
+LayoutParam = Annotated[str | None, Parameter(description="`wide` (default) or `long`.")]
+TzParam = Annotated[str | None, Parameter(description="IANA time zone: adds a `localTime` column.")]
+
+
+def respond(request: Request[Any, Any, Any], pool: asyncpg.Pool, plan: ExportPlan) -> Stream:
+    settings = request.app.state.settings
+    slots = export_slots(request.app.state, settings)
+    slots.check()
+    return Stream(
+        stream_export(pool, settings, plan, slots),
+        media_type=MEDIA_TYPES[plan.format],
+        headers={
+            "Content-Disposition": f'attachment; filename="{plan.filename}"',
+            "Cache-Control": "no-store",
+        },
+    )
+
+
+class ExportController(Controller):
+    opt = {"scope": Scope.TELEMETRY_READ}
+    tags = ["Export"]
+    before_request = staticmethod(check_features)
+
+    @get(
+        "/devices/{device_ref:str}/export",
+        operation_id="exportDeviceTelemetry",
+        summary="Every reading of one device in a range, as CSV, NDJSON or Parquet",
+        description=EXPORT_DESCRIPTION.format(what="device", fleet_columns=""),
+        responses=error_responses(400, 403, 404, 503),
+    )
+    async def export_device(
+        self,
+        request: Request[Any, Any, Any],
+        pool: asyncpg.Pool,
+        principal: Principal,
+        device_ref: Annotated[str, Parameter(description="Service id (UUID) or DevEUI.")],
+        fields: FieldsParam = None,
+        from_: FromParam = None,
+        to: ToParam = None,
+        format: FormatParam = None,
+        layout: LayoutParam = None,
+        tz: TzParam = None,
+    ) -> Stream:
+        params = parse_params(principal, fields, from_, to, format, layout, tz)
+        pool = reader(principal)  # a read that tolerates staleness: a standby may serve it
+        device = await resolve_device(pool, principal, device_ref, live=True)
+        settings = request.app.state.settings
+        plan = await plan_export(
+            pool, settings, params, [device_row(device)], fleet=False, name=device.dev_eui
+        )
+        return respond(request, pool, plan)
+
+    @get(
+        "/export",
+        operation_id="exportFleetTelemetry",
+        summary="Every reading of the devices the filters select, as CSV, NDJSON or Parquet",
+        description=EXPORT_DESCRIPTION.format(
+            what="assigned devices that the filters of `GET /devices` select",
+            fleet_columns=", `deviceId`, `devEui`; rows by device id, then time",
+        ),
+        responses=error_responses(400, 403, 503),
+        opt=features(networkId="networks", siteId="multi_site"),
+    )
+    async def export_fleet(
+        self,
+        request: Request[Any, Any, Any],
+        pool: asyncpg.Pool,
+        principal: Principal,
+        fields: FieldsParam = None,
+        from_: FromParam = None,
+        to: ToParam = None,
+        format: FormatParam = None,
+        layout: LayoutParam = None,
+        tz: TzParam = None,
+        sub_account_id: Annotated[str | None, Parameter(query="subAccountId")] = None,
+        device_profile_id: Annotated[str | None, Parameter(query="deviceProfileId")] = None,
+        network_id: Annotated[
+            str | None, Parameter(query="networkId", description="A network id or `none`.")
+        ] = None,
+        site_id: Annotated[
+            str | None, Parameter(query="siteId", description="A site id or `none`.")
+        ] = None,
+        include_descendants: Annotated[
+            str | None, Parameter(query="includeDescendants", description="`true` or `false`.")
+        ] = None,
+        online: Annotated[str | None, Parameter(description="`true` or `false`.")] = None,
+        search: str | None = None,
+    ) -> Stream:
+        network = parse_network_filter(principal, network_id)
+        site = parse_site_filter(principal, site_id)
+        sub_account = parse_plain_id("subAccountId", sub_account_id)
+        profile = parse_plain_id("deviceProfileId", device_profile_id)
+        wanted_online = parse_bool("online", online)
+        descendants = parse_bool("includeDescendants", include_descendants) or False
+        name_pattern, eui_pattern = like_patterns(search)
+        params = parse_params(principal, fields, from_, to, format, layout, tz)
+        settings = request.app.state.settings
+        pool = reader(principal)  # a read that tolerates staleness: a standby may serve it
+        filters = [
+            sub_account,
+            profile,
+            network.id,
+            network.none,
+            site.id,
+            site.none,
+            descendants,
+            wanted_online,
+            name_pattern,
+            eui_pattern,
+        ]
+        devices = await fleet_devices(pool, principal, filters, settings.export_max_devices)
+        plan = await plan_export(pool, settings, params, devices, fleet=True, name="fleet")
+        return respond(request, pool, plan)

@@ -1,0 +1,240 @@
+"""Export requests: parameters, devices, columns, retention and bounds, before a byte leaves.
+
+Checks run in the order of decisions D3: parameters (400), the device (404) or the fleet's
+devices and their bound (400), the fields (400), retention (403 `outside_retention`), then
+the readings bound (400, counted exactly from the rollups, raw readings at the edges).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from app.auth.principal import Principal
+from app.auth.tenancy import DeviceRef
+from app.core.api import parse_timestamp, utc_now
+from app.core.config import Settings
+from app.core.errors import ErrorCode, forbidden, invalid_parameter
+from app.core.sql import QUERIES
+from app.export.structs import FORMATS, LAYOUTS, Column, ExportParams, ExportPlan, Format
+from app.history.planner import parse_resolution, plan_segments
+from app.history.zones import parse_tz
+
+SIGNAL_QUALITY = "signal_quality"
+DAY = parse_resolution("P1D")
+
+
+def parse_params(
+    principal: Principal,
+    fields: str | None,
+    start: str | None,
+    end: str | None,
+    format: str | None,
+    layout: str | None,
+    tz: str | None,
+) -> ExportParams:
+    if start is None:
+        raise invalid_parameter("from", "is required")
+    if end is None:
+        raise invalid_parameter("to", "is required")
+    begin, finish = parse_timestamp("from", start), parse_timestamp("to", end)
+    if begin >= finish:
+        raise invalid_parameter("from", "must be before to")
+    chosen_format = format if format is not None else "csv"
+    if chosen_format not in FORMATS:
+        raise invalid_parameter("format", "must be csv, ndjson or parquet")
+    chosen_layout = layout if layout is not None else "wide"
+    if chosen_layout not in LAYOUTS:
+        raise invalid_parameter("layout", "must be wide or long")
+    wanted: tuple[str, ...] | None = None
+    if fields is not None:
+        wanted = tuple(name.strip() for name in fields.split(","))
+        if any(not name for name in wanted):
+            raise invalid_parameter("fields", "must be a comma-separated list of identifiers")
+        twice = sorted({name for name in wanted if wanted.count(name) > 1})
+        if twice:
+            raise invalid_parameter("fields", f"lists {twice[0]!r} more than once")
+    return ExportParams(
+        fields=wanted,
+        start=begin,
+        end=finish,
+        format=chosen_format,
+        layout=chosen_layout,
+        tz=parse_tz(tz),
+        cutoff=utc_now() - timedelta(days=principal.retention_days),
+    )
+
+
+async def fleet_devices(
+    pool: asyncpg.Pool, principal: Principal, filters: Sequence[Any], limit: int
+) -> list[Any]:
+    """The fleet's assigned devices in id order; a 400 over `limit` devices."""
+    rows = await pool.fetch(
+        QUERIES["export.fleet_devices"],
+        principal.partner_id,
+        principal.sub_account_id,
+        *filters,
+        limit + 1,
+    )
+    if len(rows) > limit:
+        raise invalid_parameter(
+            "devices", f"the filters select more than {limit:,} devices; export at most {limit:,}"
+        )
+    return list(rows)
+
+
+def _kind(data_types: set[str]) -> Any:
+    if data_types == {"number"}:
+        return "number"
+    if data_types == {"boolean"}:
+        return "boolean"
+    return "text"
+
+
+async def plan_export(
+    pool: asyncpg.Pool,
+    settings: Settings,
+    params: ExportParams,
+    devices: list[Any],
+    *,
+    fleet: bool,
+    name: str,
+) -> ExportPlan:
+    """Columns and field map for these devices (rows with num, profile_id), retention, bounds."""
+    profiles = sorted({d["profile_id"] for d in devices}, key=str)
+    fields = await pool.fetch(QUERIES["export.profile_fields"], profiles) if profiles else []
+    by_identifier: dict[str, list[Any]] = {}
+    for row in fields:
+        by_identifier.setdefault(row["identifier"], []).append(row)
+    if params.fields is None:
+        wanted = [
+            i for i, rows in by_identifier.items() if any(r["kind"] != "static" for r in rows)
+        ]
+    else:
+        wanted = list(params.fields)
+        for identifier in wanted:
+            if identifier != SIGNAL_QUALITY and identifier not in by_identifier and devices:
+                raise invalid_parameter("fields", f"{identifier!r} is not a field of the devices")
+    columns: list[Column] = []
+    map_fields: list[int] = []
+    map_profiles: list[uuid.UUID | None] = []
+    map_positions: list[int] = []
+    map_numeric: list[bool] = []
+    for position, identifier in enumerate(wanted, start=1):
+        if identifier == SIGNAL_QUALITY and identifier not in by_identifier:
+            columns.append(Column(identifier, "number"))
+            map_fields.append(0)
+            map_profiles.append(None)
+            map_positions.append(position)
+            map_numeric.append(True)
+            continue
+        rows = [r for r in by_identifier.get(identifier, []) if r["kind"] != "static"]
+        columns.append(Column(identifier, _kind({r["data_type"] for r in rows})))
+        for r in rows:
+            map_fields.append(r["num"])
+            map_profiles.append(r["profile_id"])
+            map_positions.append(position)
+            map_numeric.append(r["data_type"] == "number")
+
+    start, end = params.start, params.end
+    if end <= params.cutoff:
+        raise forbidden(
+            ErrorCode.OUTSIDE_RETENTION, "the range is entirely outside the plan retention"
+        )
+    start = max(start, params.cutoff)
+    plan = ExportPlan(
+        format=params.format,
+        layout=params.layout,
+        fleet=fleet,
+        tz=params.tz,
+        columns=tuple(columns),
+        device_nums=[d["num"] for d in devices],
+        map_fields=map_fields,
+        map_profiles=map_profiles,
+        map_positions=map_positions,
+        map_numeric=map_numeric,
+        start=start,
+        end=end,
+        filename=filename(name, start, end, params.format),
+    )
+    if plan.device_nums and plan.map_fields:
+        total = await count_readings(pool, settings, plan)
+        limit = settings.export_max_readings
+        if total > limit:
+            raise invalid_parameter(
+                "readings",
+                f"the export holds {total:,} readings, more than {limit:,}; narrow the range,"
+                " the fields or the devices",
+            )
+    return plan
+
+
+def map_args(plan: ExportPlan) -> list[Any]:
+    """$1..$7 of the row and count queries."""
+    return [
+        plan.device_nums,
+        plan.map_fields,
+        plan.map_profiles,
+        plan.map_positions,
+        plan.map_numeric,
+        plan.start,
+        plan.end,
+    ]
+
+
+async def count_readings(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan) -> int:
+    assert DAY is not None
+    segments = plan_segments(plan.start, plan.end, DAY)
+    async with pool.acquire() as connection, connection.transaction(readonly=True):
+        await connection.execute(
+            f"SET LOCAL statement_timeout = {int(settings.export_count_timeout_ms)}"
+        )
+        total: int = await connection.fetchval(
+            QUERIES["export.count_readings"],
+            *map_args(plan),
+            segments.day_lo,
+            segments.day_hi,
+            segments.hour_lo,
+            segments.hour_hi,
+        )
+    return total
+
+
+def names(plan: ExportPlan) -> list[str]:
+    """$8: the field names as the format writes them in rows (see app/export/query.py)."""
+    identifiers = [c.identifier for c in plan.columns]
+    if plan.format == "ndjson":
+        return [msgspec.json.encode(i).decode() for i in identifiers]
+    if plan.format == "csv":
+        return [neutralise(i) for i in identifiers]
+    return identifiers
+
+
+def neutralise(text: str) -> str:
+    """A CSV string cell that a spreadsheet would read as a formula gets a leading '."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t") else text
+
+
+def header(plan: ExportPlan, format: Format) -> list[str]:
+    lead = ["time", *(["deviceId", "devEui"] if plan.fleet else [])]
+    lead += ["localTime"] if plan.tz is not None else []
+    if plan.layout == "long":
+        return [*lead, "field", "value", *(["valueText"] if format == "parquet" else [])]
+    return [*lead, *(c.identifier for c in plan.columns)]
+
+
+def filename(name: str, start: datetime, end: datetime, format: Format) -> str:
+    stamp = "%Y%m%dT%H%M%SZ"
+    return (
+        f"telemetry-{name}-{start.astimezone(UTC).strftime(stamp)}"
+        f"-{end.astimezone(UTC).strftime(stamp)}.{format}"
+    )
+
+
+def device_row(device: DeviceRef) -> dict[str, Any]:
+    return {"num": device.num, "id": device.id, "profile_id": device.profile_id}

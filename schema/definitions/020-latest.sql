@@ -1,0 +1,119 @@
+-- The latest values object (GET /devices/{id}/latest, api-spec 2.4, D11): how its body and
+-- ETag are built (the only place), the one-round-trip read, and the notification that
+-- keeps the workers' caches (app/telemetry/latest_cache.py) current. Re-runnable.
+
+-- Timestamps exactly as msgspec writes them (RFC 3339 UTC with Z; a fraction only when
+-- there is one), so stored bodies and API responses look alike.
+CREATE OR REPLACE FUNCTION rfc3339(p_time timestamptz) RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN date_part('microseconds', p_time)::bigint % 1000000 = 0
+                THEN to_char(p_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+                ELSE to_char(p_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') END
+$$;
+
+-- The `data` member of a /latest answer. Members in the order of api-spec 2.4; `time` and
+-- `signalQuality` are null before the first uplink; `retained` (retain last value: the
+-- fields older than `time`) and `derived` (a profile with formulas, mappings or
+-- calibration) are left out when NULL. Ingest stores it with every uplink
+-- (ingest_uplink_state); a device that has not reported yet is answered with its static
+-- values through the same function (sql/telemetry/latest.sql `static_body`).
+CREATE OR REPLACE FUNCTION latest_body(
+    p_device_id uuid,
+    p_time      timestamptz,
+    p_values    jsonb,
+    p_signal    integer,
+    p_retained  jsonb,
+    p_derived   jsonb
+) RETURNS bytea
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT convert_to(
+        '{"deviceId":"' || p_device_id::text
+        || '","time":' || COALESCE('"' || rfc3339(p_time) || '"', 'null')
+        || ',"values":' || p_values::text
+        || ',"signalQuality":' || COALESCE(p_signal::text, 'null')
+        || COALESCE(',"retained":' || p_retained::text, '')
+        || COALESCE(',"derived":' || p_derived::text, '')
+        || '}', 'UTF8')
+$$;
+
+-- The strong ETag of a stored body.
+CREATE OR REPLACE FUNCTION latest_etag(p_body bytea) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT '"' || md5(p_body) || '"' $$;
+
+-- GET /devices/{id}/latest in one round trip: api_authenticate (401, 429), then, for an
+-- accepted key with the scope, the device by id or DevEUI in the key's scope with its
+-- stored body. Inside a function each statement keeps a simple cached plan; the caller
+-- checks scope and status in the order of D3.
+CREATE OR REPLACE FUNCTION api_latest(p_key_hash bytea, p_device_id uuid, p_dev_eui text)
+RETURNS TABLE (
+    outcome             text,
+    key_id              uuid,
+    partner_id          uuid,
+    sub_account_id      uuid,
+    scopes              text[],
+    api_write           boolean,
+    retention_days      integer,
+    networks_enabled    boolean,
+    multi_site_enabled  boolean,
+    rate_limit          integer,
+    remaining           integer,
+    retry_after         integer,
+    device_num          integer,
+    status              text,
+    latest_body         bytea,
+    latest_etag         text
+)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    a           record;
+    v_num       integer;
+    v_status    text;
+BEGIN
+    SELECT * INTO a FROM api_authenticate(p_key_hash);
+    IF a.outcome = 'ok' AND 'telemetry:read' = ANY (a.scopes) THEN
+        IF p_device_id IS NOT NULL THEN
+            SELECT d.num, d.status INTO v_num, v_status FROM devices d
+             WHERE d.id = p_device_id
+               AND tenant_sees(d.partner_id, d.sub_account_id, d.status,
+                               a.partner_id, a.sub_account_id);
+        ELSIF p_dev_eui IS NOT NULL THEN
+            SELECT d.num, d.status INTO v_num, v_status FROM devices d
+             WHERE d.dev_eui = p_dev_eui
+               AND tenant_sees(d.partner_id, d.sub_account_id, d.status,
+                               a.partner_id, a.sub_account_id);
+        END IF;
+    END IF;
+    outcome := a.outcome; key_id := a.key_id; partner_id := a.partner_id;
+    sub_account_id := a.sub_account_id; scopes := a.scopes; api_write := a.api_write;
+    retention_days := a.retention_days; networks_enabled := a.networks_enabled;
+    multi_site_enabled := a.multi_site_enabled; rate_limit := a.rate_limit;
+    remaining := a.remaining; retry_after := a.retry_after;
+    IF v_num IS NOT NULL THEN
+        device_num := v_num;
+        status := v_status;
+        SELECT s.latest_body, s.latest_etag INTO latest_body, latest_etag
+          FROM device_state s WHERE s.device_num = v_num;
+    END IF;
+    RETURN NEXT;
+END;
+$$;
+
+-- Notifies `latest_changed` with the device whose /latest answer may have changed (the
+-- triggers on device_state and devices are in schema/051-latest-cache.sql).
+CREATE OR REPLACE FUNCTION latest_changed_notify() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_LEVEL = 'STATEMENT' THEN
+        PERFORM pg_notify('latest_changed', '*');
+    ELSIF TG_TABLE_NAME = 'devices' THEN
+        PERFORM pg_notify('latest_changed', OLD.num::text);
+    ELSE
+        PERFORM pg_notify('latest_changed', OLD.device_num::text);
+    END IF;
+    RETURN NULL;
+END;
+$$;

@@ -1,0 +1,212 @@
+"""`tz` on bucketed history: every rule of integrations.md section 5.
+
+The general equality with `time_bucket(interval, time, tz)` is the oracle's
+(test_history_oracle.py); these are the rules a reader checks by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
+import pytest
+from litestar.testing import AsyncTestClient
+
+from app.history.zones import ZoneKind, zone_kind
+from tests.factories import World, load
+from tests.helpers import bearer
+from tests.integration.test_history import assert_error, nums, record
+
+HISTORY = "/api/v1/devices/{}/history"
+# Berlin's clocks: forward on 2026-03-29 at 01:00 UTC, back on 2026-10-25 at 01:00 UTC.
+SPRING = datetime(2026, 3, 27, tzinfo=UTC)
+AUTUMN = datetime(2026, 10, 23, tzinfo=UTC)
+
+
+@dataclass
+class Setup:
+    key: str
+    device: str
+
+
+@pytest.fixture(scope="module")
+async def setup(pool: asyncpg.Pool) -> Setup:
+    w = World()
+    partner = w.partner(plan={"retentionDays": 3650}, tier={"perMinute": 100_000, "perDay": 10**7})
+    profile = w.profile(partner, fields=[w.field("level"), w.field("state", dataType="string")])
+    device = w.device(w.sub_account(partner), profile)
+    key = w.key(partner, scopes=["telemetry:read"])
+    await load(pool, w)
+    [num] = await nums(pool, "devices", [device["id"]])
+    level, state = await nums(pool, "profile_fields", [f["id"] for f in profile["fields"]])
+    # One reading every hour for five days around each change, on the half hour.
+    for first in (SPRING, AUTUMN):
+        for hour in range(5 * 24):
+            at = first + timedelta(hours=hour, minutes=30)
+            await record(pool, num, at, {level: 1.0}, {state: f"s{hour}"})
+    return Setup(key=key, device=device["id"])
+
+
+async def history(client: AsyncTestClient, setup: Setup, **params: Any) -> Any:
+    return await client.get(HISTORY.format(setup.device), params=params, headers=bearer(setup.key))
+
+
+async def points(client: AsyncTestClient, setup: Setup, **params: Any) -> list[tuple[str, Any]]:
+    response = await history(client, setup, **params)
+    assert response.status_code == 200, response.text
+    data = response.json()["data"]
+    assert data.get("tz") == params.get("tz")
+    return [(p["time"], p["value"]) for p in reversed(data["points"])]
+
+
+async def test_local_days_are_23_and_25_hours_long(client: AsyncTestClient, setup: Setup) -> None:
+    spring = await points(
+        client,
+        setup,
+        field="level",
+        resolution="daily",
+        agg="count",
+        tz="Europe/Berlin",
+        **{"from": "2026-03-28T00:00:00+01:00", "to": "2026-03-31T00:00:00+02:00"},
+    )
+    assert spring == [
+        ("2026-03-27T23:00:00Z", 24),  # local midnight of the 28th (+01:00)
+        ("2026-03-28T23:00:00Z", 23),  # the 29th: clocks forward
+        ("2026-03-29T22:00:00Z", 24),  # the 30th starts at +02:00
+    ]
+    autumn = await points(
+        client,
+        setup,
+        field="level",
+        resolution="P1D",
+        agg="count",
+        tz="Europe/Berlin",
+        **{"from": "2026-10-24T00:00:00+02:00", "to": "2026-10-27T00:00:00+01:00"},
+    )
+    assert autumn == [
+        ("2026-10-23T22:00:00Z", 24),
+        ("2026-10-24T22:00:00Z", 25),  # the 25th: clocks back
+        ("2026-10-25T23:00:00Z", 24),
+    ]
+    # Without tz the same range is bucketed in UTC days (D12) and `tz` is not echoed.
+    utc = await points(
+        client,
+        setup,
+        field="level",
+        resolution="daily",
+        agg="count",
+        **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-26T00:00:00Z"},
+    )
+    assert utc == [("2026-10-24T00:00:00Z", 24), ("2026-10-25T00:00:00Z", 24)]
+
+
+async def test_half_hour_zones_bucket_on_their_local_hours(
+    client: AsyncTestClient, setup: Setup
+) -> None:
+    # Readings at hh:30 UTC are on Kolkata's local hour (+05:30): one per local hour.
+    kolkata = await points(
+        client,
+        setup,
+        field="level",
+        resolution="hourly",
+        agg="count",
+        tz="Asia/Kolkata",
+        **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-24T03:00:00Z"},
+    )
+    assert kolkata == [
+        ("2026-10-24T00:30:00Z", 1),
+        ("2026-10-24T01:30:00Z", 1),
+        ("2026-10-24T02:30:00Z", 1),
+    ]
+    # Kathmandu (+05:45): local hours start at hh:15 UTC.
+    kathmandu = await points(
+        client,
+        setup,
+        field="state",
+        resolution="PT1H",
+        agg="last",
+        tz="Asia/Kathmandu",
+        **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-24T02:00:00Z"},
+    )
+    assert kathmandu == [("2026-10-24T00:15:00Z", "s24"), ("2026-10-24T01:15:00Z", "s25")]
+
+
+async def test_sub_day_buckets_in_the_repeated_hour_follow_time_bucket(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    got = await points(
+        client,
+        setup,
+        field="level",
+        resolution="PT1H",
+        agg="count",
+        tz="Europe/Berlin",
+        **{"from": "2026-10-24T23:00:00Z", "to": "2026-10-25T03:00:00Z"},
+    )
+    want = await pool.fetch(
+        "SELECT time_bucket('1 hour', t, 'Europe/Berlin') AS b, count(*)"
+        "  FROM generate_series(timestamptz '2026-10-24 23:30Z', '2026-10-25 02:30Z',"
+        "                       interval '1 hour') t GROUP BY 1 ORDER BY 1"
+    )
+    assert got == [(r["b"].strftime("%Y-%m-%dT%H:%M:%SZ"), r["count"]) for r in want]
+    assert sum(count for _, count in got) == 4
+
+
+async def test_weeks_and_months_are_local(client: AsyncTestClient, setup: Setup) -> None:
+    month = await points(
+        client,
+        setup,
+        field="level",
+        resolution="P1M",
+        agg="count",
+        tz="America/New_York",
+        **{"from": "2026-03-01T00:00:00Z", "to": "2026-04-01T00:00:00Z"},
+    )
+    # March in New York starts at 05:00 UTC; the readings of 27-31 March UTC are all in it
+    # (the last, 2026-03-31 23:30Z, is 19:30 local).
+    assert month == [("2026-03-01T05:00:00Z", 5 * 24)]
+    week = await points(
+        client,
+        setup,
+        field="level",
+        resolution="P1W",
+        agg="count",
+        tz="Europe/Berlin",
+        **{"from": "2026-10-23T00:00:00Z", "to": "2026-10-28T00:00:00Z"},
+    )
+    # Monday 2026-10-26 00:00 in Berlin is Sunday 23:00 UTC.
+    assert [time for time, _ in week] == ["2026-10-18T22:00:00Z", "2026-10-25T23:00:00Z"]
+
+
+async def test_raw_points_are_unchanged_and_tz_echoed(
+    client: AsyncTestClient, setup: Setup
+) -> None:
+    span = {"field": "level", "from": "2026-10-24T00:00:00Z", "to": "2026-10-24T05:00:00Z"}
+    assert await points(client, setup, tz="Pacific/Chatham", **span) == await points(
+        client, setup, **span
+    )
+
+
+async def test_unknown_zone_is_invalid_parameter(client: AsyncTestClient, setup: Setup) -> None:
+    for zone in ["Mars/Olympus_Mons", "europe/berlin", "", "+02:00", "../../etc/passwd"]:
+        response = await history(
+            client,
+            setup,
+            field="level",
+            resolution="daily",
+            tz=zone,
+            **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-26T00:00:00Z"},
+        )
+        assert_error(response, 400, "invalid_parameter", "tz")
+
+
+def test_which_rollups_a_zone_may_use() -> None:
+    start, end = datetime(2020, 1, 1, tzinfo=UTC), datetime(2027, 1, 1, tzinfo=UTC)
+    assert zone_kind(None, start, end) is ZoneKind.UTC
+    assert zone_kind("UTC", start, end) is ZoneKind.UTC
+    for zone in ["Europe/Berlin", "America/New_York", "Europe/London"]:
+        assert zone_kind(zone, start, end) is ZoneKind.WHOLE_HOURS, zone
+    for zone in ["Asia/Kolkata", "Australia/Adelaide", "Asia/Kathmandu", "Pacific/Chatham"]:
+        assert zone_kind(zone, start, end) is ZoneKind.OTHER, zone
