@@ -160,6 +160,32 @@ def cmd_features(args: argparse.Namespace) -> None:
     print("features updated")
 
 
+def cmd_mqtt(args: argparse.Namespace) -> None:
+    from app.ops import broker
+
+    if args.action == "start":
+        url = broker.start()
+        print(f"mosquitto running (data in {broker.data_dir()}); its URL:")
+        print(url)
+    else:
+        broker.stop()
+        print("stopped")
+
+
+def cmd_ingest(args: argparse.Namespace) -> None:
+    from app.background import run_alone
+    from app.mqtt.runner import run_mqtt
+
+    uvloop.run(run_alone(run_mqtt))
+
+
+def cmd_dispatch(args: argparse.Namespace) -> None:
+    from app.background import run_alone
+    from app.downlinks.dispatch import run_dispatcher
+
+    uvloop.run(run_alone(run_dispatcher))
+
+
 def cmd_retention(args: argparse.Namespace) -> None:
     from app.history.retention import compact_closed_chunks, run_retention
 
@@ -240,6 +266,17 @@ def build_parser() -> argparse.ArgumentParser:
     placement = commands.add_parser("placement", help="tenants placed across clusters")
     placement.add_argument("action", choices=["sync"], help="fill the key directory")
     placement.set_defaults(handler=cmd_placement)
+
+    mqtt = commands.add_parser("mqtt", help="the local Mosquitto broker (development, tests)")
+    mqtt.add_argument("action", choices=["start", "stop"])
+    mqtt.set_defaults(handler=cmd_mqtt)
+
+    ingest = commands.add_parser("ingest", help="consume network servers' MQTT integrations")
+    ingest.add_argument("source", choices=["mqtt"])
+    ingest.set_defaults(handler=cmd_ingest)
+
+    dispatch = commands.add_parser("dispatch", help="deliver queued downlinks to ChirpStack")
+    dispatch.set_defaults(handler=cmd_dispatch)
 
     retention = commands.add_parser("retention", help="drop readings no plan may read")
     retention.add_argument("action", choices=["run"])

@@ -22,6 +22,7 @@ from app.auth.cache import AuthCache
 from app.auth.guards import check_route_options
 from app.auth.middleware import AuthMiddleware
 from app.auth.principal import Principal
+from app.background import network_lifespan
 from app.core.api import API_PREFIX
 from app.core.config import Settings
 from app.core.config import settings as process_settings
@@ -103,7 +104,13 @@ def create_app(settings: Settings | None = None) -> Litestar:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     app = Litestar(
         route_handlers=[api, *public_route_handlers()],
-        lifespan=[lifespan, caches_lifespan, routing_lifespan, retention_lifespan],
+        lifespan=[
+            lifespan,
+            caches_lifespan,
+            routing_lifespan,
+            retention_lifespan,
+            network_lifespan,
+        ],
         middleware=[RoutingMiddleware],
         dependencies={
             "pool": Provide(provide_pool, sync_to_thread=False),

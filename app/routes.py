@@ -41,5 +41,6 @@ def api_route_handlers() -> list[Any]:
 
 def public_route_handlers() -> list[Any]:
     from app.telemetry.ingest import IngestController
+    from app.tts.controller import TtsIngestController
 
-    return [IngestController]
+    return [IngestController, TtsIngestController]

@@ -137,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--only",
         help="comma-separated classes: floors, load, storage, auth, "
-        "latest, history, directory, validate, ingest",
+        "latest, history, directory, validate, ingest, network",
     )
     run.set_defaults(handler=cmd_run)
 

@@ -2,8 +2,9 @@
 
 Order: floors (HTTP floor per connection count, database round trip), bulk load (from
 the dataset's generation), storage, then the modules: auth cost, /latest, history,
-export, directory, member validation timing, and ingest last (it adds readings). Each
-module runs in its own process (benchmarks/runner.py) with a time limit; a module that fails or is
+export, directory, member validation timing, then ingest (it adds readings) and network
+(MQTT ingest beside it, downlink dispatch). Each module runs in its own process
+(benchmarks/runner.py) with a time limit; a module that fails or is
 missing is reported as such and the run goes on.
 """
 
@@ -59,6 +60,7 @@ MODULES = [
     ("directory", "benchmarks.bench_directory"),
     ("validate", "benchmarks.bench_validate_timing"),
     ("ingest", "benchmarks.bench_ingest"),
+    ("network", "benchmarks.bench_network"),
 ]
 BUILTIN = ["floors", "load", "storage"]
 CLASSES = BUILTIN + [name for name, _ in MODULES]

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Installs what the service needs from Debian on a fresh bookworm machine:
 # PostgreSQL 15, TimescaleDB (built from Debian trixie's source package, Apache-2
-# edition), wrk for the HTTP benchmarks and pgbouncer (tests of transaction pooling).
-# Safe to run again; skips what is there.
+# edition), Mosquitto (the MQTT broker of development and tests), wrk for the HTTP
+# benchmarks and pgbouncer (tests of transaction pooling). Safe to run again; skips
+# what is there.
 set -euo pipefail
 
 need_root() { if [ "$(id -u)" -ne 0 ]; then echo "sudo"; fi; }
 SUDO=$(need_root)
 
-packages=(postgresql-15 postgresql-server-dev-15 postgresql-contrib cmake gcc make xz-utils wrk pgbouncer
-          debian-archive-keyring dpkg-dev)
+packages=(postgresql-15 postgresql-server-dev-15 postgresql-contrib cmake gcc make xz-utils wrk
+          pgbouncer debian-archive-keyring dpkg-dev mosquitto)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -19,9 +20,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# The clusters of this project are owned by the project, not by Debian's service.
+# The clusters (and brokers) of this project are owned by the project, not by Debian's services.
 $SUDO systemctl disable --now postgresql >/dev/null 2>&1 || true
 $SUDO systemctl disable --now pgbouncer >/dev/null 2>&1 || true
+$SUDO systemctl disable --now mosquitto >/dev/null 2>&1 || true
 
 pg_libdir=$(pg_config --pkglibdir)
 if ls "$pg_libdir"/timescaledb*.so >/dev/null 2>&1; then

@@ -54,7 +54,15 @@ def database_url() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def settings(database_url: str) -> Settings:
-    return Settings(database_url=database_url, pool_min_size=1, pool_max_size=8)
+    # The in-process app runs no MQTT consumer or downlink dispatcher: the tests of those
+    # start them as users do (`telemetry ingest mqtt`, `telemetry dispatch`, `serve`).
+    return Settings(
+        database_url=database_url,
+        pool_min_size=1,
+        pool_max_size=8,
+        mqtt_ingest=False,
+        downlink_dispatch=False,
+    )
 
 
 @pytest.fixture(scope="session")
@@ -99,9 +107,17 @@ class LiveServer:
 def start_server(
     database_url: str, workers: int = 2, env: dict[str, str] | None = None
 ) -> LiveServer:
-    """`telemetry serve` as users start it, on a free loopback port (`env`: extra settings)."""
+    """`telemetry serve` as users start it, on a free loopback port. Its MQTT consumers
+    and downlink dispatcher are off unless `env` switches them on, so that the tests that
+    own those loops are not raced by the shared server."""
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url, **(env or {})}
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "TELEMETRY_MQTT_INGEST": "0",
+        "TELEMETRY_DOWNLINK_DISPATCH": "0",
+        **(env or {}),
+    }
     process = subprocess.Popen(
         [
             str(Path(sys.executable).parent / "telemetry"),

@@ -26,6 +26,12 @@ through the environment.
 | TELEMETRY_PLACEMENT | placement_file | unset (a placement file: tenants across clusters) |
 | DATABASE_LISTEN_URL | database_listen_url | DATABASE_URL (LISTEN to the primary past PgBouncer) |
 | DB_STATEMENT_CACHE | statement_cache_size | 100 (0 behind a transaction-pooling PgBouncer) |
+| TELEMETRY_MQTT_INGEST | mqtt_ingest | 1 (0: `serve` runs no MQTT consumer) |
+| TELEMETRY_DOWNLINK_DISPATCH | downlink_dispatch | 1 (0: `serve` runs no downlink dispatcher) |
+| TELEMETRY_CHIRPSTACK_TIMEOUT_S | chirpstack_timeout_s | 5.0 (then a call's outcome is unknown) |
+| TELEMETRY_DISPATCH_BACKOFF_S | dispatch_backoff_s | 1.0 (first retry delay, doubling up to 60 s) |
+| TELEMETRY_MQTT_PORT | mqtt_port | 25883 (the local broker of `telemetry mqtt start`) |
+| TELEMETRY_MQTT_DIR | mqtt_dir | `.mosquitto/` in the checkout |
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import msgspec
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # Below Linux's ephemeral range (32768-60999), so an outgoing connection cannot hold it.
 DEFAULT_PORT = 25432
+DEFAULT_MQTT_PORT = 25883
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -83,6 +90,17 @@ class Settings(msgspec.Struct, frozen=True):
     # on the next.
     database_listen_url: str | None = None
     statement_cache_size: int = 100
+    # Background work of `telemetry serve` (integrations.md 2.1 and 3): the MQTT consumers
+    # and the downlink dispatcher. Each runs once across all workers and instances.
+    mqtt_ingest: bool = True
+    downlink_dispatch: bool = True
+    # Seconds a ChirpStack gRPC call may take before its outcome counts as unknown.
+    chirpstack_timeout_s: float = 5.0
+    # First retry delay of a downlink after a retryable failure; doubles up to 60 s.
+    dispatch_backoff_s: float = 1.0
+    # The local Mosquitto of `telemetry mqtt start|stop` (app/ops/broker.py).
+    mqtt_port: int = DEFAULT_MQTT_PORT
+    mqtt_dir: str = str(PROJECT_ROOT / ".mosquitto")
 
 
 def local_database_url(database: str = "telemetry", port: int | None = None) -> str:
@@ -115,6 +133,12 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         placement_file=env.get("TELEMETRY_PLACEMENT") or None,
         database_listen_url=env.get("DATABASE_LISTEN_URL") or None,
         statement_cache_size=int(env.get("DB_STATEMENT_CACHE", 100)),
+        mqtt_ingest=env.get("TELEMETRY_MQTT_INGEST", "1") != "0",
+        downlink_dispatch=env.get("TELEMETRY_DOWNLINK_DISPATCH", "1") != "0",
+        chirpstack_timeout_s=float(env.get("TELEMETRY_CHIRPSTACK_TIMEOUT_S", 5.0)),
+        dispatch_backoff_s=float(env.get("TELEMETRY_DISPATCH_BACKOFF_S", 1.0)),
+        mqtt_port=int(env.get("TELEMETRY_MQTT_PORT", DEFAULT_MQTT_PORT)),
+        mqtt_dir=env.get("TELEMETRY_MQTT_DIR") or str(PROJECT_ROOT / ".mosquitto"),
     )
 
 

@@ -60,8 +60,9 @@ async def connect(settings: Settings) -> asyncpg.Connection:
 
 
 async def connect_listener(settings: Settings) -> asyncpg.Connection:
-    """A connection for LISTEN: straight to the primary even when queries go through a
-    transaction-pooling PgBouncer (it cannot keep a session's LISTEN)."""
+    """A connection whose session state matters (LISTEN, a session advisory lock):
+    straight to the primary (DATABASE_LISTEN_URL) even when queries go through a
+    transaction-pooling PgBouncer, which keeps no session's state."""
     connection = await asyncpg.connect(
         settings.database_listen_url or settings.database_url,
         server_settings=server_settings(settings),

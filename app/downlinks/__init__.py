@@ -1,1 +1,1 @@
-"""Downlink templates and the per-device downlink queue."""
+"""Downlink templates, the per-device downlink queue, and delivery to ChirpStack."""

@@ -9,13 +9,19 @@ from litestar import Controller, Request, Response, get, post
 
 from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
-from app.core.api import Limit, Listing, Offset, Pagination, Single
+from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
 from app.core.body import json_body_operation, read_json_body
-from app.core.errors import ApiError, ErrorCode, error_responses
+from app.core.errors import ApiError, ErrorCode, error_responses, not_found
 from app.core.sql import QUERIES
 from app.downlinks.encoding import encode_payload
 from app.downlinks.queue import Planned, enqueue, load_templates, pick_template, require_reference
-from app.downlinks.structs import SEND_DECODER, DownlinkTemplate, QueuedDownlink, SendDownlink
+from app.downlinks.structs import (
+    SEND_DECODER,
+    DownlinkItem,
+    DownlinkTemplate,
+    QueuedDownlink,
+    SendDownlink,
+)
 
 SEND_DESCRIPTION = (
     "`key` or `templateId` (exactly one, or both naming the same template); `data` "
@@ -122,4 +128,47 @@ class DownlinkController(Controller):
                 )
             ),
             status_code=202,
+        )
+
+    @get(
+        "/{queue_item_id:str}",
+        operation_id="getDownlink",
+        summary="One queued downlink and its delivery state",
+        description=(
+            "Needs `devices:read`. `status`: `queued` (accepted), `submitted` (ChirpStack "
+            "took it), `sent` (transmitted), `acknowledged` / `nacked` (confirmed downlinks), "
+            "`failed` (refused, or a downlink error reported by the network; see `error`), "
+            "`expired` (`expiresAt` passed before it was sent). Inventory and archived "
+            "devices, another device's item and an unknown id answer 404."
+        ),
+        opt={"scope": "devices:read"},
+        responses=error_responses(403, 404),
+    )
+    async def get_item(
+        self, pool: asyncpg.Pool, principal: Principal, device_id: str, queue_item_id: str
+    ) -> Single[DownlinkItem]:
+        device = await resolve_device(pool, principal, device_id, live=True)
+        wanted = parse_uuid(queue_item_id)
+        row = (
+            await pool.fetchrow(QUERIES["downlinks.get_item"], device.num, wanted)
+            if wanted is not None
+            else None
+        )
+        if row is None:
+            raise not_found("downlink")
+        return Single(
+            DownlinkItem(
+                queue_item_id=row["id"],
+                status=row["status"],
+                f_port=row["f_port"],
+                byte_count=row["byte_count"],
+                confirmed=row["confirmed"],
+                created_at=row["created_at"],
+                expires_at=row["expires_at"],
+                submitted_at=row["submitted_at"],
+                sent_at=row["sent_at"],
+                f_cnt_down=row["f_cnt_down"],
+                acknowledged_at=row["acknowledged_at"],
+                error=row["error"],
+            )
         )

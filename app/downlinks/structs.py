@@ -53,4 +53,26 @@ class QueuedDownlink(msgspec.Struct, rename="camel"):
     expires_at: datetime | None
 
 
+DeliveryStatus = Literal[
+    "queued", "submitted", "sent", "acknowledged", "nacked", "failed", "expired"
+]
+
+
+class DownlinkItem(msgspec.Struct, rename="camel"):
+    """One queued downlink and how far its delivery got (integrations.md section 3)."""
+
+    queue_item_id: uuid.UUID
+    status: DeliveryStatus
+    f_port: int
+    byte_count: int
+    confirmed: bool
+    created_at: datetime
+    expires_at: datetime | None
+    submitted_at: datetime | None
+    sent_at: datetime | None
+    f_cnt_down: int | None
+    acknowledged_at: datetime | None
+    error: str | None
+
+
 SEND_DECODER = msgspec.json.Decoder(SendDownlink)

@@ -3,15 +3,18 @@
 Answers 204 once the event is committed (or deliberately ignored), 400 for a body that
 cannot be read, 401 for a bad token, 404 for an unknown or unassigned device. ChirpStack
 never retries, so the path is kept short: a cached device context and one SQL call.
-The integration token is resolved to its partner once (cached for seconds, `_partner`);
-the storing transaction checks it again (`ingest_admit`), so a revoked token is refused.
-Uplinks are stored through app/telemetry/batch.py, other events by `store_event`
-(app/telemetry/pipeline.py).
+The integration token is resolved to its partner once (cached for seconds,
+`IntegrationTokens`); the storing transaction checks it again (`ingest_admit`), so a revoked
+token is refused. Uplinks are stored through app/telemetry/batch.py, other events by
+`store_event` (app/telemetry/pipeline.py). `receive_chirpstack` is the one function behind
+this route and the MQTT consumer (app/mqtt/consumer.py); `txack`, `ack` and `log` events go
+to app/downlinks/events.py. The TTS route (app/tts/) shares `find_device` and `refused`.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,6 +27,7 @@ from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
 from app.core.errors import ApiError, ErrorCode, error_responses, invalid_body, not_found
 from app.core.sql import QUERIES
+from app.downlinks import events as downlink_events
 from app.telemetry import catalog
 from app.telemetry.batch import batcher_for
 from app.telemetry.catalog import DeviceContext, TtlCache
@@ -33,7 +37,7 @@ from app.telemetry.chirpstack import (
     StatusEvent,
     UplinkEvent,
 )
-from app.telemetry.latest_cache import current_latest_cache
+from app.telemetry.latest_cache import LatestCache, current_latest_cache
 from app.telemetry.pipeline import (
     Outcome,
     Uplink,
@@ -43,9 +47,33 @@ from app.telemetry.pipeline import (
 )
 
 DEVICE_FOR_PARTNER = QUERIES["telemetry.device_for_partner"]
-PARTNER_FOR_TOKEN = QUERIES["telemetry.partner_for_token"]
 
-_partners: TtlCache[bytes, uuid.UUID] = TtlCache()
+
+class IntegrationTokens:
+    """Integration token hash -> partner for one kind of integration, cached for seconds.
+
+    The token's one check before storing: the storing transaction checks it again
+    (`ingest_admit`), so an uplink with a token revoked meanwhile is still refused."""
+
+    def __init__(self, query: str, unauthorized: Callable[[], ApiError]) -> None:
+        self.query = query
+        self.unauthorized = unauthorized
+        self.cache: TtlCache[bytes, uuid.UUID] = TtlCache()
+
+    async def partner(self, pool: asyncpg.Pool, token_hash: bytes) -> uuid.UUID:
+        """The partner of the token, or the 401 of `unauthorized`."""
+        partner_id = self.cache.get(token_hash)
+        if partner_id is None:
+            partner_id = await pool.fetchval(self.query, token_hash)
+            if partner_id is None:
+                raise self.unauthorized()
+            self.cache.put(token_hash, partner_id)
+        return partner_id
+
+    def drop(self, token_hash: bytes) -> None:
+        self.cache.drop(token_hash)
+
+
 _devices: TtlCache[tuple[uuid.UUID, str], DeviceContext] = TtlCache()
 
 
@@ -62,6 +90,9 @@ def _unauthorized() -> ApiError:
     )
 
 
+CHIRPSTACK_TOKENS = IntegrationTokens(QUERIES["telemetry.partner_for_token"], _unauthorized)
+
+
 def _token(request: Request[Any, Any, Any]) -> bytes:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
@@ -71,22 +102,12 @@ def _token(request: Request[Any, Any, Any]) -> bytes:
     return hash_secret(token)
 
 
-async def _partner(pool: asyncpg.Pool, token_hash: bytes) -> uuid.UUID:
-    """The partner of an integration token, or 401: the token's one check before storing.
-
-    Cached for a few seconds; the storing transaction checks the token again
-    (`ingest_admit`), so an uplink with a token revoked meanwhile is still refused."""
-    partner_id = _partners.get(token_hash)
-    if partner_id is None:
-        partner_id = await pool.fetchval(PARTNER_FOR_TOKEN, token_hash)
-        if partner_id is None:
-            raise _unauthorized()
-        _partners.put(token_hash, partner_id)
-    return partner_id
-
-
-async def _device(
-    pool: asyncpg.Pool, token_hash: bytes, partner_id: uuid.UUID, dev_eui_text: str
+async def find_device(
+    pool: asyncpg.Pool,
+    tokens: IntegrationTokens,
+    token_hash: bytes,
+    partner_id: uuid.UUID,
+    dev_eui_text: str,
 ) -> DeviceContext:
     """The assigned device with this DevEUI in the token's partner, or 401/404."""
     dev_eui = normalize_eui(dev_eui_text)
@@ -97,11 +118,24 @@ async def _device(
     row = await pool.fetchrow(DEVICE_FOR_PARTNER, partner_id, dev_eui) if dev_eui else None
     if row is None or row["status"] != "assigned":
         # A token revoked since it was cached is a 401, not a 404.
-        _partners.drop(token_hash)
-        await _partner(pool, token_hash)
+        tokens.drop(token_hash)
+        await tokens.partner(pool, token_hash)
         raise not_found("device")
     context = await catalog.context_from_row(pool, row)
     return _devices.put(key, context)
+
+
+def refused(
+    outcome: Outcome, tokens: IntegrationTokens, token_hash: bytes, context: DeviceContext
+) -> ApiError:
+    """The error of an uplink or event the storing transaction refused, after dropping what
+    was cached about its device (and its token when that was the reason)."""
+    _devices.clear()
+    catalog.forget(context.num)
+    if outcome == Outcome.UNAUTHORIZED:
+        tokens.drop(token_hash)
+        return tokens.unauthorized()
+    return not_found("device")
 
 
 def _decode(event: str, body: bytes) -> Any:
@@ -162,6 +196,32 @@ async def _store(
     )
 
 
+async def receive_chirpstack(
+    pool: asyncpg.Pool, token_hash: bytes, event: str, body: bytes, cache: LatestCache | None
+) -> None:
+    """One ChirpStack event, as the HTTP route and the MQTT consumer receive it: returns once
+    it is committed (or deliberately ignored); raises the ApiError of a 400, 401 or 404."""
+    partner_id = await CHIRPSTACK_TOKENS.partner(pool, token_hash)
+    if event in downlink_events.EVENTS:
+        await downlink_events.receive(pool, token_hash, event, body)
+        return
+    if event not in DECODERS:
+        return
+    parsed = _decode(event, body)
+    context = await find_device(
+        pool, CHIRPSTACK_TOKENS, token_hash, partner_id, parsed.device_info.dev_eui
+    )
+    outcome = await _store(pool, event, parsed, context, token_hash)
+    if outcome == Outcome.STORED and cache is not None:
+        # Read-your-writes on this worker: its own notification of the commit may still
+        # be unread when the client's next request arrives. Other workers get theirs
+        # from PostgreSQL at commit, before this answer is even sent.
+        cache.notified(str(context.num))
+    if outcome in (Outcome.STORED, Outcome.DUPLICATE):
+        return
+    raise refused(outcome, CHIRPSTACK_TOKENS, token_hash, context)
+
+
 class IngestController(Controller):
     path = "/ingest"
     tags = ["ingest"]
@@ -185,24 +245,11 @@ class IngestController(Controller):
         request: Request[Any, Any, Any],
         event: str = Parameter(default="", description="ChirpStack event type"),
     ) -> Response[None]:
-        token_hash = _token(request)
-        pool: asyncpg.Pool = request.app.state.pool
-        partner_id = await _partner(pool, token_hash)
-        if event not in DECODERS:
-            return _no_content()
-        parsed = _decode(event, await request.body())
-        context = await _device(pool, token_hash, partner_id, parsed.device_info.dev_eui)
-        outcome = await _store(pool, event, parsed, context, token_hash)
-        if outcome == Outcome.STORED and (cache := current_latest_cache(request.app)) is not None:
-            # Read-your-writes on this worker: its own notification of the commit may still
-            # be unread when the client's next request arrives. Other workers get theirs
-            # from PostgreSQL at commit, before this answer is even sent.
-            cache.notified(str(context.num))
-        if outcome in (Outcome.STORED, Outcome.DUPLICATE):
-            return _no_content()
-        _devices.clear()
-        catalog.forget(context.num)
-        if outcome == Outcome.UNAUTHORIZED:
-            _partners.drop(token_hash)
-            raise _unauthorized()
-        raise not_found("device")
+        await receive_chirpstack(
+            request.app.state.pool,
+            _token(request),
+            event,
+            await request.body(),
+            current_latest_cache(request.app),
+        )
+        return _no_content()

@@ -82,10 +82,28 @@ class KeySpec(Spec, kw_only=True):
     revoked: bool = False
 
 
+class MqttSpec(Spec, kw_only=True):
+    """A ChirpStack MQTT integration to consume (integrations.md 2.1)."""
+
+    url: Annotated[str, Meta(pattern=r"^mqtts?://[^/\s]+$")]
+    topic: Name = "application/+/device/+/event/+"
+    client_id: Annotated[str, Meta(min_length=1, max_length=128)]
+
+
+class GrpcSpec(Spec, kw_only=True):
+    """ChirpStack's gRPC API, where downlinks are enqueued (integrations.md 3)."""
+
+    url: Annotated[str, Meta(pattern=r"^[^/\s]+:[0-9]+$")]
+    api_token: Name
+    tls: bool = False
+
+
 class IntegrationSpec(Spec, kw_only=True):
     id: uuid.UUID
-    kind: Literal["chirpstack"] = "chirpstack"
+    kind: Literal["chirpstack", "tts"] = "chirpstack"
     token: Annotated[str, Meta(min_length=1)]
+    mqtt: MqttSpec | None = None
+    grpc: GrpcSpec | None = None
 
 
 class UserSpec(Spec, kw_only=True):

@@ -22,6 +22,7 @@ from app.world.structs import (
     ALL_SCOPES,
     DeviceSpec,
     GatewaySpec,
+    IntegrationSpec,
     PartnerSpec,
     ProfileSpec,
     SubAccountSpec,
@@ -141,7 +142,7 @@ def check_partner(rows: Rows, partner: PartnerSpec, path: str, now: datetime) ->
         if token_hash in rows.token_hash_paths:
             raise fail(f"{item}.token", f"same token as {rows.token_hash_paths[token_hash]}")
         rows.token_hash_paths[token_hash] = f"{item}.token"
-        rows.integrations.append((integration.id, partner.id, integration.kind, token_hash))
+        rows.integrations.append(integration_row(integration, partner.id, token_hash, item))
 
     user_ids: set[uuid.UUID] = set()
     email_keys: dict[str, str] = {}
@@ -195,6 +196,29 @@ def check_partner(rows: Rows, partner: PartnerSpec, path: str, now: datetime) ->
             rows, sub_account, partner.id, profiles, user_ids, dev_euis, gateway_euis,
             pool_device_ids, f"{path}.subAccounts[{index}]", now,
         )  # fmt: skip
+
+
+def integration_row(
+    integration: IntegrationSpec, partner_id: uuid.UUID, token_hash: bytes, path: str
+) -> tuple[Any, ...]:
+    """The row of an integration; MQTT and gRPC belong to ChirpStack only."""
+    mqtt, grpc = integration.mqtt, integration.grpc
+    if integration.kind != "chirpstack" and mqtt is not None:
+        raise fail(f"{path}.mqtt", "only a chirpstack integration has an MQTT broker")
+    if integration.kind != "chirpstack" and grpc is not None:
+        raise fail(f"{path}.grpc", "only a chirpstack integration has a gRPC API")
+    return (
+        integration.id,
+        partner_id,
+        integration.kind,
+        token_hash,
+        mqtt.url if mqtt else None,
+        mqtt.topic if mqtt else None,
+        mqtt.client_id if mqtt else None,
+        grpc.url if grpc else None,
+        grpc.api_token if grpc else None,
+        grpc.tls if grpc else False,
+    )
 
 
 def check_key(

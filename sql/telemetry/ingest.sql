@@ -17,8 +17,8 @@ SELECT partner_id, num, id, status, profile_id, static_values, calibration
   FROM devices WHERE partner_id = $1 AND dev_eui = $2;
 
 -- name: partner_for_token
--- The partner of an integration token.
-SELECT partner_id FROM integrations WHERE token_hash = $1;
+-- The partner of a ChirpStack integration token (a token of another kind is refused).
+SELECT partner_id FROM integrations WHERE token_hash = $1 AND kind = 'chirpstack';
 
 -- name: device_by_num
 -- The attributes of a device the pipeline needs, by num.

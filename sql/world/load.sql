@@ -46,8 +46,10 @@ INSERT INTO api_key_usage (key_id) VALUES ($1)
 INSERT INTO audit_log (partner_id, action, detail) VALUES ($1, $2, $3)
 
 -- name: insert_integration
--- One network-server integration by the hash of its token.
-INSERT INTO integrations (id, partner_id, kind, token_hash) VALUES ($1, $2, $3, $4)
+-- One network-server integration by the hash of its token, with its MQTT and gRPC settings.
+INSERT INTO integrations (id, partner_id, kind, token_hash, mqtt_url, mqtt_topic,
+                          mqtt_client_id, grpc_url, grpc_api_token, grpc_tls)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 
 -- name: insert_user
 -- One user account of a partner's workspace.

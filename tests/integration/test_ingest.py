@@ -472,8 +472,8 @@ async def test_status_join_and_location_events(client: AsyncTestClient, pool: as
     # /latest still shows only the static values: status messages do not move `time`.
     data = await latest(client, t["key"], t["device"])
     assert data["time"] is None and data["signalQuality"] is None
-    # Other event types are accepted and ignored.
-    assert await post(client, t["token"], "txack", "{}") == 204
+    # Other event types are accepted and ignored (txack, ack and log move downlinks).
+    assert await post(client, t["token"], "integration", "{}") == 204
 
 
 async def test_gateways_of_the_same_partner_only(

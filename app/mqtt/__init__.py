@@ -1,0 +1,1 @@
+"""Durable ingest from network servers over MQTT (integrations.md 2.1)."""

@@ -1,0 +1,1 @@
+"""The Things Stack webhooks (integrations.md 2.2)."""

@@ -1,0 +1,251 @@
+"""POST /ingest/tts: The Things Stack's webhook JSON (integrations.md 2.2), built after its
+documented data formats (uplink, join-accept and location-solved messages; empty fields
+left out, nanosecond timestamps)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import asyncpg
+import pytest
+from litestar.testing import AsyncTestClient
+
+from app.world.errors import WorldError
+from tests.factories import World, load
+from tests.helpers import bearer
+from tests.integration.test_ingest import latest, readings
+
+INGEST = "/ingest/tts"
+
+
+def ids(dev_eui: str) -> dict[str, Any]:
+    return {
+        "device_id": "eui-" + dev_eui.lower(),
+        "application_ids": {"application_id": "app1"},
+        "dev_eui": dev_eui.upper(),
+        "join_eui": "0000000000000000",
+        "dev_addr": "260B1234",
+    }
+
+
+def correlation(as_up: str | None = None) -> list[str]:
+    return [
+        f"as:up:{as_up or uuid.uuid4().hex.upper()}",
+        f"gs:conn:{uuid.uuid4().hex.upper()}",
+        f"ns:uplink:{uuid.uuid4().hex.upper()}",
+    ]
+
+
+def uplink(
+    dev_eui: str,
+    decoded: dict[str, Any],
+    *,
+    as_up: str | None = None,
+    ns_received: str | None = "2026-11-23T10:15:49.140041447Z",
+    rx: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "session_key_id": "AXBSH1Pk6Z0G166...",
+        "f_port": 15,
+        "f_cnt": 7577,
+        "frm_payload": "AQI=",
+        "decoded_payload": decoded,
+        "rx_metadata": rx
+        if rx is not None
+        else [
+            {
+                "gateway_ids": {"gateway_id": "gtw1", "eui": "0016C001FF10A235"},
+                "time": "2026-11-23T10:15:49.000Z",
+                "timestamp": 2463457000,
+                "rssi": -85,
+                "channel_rssi": -85,
+                "snr": 7.5,
+                "uplink_token": "ChIKEAoEZ3R3MRII...",
+                "channel_index": 2,
+            }
+        ],
+        "settings": {
+            "data_rate": {"lora": {"bandwidth": 125000, "spreading_factor": 7}},
+            "frequency": "868500000",
+        },
+        "consumed_airtime": "0.056576s",
+    }
+    if ns_received is not None:
+        message["received_at"] = ns_received
+    return {
+        "end_device_ids": ids(dev_eui),
+        "correlation_ids": correlation(as_up),
+        "received_at": "2026-11-23T10:15:49.416131735Z",
+        "uplink_message": message,
+    }
+
+
+async def tts_world(pool: asyncpg.Pool) -> dict[str, Any]:
+    w = World()
+    p = w.partner()
+    sa = w.sub_account(p)
+    profile = w.profile(p, fields=[w.field("temperature"), w.field("humidity")])
+    dev = w.device(sa, profile)
+    inventory = w.device(p, profile, status="inventory")
+    gateway = w.gateway(sa)
+    tts = w.integration(p, kind="tts")
+    chirpstack = w.integration(p)
+    key = w.key(sa, scopes=["devices:read", "telemetry:read"])
+    await load(pool, w)
+    return {
+        "device": dev,
+        "inventory": inventory,
+        "gateway": gateway,
+        "tts": tts,
+        "chirpstack": chirpstack,
+        "key": key,
+    }
+
+
+async def post(client: AsyncTestClient, token: str, body: Any) -> int:
+    response = await client.post(
+        INGEST,
+        **({"json": body} if not isinstance(body, str) else {"content": body}),
+        headers=bearer(token),
+    )
+    if response.status_code != 204:
+        assert response.json()["error"]["code"], response.text
+    return response.status_code
+
+
+async def test_an_uplink_is_stored_once_per_as_up_correlation_id(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    t = await tts_world(pool)
+    dev = t["device"]
+    rx = [
+        {
+            "gateway_ids": {"gateway_id": "gtw1", "eui": t["gateway"]["gatewayEui"].upper()},
+            "rssi": -85,
+            "channel_rssi": -85,
+            "snr": 7.5,
+        }
+    ]
+    body = uplink(
+        dev["devEui"], {"temperature": 21.5, "humidity": 40, "other": 1}, as_up="A1", rx=rx
+    )
+    assert await post(client, t["tts"], body) == 204
+    # The network retries with the same as:up: id (and other correlation ids): stored once.
+    again = uplink(dev["devEui"], {"temperature": 99}, as_up="A1")
+    assert await post(client, t["tts"], again) == 204
+    data = await latest(client, t["key"], dev)
+    # The reading time is the network server's received_at (uplink_message.received_at).
+    assert data["time"] == "2026-11-23T10:15:49.140041Z"
+    assert data["values"] == {"temperature": 21.5, "humidity": 40}
+    # Signal quality from rx_metadata (D15): rssi -85, snr 7.5 -> round(100*(0.5+0.9167)/2)
+    assert data["signalQuality"] == 71
+    stored = [r for r in await readings(pool, dev) if r[0] == "temperature"]
+    assert len(stored) == 1
+    # The receiving gateway (gateway_ids.eui) of the same partner counts as seen.
+    seen = await pool.fetchval(
+        "SELECT last_seen_at FROM gateways WHERE id = $1", t["gateway"]["id"]
+    )
+    assert seen is not None and seen.isoformat() == "2026-11-23T10:15:49.140041+00:00"
+
+
+async def test_omitted_fields_take_their_defaults(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    t = await tts_world(pool)
+    dev = t["device"]
+    # No uplink_message.received_at (falls back to the top-level one), a reception
+    # without snr (0 dB) and rssi only as channel_rssi.
+    body = uplink(
+        dev["devEui"],
+        {"temperature": 3},
+        ns_received=None,
+        rx=[{"gateway_ids": {"gateway_id": "gtw2"}, "channel_rssi": -120}],
+    )
+    del body["uplink_message"]["f_port"]
+    assert await post(client, t["tts"], body) == 204
+    data = await latest(client, t["key"], dev)
+    assert data["time"] == "2026-11-23T10:15:49.416132Z"  # nanoseconds rounded
+    assert data["signalQuality"] == round(100 * (0 + 20 / 30) / 2)
+
+
+async def test_join_accept_and_location_solved(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
+    t = await tts_world(pool)
+    dev = t["device"]
+    join = {
+        "end_device_ids": ids(dev["devEui"]),
+        "correlation_ids": correlation(),
+        "received_at": "2026-11-23T10:00:00.5Z",
+        "join_accept": {
+            "session_key_id": "AXBSH1Pk6Z0G166...",
+            "received_at": "2026-11-23T10:00:00.1Z",
+        },
+    }
+    assert await post(client, t["tts"], join) == 204
+    location = {
+        "end_device_ids": ids(dev["devEui"]),
+        "correlation_ids": correlation(),
+        "received_at": "2026-11-23T10:05:00Z",
+        "location_solved": {
+            "service": "lora-cloud-device-management-v1-wifi",
+            "location": {
+                "latitude": 52.37,
+                "longitude": 4.88,
+                "altitude": 2,
+                "accuracy": 14,
+                "source": "SOURCE_WIFI_RSSI_GEOLOCATION",
+            },
+        },
+    }
+    assert await post(client, t["tts"], location) == 204
+    state = await pool.fetchrow(
+        """SELECT s.last_seen_at, s.reported_location FROM device_state s
+             JOIN devices d ON d.num = s.device_num WHERE d.id = $1""",
+        dev["id"],
+    )
+    assert state["reported_location"] == {"latitude": 52.37, "longitude": 4.88, "altitude": 2}
+    assert state["last_seen_at"].isoformat() == "2026-11-23T10:05:00+00:00"
+    # Other message types (downlink_ack, service_data, ...) are accepted and ignored.
+    ack = {
+        "end_device_ids": ids(dev["devEui"]),
+        "correlation_ids": correlation(),
+        "downlink_ack": {"f_port": 1, "f_cnt": 2},
+    }
+    assert await post(client, t["tts"], ack) == 204
+
+
+async def test_answers_and_token_kinds(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
+    t = await tts_world(pool)
+    dev = t["device"]
+    good = uplink(dev["devEui"], {"temperature": 1})
+    assert await post(client, t["chirpstack"], good) == 401  # a ChirpStack token here
+    assert await post(client, "not-a-token", good) == 401
+    response = await client.post(INGEST, json=good)
+    assert response.status_code == 401 and response.json()["error"]["code"] == "unauthorized"
+    # ... and a tts token on the ChirpStack route.
+    response = await client.post(
+        "/ingest/chirpstack?event=up",
+        content=b"{}",
+        headers=bearer(t["tts"]),
+    )
+    assert response.status_code == 401
+    assert await post(client, t["tts"], "{not json") == 400
+    assert await post(client, t["tts"], {"uplink_message": {}}) == 400  # no end_device_ids
+    assert await post(client, t["tts"], uplink("ffffffffffffffff", {})) == 404
+    assert await post(client, t["tts"], uplink(t["inventory"]["devEui"], {})) == 404
+    assert await post(client, t["tts"], good) == 204
+
+
+async def test_world_file_refuses_network_settings_on_a_tts_integration(
+    pool: asyncpg.Pool,
+) -> None:
+    w = World()
+    p = w.partner()
+    w.integration(p, kind="tts", grpc={"url": "127.0.0.1:8080", "apiToken": "t"})
+    with pytest.raises(WorldError, match=r"partners\[0\]\.integrations\[0\]\.grpc"):
+        await load(pool, w)
+    w = World()
+    p = w.partner()
+    w.integration(p, mqtt={"url": "http://broker", "clientId": "c"})
+    with pytest.raises(WorldError, match=r"partners\[0\]\.integrations\[0\]\.mqtt\.url"):
+        await load(pool, w)
