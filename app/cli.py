@@ -55,7 +55,9 @@ def on_off(text: str | None) -> bool | None:
 def cmd_db(args: argparse.Namespace) -> None:
     from app.ops import cluster
 
-    if args.action == "start":
+    if args.standby:
+        cmd_standby(args)
+    elif args.action == "start":
         url = cluster.start()
         print("cluster running; its DATABASE_URL:")
         print(url)
@@ -97,6 +99,20 @@ def mask_password(url: str) -> str:
     if parts.port is not None:
         host = f"{host}:{parts.port}"
     return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+def cmd_standby(args: argparse.Namespace) -> None:
+    from app.ops import standby
+
+    if args.action == "start":
+        url = standby.start(args.port)
+        print("standby running (streaming from the local cluster); its DATABASE_READ_URL:")
+        print(url)
+    elif args.action == "stop":
+        standby.stop(args.port, drop=args.drop)
+        print("standby stopped" + (" and dropped" if args.drop else ""))
+    else:
+        raise CommandError("migrate runs on the primary; a standby replays it")
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
@@ -259,6 +275,18 @@ def cmd_retention(args: argparse.Namespace) -> None:
         print(f"chunks compacted: {len(run_with_connection(compact_closed_chunks))}")
 
 
+def cmd_placement(args: argparse.Namespace) -> None:
+    from app.core.placement import load_placement, sync_directory
+
+    placement_file = settings().placement_file
+    if not placement_file:
+        raise CommandError("TELEMETRY_PLACEMENT names no placement file")
+    placement = load_placement(Path(placement_file))
+    counts = uvloop.run(sync_directory(placement))
+    for name, count in counts.items():
+        print(f"cluster {name}: {count} keys and tokens in the directory")
+
+
 EPILOG = """\
 environment:
   DATABASE_URL       the database of every command (default: the project's own cluster)
@@ -289,6 +317,15 @@ def build_parser() -> argparse.ArgumentParser:
         "apply schema/ to DATABASE_URL (idempotent).",
     )
     db.add_argument("action", choices=["start", "stop", "migrate"], help="what to do")
+    db.add_argument(
+        "--standby",
+        action="store_true",
+        help="start/stop a hot standby of the local cluster instead (default: off)",
+    )
+    db.add_argument("--port", type=int, help="the standby's port (default: the cluster's + 10)")
+    db.add_argument(
+        "--drop", action="store_true", help="with stop --standby: remove its data and slot"
+    )
     db.set_defaults(handler=cmd_db)
 
     serve = commands.add_parser(
@@ -387,6 +424,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--multi-site", dest="multi_site", choices=["on", "off"], help="the multi-site feature"
     )
     features.set_defaults(handler=cmd_features)
+
+    placement = commands.add_parser("placement", help="tenants placed across clusters")
+    placement.add_argument("action", choices=["sync"], help="fill the key directory")
+    placement.set_defaults(handler=cmd_placement)
 
     mqtt = commands.add_parser("mqtt", help="the local Mosquitto broker (development, tests)")
     mqtt.add_argument("action", choices=["start", "stop"])

@@ -30,6 +30,7 @@ from app.core.db import create_pool
 from app.core.errors import handle_exception
 from app.core.face import ServerFace
 from app.core.listener import Listener
+from app.core.routing import RoutingMiddleware, routing_lifespan
 from app.docs import DocsController
 from app.docs.index import API_VERSION, ApiIndexController, RootIndexController
 from app.history.retention import retention_lifespan
@@ -114,12 +115,14 @@ def create_app(settings: Settings | None = None) -> Litestar:
         lifespan=[
             lifespan,
             caches_lifespan,
+            routing_lifespan,
             retention_lifespan,
             webhooks_lifespan,
             network_lifespan,
             metrics_lifespan,
             access_log_lifespan,
         ],
+        middleware=[RoutingMiddleware],
         dependencies={
             "pool": Provide(provide_pool, sync_to_thread=False),
             "principal": Provide(provide_principal, sync_to_thread=False),
@@ -167,14 +170,23 @@ def route_handlers(app: Litestar) -> list[Any]:
     return handlers
 
 
+def build_app(settings: Settings) -> Any:
+    """One app, or one per cluster behind the placement dispatcher when the Settings name
+    a placement file (TELEMETRY_PLACEMENT, app/core/placement.py), behind the checks made
+    before routing (app/core/face.py)."""
+    if settings.placement_file:
+        from app.core.placement import PlacementApp
+
+        return ServerFace(PlacementApp(settings, create_app))
+    return ServerFace(create_app(settings))
+
+
 def app_factory() -> ServerFace:
-    """Entry point for granian (`app.main:app_factory`, with `--factory`): the app behind
-    the checks made before routing (app/core/face.py)."""
-    return ServerFace(create_app())
+    """Entry point for granian (`app.main:app_factory`, with `--factory`)."""
+    return build_app(process_settings())
 
 
 def load_app(settings: Settings, *_: Any, **__: Any) -> ServerFace:
     """The app of one `telemetry serve` worker, with its parent's Settings (granian calls
-    it in the worker process; extra arguments are granian's own and unused), behind the
-    checks made before routing (app/core/face.py)."""
-    return ServerFace(create_app(settings))
+    it in the worker process; extra arguments are granian's own and unused)."""
+    return build_app(settings)

@@ -2,16 +2,16 @@
 # Installs what the service needs from Debian on a fresh bookworm machine:
 # PostgreSQL 15, TimescaleDB (built from Debian trixie's source package, Apache-2
 # edition), Mosquitto (the MQTT broker of development and tests), wrk for the HTTP
-# benchmarks and chromium, whose headless mode checks that the interactive reference
-# renders with the network off (tests/integration/test_docs_offline.py).
-# Safe to run again; skips what is there.
+# benchmarks, chromium, whose headless mode checks that the interactive reference
+# renders with the network off (tests/integration/test_docs_offline.py), and pgbouncer
+# (tests of transaction pooling). Safe to run again; skips what is there.
 set -euo pipefail
 
 need_root() { if [ "$(id -u)" -ne 0 ]; then echo "sudo"; fi; }
 SUDO=$(need_root)
 
 packages=(postgresql-15 postgresql-server-dev-15 postgresql-contrib cmake gcc make xz-utils wrk
-          debian-archive-keyring dpkg-dev mosquitto chromium)
+          pgbouncer debian-archive-keyring dpkg-dev mosquitto chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -23,6 +23,7 @@ fi
 
 # The clusters (and brokers) of this project are owned by the project, not by Debian's services.
 $SUDO systemctl disable --now postgresql >/dev/null 2>&1 || true
+$SUDO systemctl disable --now pgbouncer >/dev/null 2>&1 || true
 $SUDO systemctl disable --now mosquitto >/dev/null 2>&1 || true
 
 pg_libdir=$(pg_config --pkglibdir)

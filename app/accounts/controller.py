@@ -13,6 +13,7 @@ from app.accounts.structs import Features, Health, Identity, RateLimit, SubAccou
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
 from app.core.errors import UNAVAILABLE_RETRY_AFTER_S, error_responses, not_found
+from app.core.routing import reader
 from app.core.sql import QUERIES
 
 
@@ -92,7 +93,7 @@ class SubAccountController(Controller):
     async def list_sub_accounts(
         self, pool: asyncpg.Pool, principal: Principal, limit: Limit = 50, offset: Offset = 0
     ) -> Listing[SubAccount]:
-        rows = await pool.fetch(
+        rows = await reader(principal).fetch(
             QUERIES["accounts.list_sub_accounts"],
             principal.partner_id,
             principal.sub_account_id,

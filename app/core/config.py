@@ -26,6 +26,11 @@ through the environment.
 | EXPORT_TIMEOUT_MS | export_timeout_ms | 3600000 (statement timeout of one export's stream) |
 | EXPORT_STALL_S | export_stall_s | 60 (a client not reading this long ends its export) |
 | EXPORT_CONCURRENCY | export_concurrency | 4 (exports streaming at once per worker) |
+| DATABASE_READ_URL | database_read_urls | none (hot standbys for stale-tolerant reads; a, b, ...) |
+| TELEMETRY_MAX_STALENESS | max_staleness_s | 1.0 (seconds a standby read may lag the primary) |
+| TELEMETRY_PLACEMENT | placement_file | unset (a placement file: tenants across clusters) |
+| DATABASE_LISTEN_URL | database_listen_url | DATABASE_URL (LISTEN to the primary past PgBouncer) |
+| DB_STATEMENT_CACHE | statement_cache_size | 100 (0 behind a transaction-pooling PgBouncer) |
 | TELEMETRY_MQTT_INGEST | mqtt_ingest | 1 (0: `serve` runs no MQTT consumer) |
 | TELEMETRY_DOWNLINK_DISPATCH | downlink_dispatch | 1 (0: `serve` runs no downlink dispatcher) |
 | TELEMETRY_CHIRPSTACK_TIMEOUT_S | chirpstack_timeout_s | 5.0 (then a call's outcome is unknown) |
@@ -108,6 +113,17 @@ class Settings(msgspec.Struct, frozen=True):
     export_stall_s: float = 60.0
     # Exports streaming at once per worker: each holds a pool connection while it runs.
     export_concurrency: int = 4
+    # Hot standbys for stale-tolerant reads and the bound on their staleness
+    # (app/core/routing.py); a placement file for tenants across clusters (app/core/placement.py).
+    database_read_urls: tuple[str, ...] = ()
+    max_staleness_s: float = 1.0
+    placement_file: str | None = None
+    # Through a transaction-pooling PgBouncer: LISTEN needs a direct connection to the
+    # primary (DATABASE_LISTEN_URL), and asyncpg's named prepared statements must be off
+    # (DB_STATEMENT_CACHE=0), as a statement prepared on one server connection is unknown
+    # on the next.
+    database_listen_url: str | None = None
+    statement_cache_size: int = 100
     # Background work of `telemetry serve` (integrations.md 2.1 and 3): the MQTT consumers
     # and the downlink dispatcher. Each runs once across all workers and instances.
     mqtt_ingest: bool = True
@@ -162,6 +178,11 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         export_timeout_ms=int(env.get("EXPORT_TIMEOUT_MS", 3_600_000)),
         export_stall_s=float(env.get("EXPORT_STALL_S", 60.0)),
         export_concurrency=int(env.get("EXPORT_CONCURRENCY", 4)),
+        database_read_urls=read_urls(env.get("DATABASE_READ_URL", "")),
+        max_staleness_s=float(env.get("TELEMETRY_MAX_STALENESS", 1.0)),
+        placement_file=env.get("TELEMETRY_PLACEMENT") or None,
+        database_listen_url=env.get("DATABASE_LISTEN_URL") or None,
+        statement_cache_size=int(env.get("DB_STATEMENT_CACHE", 100)),
         mqtt_ingest=env.get("TELEMETRY_MQTT_INGEST", "1") != "0",
         downlink_dispatch=env.get("TELEMETRY_DOWNLINK_DISPATCH", "1") != "0",
         chirpstack_timeout_s=float(env.get("TELEMETRY_CHIRPSTACK_TIMEOUT_S", 5.0)),
@@ -178,6 +199,11 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         metrics_port=int(env.get("METRICS_PORT", 9464)),
         metrics_host=env.get("METRICS_HOST", "127.0.0.1"),
     )
+
+
+def read_urls(text: str) -> tuple[str, ...]:
+    """DATABASE_READ_URL: one or more standby URLs, comma-separated."""
+    return tuple(url.strip() for url in text.split(",") if url.strip())
 
 
 @functools.cache

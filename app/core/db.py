@@ -81,6 +81,7 @@ async def _create_pool(settings: Settings, min_size: int) -> asyncpg.Pool:
         server_settings=server_settings(settings),
         timeout=settings.db_connect_timeout_s,
         command_timeout=settings.db_command_timeout_s,
+        statement_cache_size=settings.statement_cache_size,
     )
     pool.acquire_timeout = settings.db_acquire_timeout_s
     await pool
@@ -93,6 +94,18 @@ async def connect(settings: Settings) -> asyncpg.Connection:
         server_settings=server_settings(settings),
         timeout=settings.db_connect_timeout_s,
         command_timeout=settings.db_command_timeout_s,
+    )
+    await init_connection(connection)
+    return connection
+
+
+async def connect_listener(settings: Settings) -> asyncpg.Connection:
+    """A connection whose session state matters (LISTEN, a session advisory lock):
+    straight to the primary (DATABASE_LISTEN_URL) even when queries go through a
+    transaction-pooling PgBouncer, which keeps no session's state."""
+    connection = await asyncpg.connect(
+        settings.database_listen_url or settings.database_url,
+        server_settings=server_settings(settings),
     )
     await init_connection(connection)
     return connection

@@ -1,7 +1,8 @@
 """Background work that runs once across all workers and instances: whoever holds a
 PostgreSQL advisory lock does it, the others wait their turn.
 
-The lock is session-level on a connection of its own, so it is released the moment its
+The lock is session-level on a connection of its own (to DATABASE_LISTEN_URL when set,
+past a transaction-pooling PgBouncer), so it is released the moment its
 holder dies (kill -9 included) and another worker takes over within `RETRY_S`. The holder
 checks its connection every `CHECK_S`; when it is lost, the work is stopped at once, since
 the lock may already belong to someone else.
@@ -16,7 +17,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from app.core.config import Settings
-from app.core.db import connect
+from app.core.db import connect_listener
 
 log = logging.getLogger("telemetry.exclusive")
 
@@ -43,7 +44,7 @@ async def run_exclusively(
     return soon after `quit` is set (stop, or the lock's connection lost)."""
     while not stop.is_set():
         try:
-            connection = await connect(settings)
+            connection = await connect_listener(settings)
         except Exception as exc:
             log.warning("%s: no database connection (%r); retrying", name, exc)
             await wait_for(stop, RETRY_S)

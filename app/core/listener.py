@@ -5,7 +5,9 @@ A cache subscribes a channel with two callbacks: one for each notification's pay
 a reset for whenever the connection is (re)established or lost, since notifications sent
 while nobody listened are gone and whatever a cache holds may be stale. The caches serve
 only while `active`; when the connection drops every request reads the database again
-until `run` has reopened it (within about a second).
+until `run` has reopened it (within about a second). The connection goes to
+DATABASE_LISTEN_URL when set: straight to the primary, past a transaction-pooling PgBouncer
+that cannot keep a session's LISTEN.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 import asyncpg
 
 from app.core.config import Settings
-from app.core.db import connect
+from app.core.db import connect_listener
 
 RECONNECT_EVERY_S = 1.0
 log = logging.getLogger(__name__)
@@ -60,7 +62,7 @@ class Listener:
 
     async def listen(self) -> None:
         """Opens the connection; the caches serve only once every LISTEN is in place."""
-        connection = await connect(self.settings)
+        connection = await connect_listener(self.settings)
         try:
             for channel in self._channels:
                 await connection.add_listener(channel, self._notified)

@@ -12,6 +12,7 @@ from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
 from app.core.api import Limit, Listing, Offset, Pagination, Single
 from app.core.errors import error_responses
+from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.devices.filters import (
     check_features,
@@ -86,7 +87,7 @@ class DeviceController(Controller):
         name_pattern, eui_pattern = like_patterns(search)
         if statuses == []:
             return Listing(data=[], pagination=Pagination(limit=limit, offset=offset, total=0))
-        rows = await pool.fetch(
+        rows = await reader(principal).fetch(
             list_query(statuses, wanted_online),
             principal.partner_id,
             principal.sub_account_id,

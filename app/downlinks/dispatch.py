@@ -31,7 +31,7 @@ import asyncpg
 import grpc
 
 from app.core.config import Settings
-from app.core.db import connect
+from app.core.db import connect_listener
 from app.core.exclusive import run_exclusively, wait_for
 from app.core.sql import QUERIES
 from app.downlinks.chirpstack_api import REFUSALS, DeviceApi
@@ -182,7 +182,7 @@ class Dispatcher:
             await asyncio.sleep(self.settings.dispatch_backoff_s)
 
     async def run(self, quit_event: asyncio.Event) -> None:
-        listener = await connect(self.settings)
+        listener = await connect_listener(self.settings)
         await listener.add_listener("downlink_queued", lambda *_: self.wake.set())
         last_sweep = 0.0
         loop = asyncio.get_running_loop()

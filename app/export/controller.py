@@ -13,6 +13,7 @@ from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
 from app.core.enums import Scope
 from app.core.errors import error_responses
+from app.core.routing import reader
 from app.devices.filters import (
     check_features,
     features,
@@ -99,6 +100,7 @@ class ExportController(Controller):
         tz: TzParam = None,
     ) -> Stream:
         params = parse_params(principal, fields, from_, to, format, layout, tz)
+        pool = reader(principal)  # a read that tolerates staleness: a standby may serve it
         device = await resolve_device(pool, principal, device_ref, live=True)
         settings = request.app.state.settings
         plan = await plan_export(
@@ -151,6 +153,7 @@ class ExportController(Controller):
         name_pattern, eui_pattern = like_patterns(search)
         params = parse_params(principal, fields, from_, to, format, layout, tz)
         settings = request.app.state.settings
+        pool = reader(principal)  # a read that tolerates staleness: a standby may serve it
         filters = [
             sub_account,
             profile,

@@ -12,6 +12,7 @@ from app.auth.principal import Principal
 from app.auth.tenancy import split_reference
 from app.core.api import Limit, Listing, Offset, Pagination, Single
 from app.core.errors import error_responses, not_found
+from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.devices.filters import (
     check_features,
@@ -74,7 +75,7 @@ class GatewayController(Controller):
         descendants = parse_bool("includeDescendants", include_descendants) or False
         if statuses == []:
             return Listing(data=[], pagination=Pagination(limit=limit, offset=offset, total=0))
-        rows = await pool.fetch(
+        rows = await reader(principal).fetch(
             LIST_GATEWAYS,
             principal.partner_id,
             principal.sub_account_id,

@@ -11,6 +11,7 @@ from litestar.params import Parameter
 from app.auth.principal import Principal
 from app.core.api import Single
 from app.core.errors import error_responses
+from app.core.routing import reader
 from app.history.service import parse_query, read_history
 from app.history.structs import History
 
@@ -100,4 +101,4 @@ class HistoryController(Controller):
         ] = None,
     ) -> Single[History]:
         query = parse_query(principal, field, from_, to, resolution, agg, site_id, tz)
-        return Single(await read_history(pool, principal, device_ref, query))
+        return Single(await read_history(reader(principal), principal, device_ref, query))

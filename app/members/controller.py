@@ -11,6 +11,7 @@ from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Pagination, Single
 from app.core.body import json_body_operation, read_json_body, read_json_object
 from app.core.errors import error_responses
+from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.members.service import add_member, remove_member
 from app.members.structs import (
@@ -47,7 +48,7 @@ class MembersController(Controller):
     async def list_members(
         self, pool: asyncpg.Pool, principal: Principal, limit: Limit = 50, offset: Offset = 0
     ) -> Listing[Member]:
-        rows = await pool.fetch(
+        rows = await reader(principal).fetch(
             QUERIES["members.list_members"], principal.sub_account_id, limit, offset
         )
         total = (

@@ -14,6 +14,7 @@ from litestar.params import Parameter
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
 from app.core.errors import error_responses, not_found
+from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.devices.filters import parse_plain_id
 from app.multicast.structs import GroupMember, MulticastGroup, MulticastGroupDetail
@@ -43,7 +44,7 @@ class MulticastGroupController(Controller):
         offset: Offset = 0,
     ) -> Listing[MulticastGroup]:
         sub_account = parse_plain_id("subAccountId", sub_account_id)
-        rows = await pool.fetch(
+        rows = await reader(principal).fetch(
             LIST_GROUPS, principal.partner_id, principal.sub_account_id, sub_account, limit, offset
         )
         return Listing(

@@ -11,6 +11,7 @@ from litestar.params import Parameter
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
 from app.core.errors import error_responses, not_found
+from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.devices.filters import (
     check_features,
@@ -69,7 +70,7 @@ class NetworkController(Controller):
         site = parse_site_filter(principal, site_id)
         sub_account = parse_plain_id("subAccountId", sub_account_id)
         descendants = parse_bool("includeDescendants", include_descendants) or False
-        rows = await pool.fetch(
+        rows = await reader(principal).fetch(
             LIST_NETWORKS,
             principal.partner_id,
             principal.sub_account_id,

@@ -8,6 +8,7 @@ from litestar import Controller, get
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
 from app.core.errors import error_responses, not_found
+from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.profiles.service import profile_fields
 from app.profiles.structs import DeviceProfile, DeviceProfileDetail
@@ -30,7 +31,7 @@ class ProfileController(Controller):
     async def list_profiles(
         self, pool: asyncpg.Pool, principal: Principal, limit: Limit = 50, offset: Offset = 0
     ) -> Listing[DeviceProfile]:
-        rows = await pool.fetch(
+        rows = await reader(principal).fetch(
             LIST_PROFILES, principal.partner_id, principal.sub_account_id, limit, offset
         )
         return Listing(

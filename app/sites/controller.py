@@ -11,6 +11,7 @@ from litestar.params import Parameter
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
 from app.core.errors import error_responses, not_found
+from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.devices.filters import check_features, features, parse_plain_id
 from app.sites.structs import Site, site_from_row
@@ -44,7 +45,7 @@ class SiteController(Controller):
         offset: Offset = 0,
     ) -> Listing[Site]:
         sub_account = parse_plain_id("subAccountId", sub_account_id)
-        rows = await pool.fetch(
+        rows = await reader(principal).fetch(
             LIST_SITES, principal.partner_id, principal.sub_account_id, sub_account, limit, offset
         )
         return Listing(

@@ -22,6 +22,7 @@ from app.auth.principal import Principal
 from app.auth.tenancy import split_reference
 from app.core.api import Single
 from app.core.errors import ApiError, ErrorCode, error_responses
+from app.core.routing import fetchrow_unless_changed
 from app.core.sql import QUERIES
 from app.telemetry import catalog
 from app.telemetry.latest_cache import LatestCache, current_latest_cache
@@ -97,7 +98,9 @@ async def _cached_lookup(
     if hit is not None:
         return hit[1], hit[2]
     generation = latest.generation if latest is not None else 0
-    row = await pool.fetchrow(
+    row = await fetchrow_unless_changed(
+        principal,
+        latest.row_changed_at if latest is not None else None,
         LATEST_BY_ID if device_id is not None else LATEST_BY_EUI,
         device_id if device_id is not None else dev_eui,
         principal.partner_id,

@@ -11,6 +11,7 @@ stored body are cached; everything else is read from the database each time.
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 
@@ -18,6 +19,9 @@ from app.core.listener import Listener
 
 CHANNEL = "latest_changed"
 MAX_ENTRIES = 100_000
+# When each device last changed, for reads from standbys (app/core/routing.py); a change
+# older than this is on every standby fresh enough to be read.
+CHANGES_KEPT_S = 60.0
 
 LatestKey = tuple[uuid.UUID, uuid.UUID | None, uuid.UUID | None, str | None]
 
@@ -32,6 +36,8 @@ class LatestCache:
         # Read by the metrics (app/observe/metrics.py) as the cache's hit ratio.
         self.hits = 0
         self.misses = 0
+        self.changed_at: dict[int, float] = {}
+        self.cleared_at = -float("inf")
 
     def get(self, key: LatestKey) -> tuple[int, bytes, str] | None:
         entry = self.entries.get(key)
@@ -55,11 +61,24 @@ class LatestCache:
         if payload == "*" or not payload.isdigit():
             self.clear()
             return
+        self._changed(int(payload))
         for key in self.by_num.pop(int(payload), ()):
             self.entries.pop(key, None)
 
+    def _changed(self, device_num: int) -> None:
+        now = time.monotonic()
+        self.changed_at[device_num] = now
+        if len(self.changed_at) > MAX_ENTRIES:
+            cutoff = now - CHANGES_KEPT_S
+            self.changed_at = {n: t for n, t in self.changed_at.items() if t >= cutoff}
+
+    def row_changed_at(self, row: Any) -> float:
+        """When the device of a looked-up row last changed, as far as this worker heard."""
+        return max(self.changed_at.get(row["device_num"], -float("inf")), self.cleared_at)
+
     def clear(self) -> None:
         self.generation += 1
+        self.cleared_at = time.monotonic()
         self.entries.clear()
         self.by_num.clear()
 

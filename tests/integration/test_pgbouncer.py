@@ -1,0 +1,171 @@
+"""The API through a real PgBouncer in transaction pooling mode (Debian `pgbouncer`).
+
+What transaction pooling breaks, and how the app copes: a server connection belongs to a
+client only for one transaction, so asyncpg's named prepared statements are turned off
+(`DB_STATEMENT_CACHE=0`) and LISTEN runs on a direct connection (`DATABASE_LISTEN_URL`);
+PgBouncer refuses unknown startup parameters, so `statement_timeout` is ignored there and
+set per server connection by the pool's `connect_query` instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.conftest import LiveServer, free_port, start_server
+from tests.factories import World, load
+from tests.helpers import bearer
+from tests.integration import test_ingest_helpers as cs
+
+PGBOUNCER = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
+pytestmark = pytest.mark.skipif(not Path(PGBOUNCER).exists(), reason="pgbouncer not installed")
+
+
+def as_owner(args: list[str]) -> list[str]:
+    """PgBouncer refuses to run as root; run it as the clusters' `postgres` user then."""
+    return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
+
+
+class Bouncer:
+    def __init__(self, database_url: str) -> None:
+        target = urlsplit(database_url)
+        self.root = Path(tempfile.mkdtemp(prefix="telemetry-pgbouncer-"))
+        if os.geteuid() == 0:
+            owner = pwd.getpwnam("postgres")
+            os.chown(self.root, owner.pw_uid, owner.pw_gid)
+        self.port = free_port()
+        (self.root / "userlist.txt").write_text('"telemetry" ""\n')
+        (self.root / "pgbouncer.ini").write_text(
+            f"""[databases]
+* = host=127.0.0.1 port={target.port} connect_query='SET statement_timeout = 5000'
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = {self.port}
+unix_socket_dir =
+auth_type = trust
+auth_file = {self.root}/userlist.txt
+admin_users = telemetry
+pool_mode = transaction
+default_pool_size = 4
+max_client_conn = 200
+ignore_startup_parameters = statement_timeout,extra_float_digits
+logfile = {self.root}/pgbouncer.log
+pidfile = {self.root}/pgbouncer.pid
+"""
+        )
+        self.process = subprocess.Popen(
+            as_owner([PGBOUNCER, str(self.root / "pgbouncer.ini")]),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.url = f"postgresql://telemetry@127.0.0.1:{self.port}{target.path}"
+        deadline = time.monotonic() + 10
+        while self.admin("SHOW VERSION") is None:
+            assert time.monotonic() < deadline, "pgbouncer did not come up"
+            time.sleep(0.1)
+
+    def admin(self, command: str) -> str | None:
+        """A command on PgBouncer's admin console (simple query protocol: psql)."""
+        result = subprocess.run(
+            ["psql", f"postgresql://telemetry@127.0.0.1:{self.port}/pgbouncer", "-tAc", command],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return result.stdout if result.returncode == 0 else None
+
+    def transactions(self, database: str) -> int:
+        for line in (self.admin("SHOW STATS") or "").splitlines():
+            columns = line.split("|")
+            if columns[0] == database:
+                return int(columns[1])  # total_xact_count
+        return 0
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def bouncer(migrated: str) -> Iterator[Bouncer]:
+    bouncer = Bouncer(migrated)
+    yield bouncer
+    bouncer.stop()
+
+
+async def test_the_api_works_through_pgbouncer_in_transaction_mode(
+    pool: object, migrated: str, bouncer: Bouncer
+) -> None:
+    w = World()
+    partner = w.partner(tier={"perMinute": 30, "perDay": 100000})
+    sub = w.sub_account(partner)
+    profile = w.profile(partner, fields=[w.field("temperature")])
+    devices = [w.device(sub, profile) for _ in range(3)]
+    token = w.integration(partner)
+    key = w.key(sub, scopes=["devices:read", "telemetry:read"])
+    await load(pool, w)
+    server: LiveServer = start_server(
+        bouncer.url,
+        workers=2,
+        env={"DATABASE_LISTEN_URL": migrated, "DB_STATEMENT_CACHE": "0"},
+    )
+    database = urlsplit(migrated).path.lstrip("/")
+    before = bouncer.transactions(database)
+    try:
+        async with server.client() as http:
+            # Concurrent uplinks and reads share 4 server connections.
+            async def uplink(n: int) -> int:
+                device = devices[n % 3]
+                body = cs.uplink(device["devEui"], {"temperature": n}, time=datetime.now(UTC))
+                response = await http.post(
+                    "/ingest/chirpstack?event=up", content=body, headers=cs.bearer(token)
+                )
+                return response.status_code
+
+            assert await asyncio.gather(*(uplink(n) for n in range(12))) == [204] * 12
+            listing = await http.get("/api/v1/devices", headers=bearer(key))
+            assert listing.status_code == 200
+            assert sorted(d["id"] for d in listing.json()["data"]) == sorted(
+                d["id"] for d in devices
+            )
+
+            # /latest stays right on both workers: its cache is invalidated by NOTIFY on the
+            # direct listening connection, whichever worker stored the uplink.
+            device = devices[0]
+            for value in (100.0, 101.0, 102.0):
+                body = cs.uplink(device["devEui"], {"temperature": value}, time=datetime.now(UTC))
+                stored = await http.post(
+                    "/ingest/chirpstack?event=up", content=body, headers=cs.bearer(token)
+                )
+                assert stored.status_code == 204
+                await asyncio.sleep(0.1)
+                for _ in range(4):  # both workers, several times
+                    latest = await http.get(
+                        f"/api/v1/devices/{device['id']}/latest", headers=bearer(key)
+                    )
+                    assert latest.json()["data"]["values"]["temperature"] == value
+
+            # The per-minute limit is exact through the pooler (30 per minute, 13 used).
+            codes = [
+                r.status_code
+                for r in await asyncio.gather(
+                    *(http.get("/api/v1/devices", headers=bearer(key)) for _ in range(25))
+                )
+            ]
+            assert sorted(codes) == [200] * 17 + [429] * 8
+        assert bouncer.transactions(database) > before + 12  # it all went through PgBouncer
+    finally:
+        server.process.terminate()
+        server.process.wait(timeout=15)
