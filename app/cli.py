@@ -430,11 +430,13 @@ def build_parser() -> argparse.ArgumentParser:
     placement.set_defaults(handler=cmd_placement)
 
     mqtt = commands.add_parser("mqtt", help="the local Mosquitto broker (development, tests)")
-    mqtt.add_argument("action", choices=["start", "stop"])
+    mqtt.add_argument("action", choices=["start", "stop"], help="start (persistence on) or stop it")
     mqtt.set_defaults(handler=cmd_mqtt)
 
     ingest = commands.add_parser("ingest", help="consume network servers' MQTT integrations")
-    ingest.add_argument("source", choices=["mqtt"])
+    ingest.add_argument(
+        "source", choices=["mqtt"], help="the MQTT consumers alone, one per integration"
+    )
     ingest.set_defaults(handler=cmd_ingest)
 
     dispatch = commands.add_parser("dispatch", help="deliver queued downlinks to ChirpStack")

@@ -50,12 +50,26 @@ def add_commands(commands: Any) -> None:
     simulate = commands.add_parser(
         "simulate", help="post live-looking ChirpStack uplinks for a partner's devices"
     )
-    simulate.add_argument("--partner", required=True)
+    simulate.add_argument("--partner", required=True, help="the partner whose devices report")
     simulate.add_argument("--token", required=True, help="the partner's integration token")
-    simulate.add_argument("--url", default="http://127.0.0.1:8000")
-    simulate.add_argument("--every", type=float, default=3.0, help="seconds between rounds")
-    simulate.add_argument("--per-round", dest="per_round", type=int, default=8)
-    simulate.add_argument("--devices", type=int, default=1000, help="at most this many devices")
-    simulate.add_argument("--alert-chance", dest="alert_chance", type=float, default=0.05)
+    simulate.add_argument(
+        "--url", default="http://127.0.0.1:8000", help="the API (default http://127.0.0.1:8000)"
+    )
+    simulate.add_argument(
+        "--every", type=float, default=3.0, help="seconds between rounds (default 3.0)"
+    )
+    simulate.add_argument(
+        "--per-round", dest="per_round", type=int, default=8, help="uplinks per round (default 8)"
+    )
+    simulate.add_argument(
+        "--devices", type=int, default=1000, help="at most this many devices (default 1000)"
+    )
+    simulate.add_argument(
+        "--alert-chance",
+        dest="alert_chance",
+        type=float,
+        default=0.05,
+        help="chance that an uplink breaks an alert rule (default 0.05)",
+    )
     simulate.add_argument("--rounds", type=int, help="stop after this many rounds")
     simulate.set_defaults(handler=cmd_simulate)

@@ -85,32 +85,46 @@ def add_commands(commands: Any) -> None:
     actions = webhooks.add_subparsers(dest="action", required=True)
     create = actions.add_parser("create", help="create an endpoint; prints its secret once")
     owner = create.add_mutually_exclusive_group(required=True)
-    owner.add_argument("--partner")
-    owner.add_argument("--sub-account", dest="sub_account")
-    create.add_argument("--url", required=True)
+    owner.add_argument(
+        "--partner", metavar="ID", help="the partner (events of all its sub-accounts)"
+    )
+    owner.add_argument(
+        "--sub-account", dest="sub_account", metavar="ID", help="one sub-account (its events only)"
+    )
+    create.add_argument("--url", required=True, help="https URL the events are posted to")
     create.add_argument("--events", help="comma-separated event types (default: all)")
     create.add_argument("--devices", help="comma-separated device ids (default: all)")
     listing = actions.add_parser("list", help="endpoints with delivery counts")
     scope = listing.add_mutually_exclusive_group()
-    scope.add_argument("--partner")
-    scope.add_argument("--sub-account", dest="sub_account")
+    scope.add_argument("--partner", metavar="ID", help="only this partner's endpoints")
+    scope.add_argument(
+        "--sub-account", dest="sub_account", metavar="ID", help="only this sub-account's endpoints"
+    )
     for name in ("enable", "disable", "test"):
-        actions.add_parser(name, help=f"{name} an endpoint").add_argument("id")
+        actions.add_parser(name, help=f"{name} an endpoint").add_argument(
+            "id", help="the endpoint's id"
+        )
     rotate = actions.add_parser("rotate-secret", help="new secret; both sign during the overlap")
-    rotate.add_argument("id")
+    rotate.add_argument("id", help="the endpoint's id")
     rotate.add_argument("--overlap", default="24h", help="e.g. 24h, 30m, 0 (default 24h)")
     log = actions.add_parser("deliveries", help="the attempt log, newest first")
-    log.add_argument("id")
-    log.add_argument("--failed", action="store_true")
-    log.add_argument("--limit", type=int, default=50)
+    log.add_argument("id", help="the endpoint's id")
+    log.add_argument("--failed", action="store_true", help="only failed attempts (default: all)")
+    log.add_argument("--limit", type=int, default=50, help="attempts shown (default 50)")
     again = actions.add_parser("redeliver", help="send an event again, same webhook-id")
-    again.add_argument("event_id")
-    again.add_argument("--endpoint")
+    again.add_argument("event_id", help="the event id (msg_...)")
+    again.add_argument(
+        "--endpoint", metavar="ID", help="only this endpoint (default: every one it was sent to)"
+    )
     recover = actions.add_parser("recover", help="redeliver what was given up since TIME")
-    recover.add_argument("id")
-    recover.add_argument("--since", required=True)
+    recover.add_argument("id", help="the endpoint's id")
+    recover.add_argument(
+        "--since", required=True, help="RFC 3339 time or now-DURATION: given up since then"
+    )
     listen = actions.add_parser("listen", help="a local receiver that verifies and prints")
-    listen.add_argument("--port", type=int, required=True)
-    listen.add_argument("--secret")
+    listen.add_argument("--port", type=int, required=True, help="port on 127.0.0.1 to listen on")
+    listen.add_argument(
+        "--secret", help="whsec_ secret to verify with (default: print without verifying)"
+    )
     actions.add_parser("dispatch", help="run the dispatcher alone")
     webhooks.set_defaults(handler=cmd_webhooks)
