@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import functools
+import os
 import socket
 import sys
 from collections.abc import Awaitable, Callable
@@ -90,22 +92,31 @@ def cmd_serve(args: argparse.Namespace) -> None:
     from granian.constants import Interfaces, Loops
 
     from app.main import load_app
+    from app.telemetry.generations import create_table_file
 
     check_port_free(args.host, args.port)
-    # Lease sizes of the rate limiter are split between the workers (app/auth/cache.py):
-    # each worker gets the Settings with their number.
-    serving = msgspec.structs.replace(settings(), workers=args.workers)
-    Granian(
-        target="app.main:app_factory",
-        factory=True,
-        address=args.host,
-        port=args.port,
-        workers=args.workers,
-        interface=Interfaces.ASGI,
-        loop=Loops.uvloop,
-        log_access=False,
-        backlog=2048,
-    ).serve(target_loader=functools.partial(load_app, serving), wrap_loader=False)
+    # Each worker gets the Settings with the number of workers (the rate limiter splits
+    # its leases between them, app/auth/cache.py) and the path of the instance's /latest
+    # generation table, removed when the server stops.
+    generations = create_table_file()
+    serving = msgspec.structs.replace(
+        settings(), workers=args.workers, latest_generations=generations
+    )
+    try:
+        Granian(
+            target="app.main:app_factory",
+            factory=True,
+            address=args.host,
+            port=args.port,
+            workers=args.workers,
+            interface=Interfaces.ASGI,
+            loop=Loops.uvloop,
+            log_access=False,
+            backlog=2048,
+        ).serve(target_loader=functools.partial(load_app, serving), wrap_loader=False)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(generations)
 
 
 def cmd_world(args: argparse.Namespace) -> None:

@@ -32,6 +32,7 @@ from app.core.listener import Listener
 from app.docs import DocsController
 from app.history.retention import retention_lifespan
 from app.routes import api_route_handlers, public_route_handlers
+from app.telemetry.generations import Generations
 from app.telemetry.latest_cache import LatestCache
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,7 @@ async def caches_lifespan(app: Litestar) -> AsyncIterator[None]:
         return
     listener = Listener(settings)
     auth_cache = AuthCache(app.state.pool, settings, listener)
-    latest_cache = LatestCache(listener)
+    latest_cache = LatestCache(listener, app.state.latest_generations)
     try:
         await listener.listen()
     except (asyncpg.PostgresError, OSError) as error:
@@ -83,10 +84,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         app.state.pool = await create_pool(settings)
         app.state.settings = settings
+        app.state.latest_generations = Generations(settings.latest_generations)
         try:
             yield
         finally:
             await app.state.pool.close()
+            app.state.latest_generations.close()
 
     api = Router(
         path=API_PREFIX,

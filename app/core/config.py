@@ -25,6 +25,9 @@ through the environment.
 | DB_ACQUIRE_TIMEOUT_S | db_acquire_timeout_s | 3.0 (waiting for a pooled connection) |
 | DB_COMMAND_TIMEOUT_S | db_command_timeout_s | 6.0 (one statement, as the client sees it) |
 | HEALTH_TIMEOUT_S | health_timeout_s | 2.0 (the whole of `/health`'s database check) |
+
+`latest_generations` has no variable: `telemetry serve` sets it for its workers (the path
+of the instance's /latest generation table, app/telemetry/generations.py).
 """
 
 from __future__ import annotations
@@ -56,6 +59,9 @@ class Settings(msgspec.Struct, frozen=True):
     db_acquire_timeout_s: float = 3.0
     db_command_timeout_s: float = 6.0
     health_timeout_s: float = 2.0
+    # The shared-memory table by which the workers of one `serve` instance see each other's
+    # new /latest bodies at once (app/telemetry/generations.py); "" for a private table.
+    latest_generations: str = ""
     # The local cluster of `telemetry db start|stop`.
     db_port: int = DEFAULT_PORT
     pgdata: str = str(PROJECT_ROOT / ".pgdata")

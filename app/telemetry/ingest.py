@@ -35,7 +35,6 @@ from app.telemetry.chirpstack import (
     StatusEvent,
     UplinkEvent,
 )
-from app.telemetry.latest_cache import current_latest_cache
 from app.telemetry.pipeline import (
     Outcome,
     Uplink,
@@ -216,11 +215,11 @@ class IngestController(Controller):
         parsed = _decode(event, await request.body())
         context = await _device(pool, token_hash, partner_id, parsed.device_info.dev_eui)
         outcome = await _store(pool, event, parsed, context, token_hash)
-        if outcome == Outcome.STORED and (cache := current_latest_cache(request.app)) is not None:
-            # Read-your-writes on this worker: its own notification of the commit may still
-            # be unread when the client's next request arrives. Other workers get theirs
-            # from PostgreSQL at commit, before this answer is even sent.
-            cache.notified(str(context.num))
+        if outcome == Outcome.STORED:
+            # Read-your-writes: the notification of the commit may still be unread by this
+            # instance's workers when the client's next request reaches one of them; the
+            # bump makes their cached answer a miss before this 204 is sent.
+            request.app.state.latest_generations.bump(context.num)
         if outcome in (Outcome.STORED, Outcome.DUPLICATE):
             return _no_content()
         _devices.clear()
