@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import functools
+import os
 import shutil
 import socket
 import sys
@@ -127,13 +129,21 @@ def cmd_serve(args: argparse.Namespace) -> None:
     metrics_dir = prepare_multiprocess_dir()
     from app.main import load_app
     from app.observe.metrics import serve_metrics
+    from app.telemetry.generations import create_table_file
 
     configured = settings()
     metrics_port = configured.metrics_port if args.metrics_port is None else args.metrics_port
-    # Lease sizes of the rate limiter are split between the workers (app/auth/cache.py):
-    # each worker gets the Settings with their number (and the metrics port chosen here,
-    # 0 meaning that nothing is counted).
-    serving = msgspec.structs.replace(configured, workers=args.workers, metrics_port=metrics_port)
+    # Each worker gets the Settings with the number of workers (the rate limiter splits its
+    # leases between them, app/auth/cache.py), the metrics port chosen here (0: nothing is
+    # counted) and the path of the instance's /latest generation table, removed when the
+    # server stops.
+    generations = create_table_file()
+    serving = msgspec.structs.replace(
+        configured,
+        workers=args.workers,
+        metrics_port=metrics_port,
+        latest_generations=generations,
+    )
     if metrics_port:
         serve_metrics(serving.metrics_host, metrics_port)
     base = f"http://{args.host}:{args.port}"
@@ -169,6 +179,8 @@ def cmd_serve(args: argparse.Namespace) -> None:
     finally:
         # The workers' metric files are of this run only.
         shutil.rmtree(metrics_dir, ignore_errors=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(generations)
 
 
 def cmd_world(args: argparse.Namespace) -> None:

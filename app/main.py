@@ -38,6 +38,7 @@ from app.observe.logs import access_log_lifespan, configure_logging
 from app.observe.metrics import metrics_lifespan
 from app.observe.requests import RequestObserver
 from app.routes import api_route_handlers, public_route_handlers
+from app.telemetry.generations import Generations
 from app.telemetry.latest_cache import LatestCache
 from app.webhooks.dispatcher import webhooks_lifespan
 
@@ -64,7 +65,7 @@ async def caches_lifespan(app: Litestar) -> AsyncIterator[None]:
         return
     listener = Listener(settings)
     auth_cache = AuthCache(app.state.pool, settings, listener)
-    latest_cache = LatestCache(listener)
+    latest_cache = LatestCache(listener, app.state.latest_generations)
     try:
         await listener.listen()
     except (asyncpg.PostgresError, OSError) as error:
@@ -90,10 +91,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         app.state.pool = await create_pool(settings)
         app.state.settings = settings
+        app.state.latest_generations = Generations(settings.latest_generations)
         try:
             yield
         finally:
             await app.state.pool.close()
+            app.state.latest_generations.close()
 
     api = Router(
         path=API_PREFIX,

@@ -50,6 +50,9 @@ through the environment.
 One variable is not a setting: PROMETHEUS_MULTIPROC_DIR is prometheus-client's own, read
 by the library when it is imported; `serve` points it at a fresh directory for its workers
 (app/observe/multiproc.py).
+
+`latest_generations` has no variable: `telemetry serve` sets it for its workers (the path
+of the instance's /latest generation table, app/telemetry/generations.py).
 """
 
 from __future__ import annotations
@@ -82,6 +85,9 @@ class Settings(msgspec.Struct, frozen=True):
     db_acquire_timeout_s: float = 3.0
     db_command_timeout_s: float = 6.0
     health_timeout_s: float = 2.0
+    # The shared-memory table by which the workers of one `serve` instance see each other's
+    # new /latest bodies at once (app/telemetry/generations.py); "" for a private table.
+    latest_generations: str = ""
     # The local cluster of `telemetry db start|stop`.
     db_port: int = DEFAULT_PORT
     pgdata: str = str(PROJECT_ROOT / ".pgdata")

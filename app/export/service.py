@@ -187,6 +187,13 @@ def map_args(plan: ExportPlan) -> list[Any]:
     ]
 
 
+def client_timeout(statement_timeout_ms: int) -> float:
+    """The client-side bound of an export statement: a second above its own server-side
+    statement_timeout, which is far above the pool's db_command_timeout_s (app/core/db.py)
+    that would otherwise cut a long stream short."""
+    return statement_timeout_ms / 1000 + 1.0
+
+
 async def count_readings(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan) -> int:
     assert DAY is not None
     segments = plan_segments(plan.start, plan.end, DAY)
@@ -201,6 +208,7 @@ async def count_readings(pool: asyncpg.Pool, settings: Settings, plan: ExportPla
             segments.day_hi,
             segments.hour_lo,
             segments.hour_hi,
+            timeout=client_timeout(settings.export_count_timeout_ms),
         )
     return total
 

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from app.core.config import Settings
 from app.core.errors import ApiError, ErrorCode
 from app.export.query import build_sql, uses_names
-from app.export.service import header, map_args, names, neutralise
+from app.export.service import client_timeout, header, map_args, names, neutralise
 from app.export.structs import ExportPlan
 
 CHUNK_ROWS = 65_536
@@ -171,7 +171,13 @@ async def _copy(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan, put: P
         connection.transaction(readonly=True),
     ):
         await _begin(connection, settings, plan)
-        await connection.copy_from_query(build_sql(plan), *_args(plan), output=sink, **options)
+        await connection.copy_from_query(
+            build_sql(plan),
+            *_args(plan),
+            output=sink,
+            timeout=client_timeout(settings.export_timeout_ms),
+            **options,
+        )
     if pending:
         await put(b"".join(pending))
 
@@ -233,8 +239,13 @@ async def _parquet(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan, put
         connection.transaction(readonly=True),
     ):
         await _begin(connection, settings, plan)
-        cursor = await connection.cursor(build_sql(plan), *_args(plan)) if has_rows(plan) else None
-        while cursor is not None and (rows := await cursor.fetch(CHUNK_ROWS)):
+        timeout = client_timeout(settings.export_timeout_ms)
+        cursor = (
+            await connection.cursor(build_sql(plan), *_args(plan), timeout=timeout)
+            if has_rows(plan)
+            else None
+        )
+        while cursor is not None and (rows := await cursor.fetch(CHUNK_ROWS, timeout=timeout)):
             # Building and compressing a row group takes tens of milliseconds of CPU.
             table = await asyncio.to_thread(_table, rows, schema)
             await asyncio.to_thread(writer.write_table, table)

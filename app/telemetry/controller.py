@@ -96,8 +96,8 @@ async def _cached_lookup(
     key = (principal.partner_id, principal.sub_account_id, device_id, dev_eui)
     hit = latest.get(key) if latest is not None else None
     if hit is not None:
-        return hit[1], hit[2]
-    generation = latest.generation if latest is not None else 0
+        return hit
+    mark = latest.mark(key) if latest is not None else None
     row = await fetchrow_unless_changed(
         principal,
         latest.row_changed_at if latest is not None else None,
@@ -109,8 +109,8 @@ async def _cached_lookup(
     if row is None or row["status"] != "assigned":
         raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
     body, etag = await _stored_or_static(pool, row)
-    if latest is not None and row["latest_body"] is not None:
-        latest.put(key, row["device_num"], body, etag, generation)
+    if latest is not None and mark is not None and row["latest_body"] is not None:
+        latest.put(key, row["device_num"], body, etag, mark)
     return body, etag
 
 

@@ -38,7 +38,7 @@ from app.telemetry.chirpstack import (
     StatusEvent,
     UplinkEvent,
 )
-from app.telemetry.latest_cache import LatestCache, current_latest_cache
+from app.telemetry.generations import Generations
 from app.telemetry.pipeline import (
     Outcome,
     Uplink,
@@ -199,7 +199,11 @@ async def _store(
 
 
 async def receive_chirpstack(
-    pool: asyncpg.Pool, token_hash: bytes, event: str, body: bytes, cache: LatestCache | None
+    pool: asyncpg.Pool,
+    token_hash: bytes,
+    event: str,
+    body: bytes,
+    generations: Generations | None,
 ) -> None:
     """One ChirpStack event, as the HTTP route and the MQTT consumer receive it: returns once
     it is committed (or deliberately ignored); raises the ApiError of a 400, 401 or 404."""
@@ -216,11 +220,11 @@ async def receive_chirpstack(
     )
     outcome = await _store(pool, event, parsed, context, token_hash)
     observe_ingest(event, outcome)
-    if outcome == Outcome.STORED and cache is not None:
-        # Read-your-writes on this worker: its own notification of the commit may still
-        # be unread when the client's next request arrives. Other workers get theirs
-        # from PostgreSQL at commit, before this answer is even sent.
-        cache.notified(str(context.num))
+    if outcome == Outcome.STORED and generations is not None:
+        # Read-your-writes: the notification of the commit may still be unread by this
+        # instance's workers when the client's next request reaches one of them; the bump
+        # makes their cached answer a miss before the answer is sent.
+        generations.bump(context.num)
     if outcome in (Outcome.STORED, Outcome.DUPLICATE):
         return
     raise refused(outcome, CHIRPSTACK_TOKENS, token_hash, context)
@@ -254,6 +258,6 @@ class IngestController(Controller):
             token_hash_of(request),
             event,
             await request.body(),
-            current_latest_cache(request.app),
+            request.app.state.latest_generations,
         )
         return _no_content()

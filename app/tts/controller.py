@@ -17,12 +17,12 @@ import msgspec
 from litestar import Controller, Request, Response, post
 
 from app.core.api import normalize_eui
+from app.core.body import UNREADABLE, unreadable
 from app.core.errors import ApiError, ErrorCode, error_responses, invalid_body
 from app.core.sql import QUERIES
 from app.telemetry.batch import batcher_for
 from app.telemetry.catalog import DeviceContext
 from app.telemetry.ingest import IntegrationTokens, find_device, refused, token_hash_of
-from app.telemetry.latest_cache import current_latest_cache
 from app.telemetry.pipeline import Outcome, Uplink, dedup_key, event_time, store_event
 from app.tts.structs import DECODER, ApplicationUp
 
@@ -138,11 +138,12 @@ class TtsIngestController(Controller):
             message = DECODER.decode(await request.body())
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise invalid_body("body", f"not a The Things Stack message: {exc}") from None
+        except UNREADABLE as exc:
+            raise unreadable(exc) from None
         outcome, context = await _store(pool, message, token_hash, partner_id)
-        cache = current_latest_cache(request.app)
-        if outcome == Outcome.STORED and cache is not None and context is not None:
-            # Read-your-writes on this worker, as on the ChirpStack route.
-            cache.notified(str(context.num))
+        if outcome == Outcome.STORED and context is not None:
+            # Read-your-writes across this instance's workers, as on the ChirpStack route.
+            request.app.state.latest_generations.bump(context.num)
         if outcome is None or context is None or outcome in (Outcome.STORED, Outcome.DUPLICATE):
             return Response(content=None, status_code=204)
         raise refused(outcome, TTS_TOKENS, token_hash, context)

@@ -19,7 +19,7 @@ from litestar.testing import AsyncTestClient
 
 from app.core.config import Settings
 from app.main import create_app
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, start_server
 from tests.factories import World, load
 from tests.helpers import bearer
 from tests.integration.test_history import assert_error, iso, nums, parse
@@ -630,6 +630,31 @@ async def test_whole_big_export_streams(
             if lines == 299_999:
                 assert json.loads(line)["temperature"] == 299_998 * 0.25
     assert lines == 300_000
+
+
+async def test_an_export_is_not_cut_by_the_statement_bound_of_other_routes(
+    migrated: str, big: tuple[str, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An export's statements are bounded by its own timeouts, not by the pool's
+    DB_COMMAND_TIMEOUT_S for every other statement (a stream longer than that was a 500)."""
+    key, device = big
+    monkeypatch.setenv("DB_COMMAND_TIMEOUT_S", "0.25")
+    server = start_server(migrated)
+    try:
+        path = DEVICE_EXPORT.format(device["id"])
+        async with server.client() as http:
+            for format in ("ndjson", "parquet"):
+                params = {"from": iso(NOW - timedelta(days=31)), "to": iso(NOW), "format": format}
+                response = await http.get(path, params=params, headers=bearer(key))
+                assert response.status_code == 200, response.text
+                if format == "ndjson":
+                    assert response.content.count(b"\n") == 300_000
+                else:
+                    parquet = pq.ParquetFile(io.BytesIO(response.content))
+                    assert parquet.metadata.num_rows == 300_000
+    finally:
+        server.process.terminate()
+        server.process.wait(timeout=15)
 
 
 async def test_parquet_is_written_row_group_by_row_group(
