@@ -13,6 +13,7 @@ from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
 from tests.helpers import bearer
+from tests.integration.test_auth_cache import committed
 
 DEVICE_KEYS = {
     "id", "devEui", "name", "serialNumber", "status", "subAccountId", "deviceProfileId",
@@ -295,7 +296,9 @@ async def test_feature_off_hides_assignments_and_forbids_filters(
         assert response.json()["error"]["code"] == code
     # Switching the features on again restores the assignments: nothing was deleted.
     b_id = uuid.UUID(fleet.b["id"])
-    await pool.execute(
+    # Waits for the app's key cache to hear of the change, as a client would a moment later.
+    await committed(
+        client, pool,
         "UPDATE sub_accounts SET networks_enabled = NULL, multi_site_enabled = NULL "
         "WHERE id = $1", b_id,
     )  # fmt: skip
@@ -305,7 +308,8 @@ async def test_feature_off_hides_assignments_and_forbids_filters(
         assert response.json()["data"]["siteId"] == fleet.site_b["id"]
         assert await names(client, fleet.bkey, networkId=fleet.net_b["id"]) == ["Bravo"]
     finally:
-        await pool.execute(
+        await committed(
+            client, pool,
             "UPDATE sub_accounts SET networks_enabled = false, multi_site_enabled = false "
             "WHERE id = $1", b_id,
         )  # fmt: skip

@@ -27,6 +27,7 @@ import pytest
 
 from app.core.config import DEFAULT_PORT
 from app.core.db import init_connection
+from app.core.errors import UNAVAILABLE_RETRY_AFTER_S
 from app.ops import cluster
 from tests.conftest import LiveServer, start_server
 from tests.factories import World, load
@@ -338,7 +339,7 @@ async def test_writes_are_503_with_retry_after_while_the_primary_is_down(
                 headers=bearer(tenancy.writer),
             )
         assert write.status_code == 503
-        assert write.headers["Retry-After"] == "1"
+        assert write.headers["Retry-After"] == str(UNAVAILABLE_RETRY_AFTER_S)
         assert write.json()["error"]["code"] == "unavailable"
     finally:
         cli(pair.env, "db", "start")
