@@ -54,8 +54,9 @@ HEADERS: dict[str, dict[str, Any]] = {
         "schema": {"type": "integer", "minimum": 1},
     },
     "WWW-Authenticate": {
-        "description": "Always `Bearer`: the credentials to send.",
-        "schema": {"type": "string", "enum": ["Bearer"]},
+        "description": "`Bearer`: the credentials to send (`Bearer realm=\"members\"` when "
+        "a member's email and password were refused).",
+        "schema": {"type": "string", "pattern": '^Bearer( realm="[a-z]+")?$'},
     },
     "ETag": {
         "description": "Strong validator of the latest values; send it in If-None-Match.",
