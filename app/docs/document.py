@@ -54,7 +54,7 @@ HEADERS: dict[str, dict[str, Any]] = {
         "schema": {"type": "integer", "minimum": 1},
     },
     "WWW-Authenticate": {
-        "description": "`Bearer`: the credentials to send (`Bearer realm=\"members\"` when "
+        "description": '`Bearer`: the credentials to send (`Bearer realm="members"` when '
         "a member's email and password were refused).",
         "schema": {"type": "string", "pattern": '^Bearer( realm="[a-z]+")?$'},
     },
