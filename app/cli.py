@@ -389,11 +389,18 @@ def build_parser() -> argparse.ArgumentParser:
     features.set_defaults(handler=cmd_features)
 
     mqtt = commands.add_parser("mqtt", help="the local Mosquitto broker (development, tests)")
-    mqtt.add_argument("action", choices=["start", "stop"])
+    mqtt.add_argument(
+        "action", choices=["start", "stop"], help="start (prints its URL) or stop the local broker"
+    )
     mqtt.set_defaults(handler=cmd_mqtt)
 
     ingest = commands.add_parser("ingest", help="consume network servers' MQTT integrations")
-    ingest.add_argument("source", choices=["mqtt"])
+    ingest.add_argument(
+        "source",
+        choices=["mqtt"],
+        help="where events come from: `mqtt` (the brokers of "
+        "the integrations with an MQTT section), until interrupted",
+    )
     ingest.set_defaults(handler=cmd_ingest)
 
     dispatch = commands.add_parser("dispatch", help="deliver queued downlinks to ChirpStack")

@@ -7,7 +7,8 @@ every error response with its codes and real messages in our envelope, the rate-
 `Retry-After`, `WWW-Authenticate`, `ETag` and `X-Request-ID` headers, `If-None-Match`,
 parameter schemas (enums, formats, patterns, required), descriptions of every field,
 examples from the demo world, schema names without module paths, no key on the public
-routes, and the ingest route in its own tag with its own token scheme.
+routes, the ingest routes (ChirpStack, The Things Stack) in their own tag with their own
+token scheme, and the export routes' files in their three media types.
 """
 
 from __future__ import annotations
