@@ -442,12 +442,17 @@ def build_parser() -> argparse.ArgumentParser:
     placement.set_defaults(handler=cmd_placement)
 
     mqtt = commands.add_parser("mqtt", help="the local Mosquitto broker (development, tests)")
-    mqtt.add_argument("action", choices=["start", "stop"], help="start (persistence on) or stop it")
+    mqtt.add_argument(
+        "action", choices=["start", "stop"], help="start (prints its URL) or stop the local broker"
+    )
     mqtt.set_defaults(handler=cmd_mqtt)
 
     ingest = commands.add_parser("ingest", help="consume network servers' MQTT integrations")
     ingest.add_argument(
-        "source", choices=["mqtt"], help="the MQTT consumers alone, one per integration"
+        "source",
+        choices=["mqtt"],
+        help="where events come from: `mqtt` (the brokers of "
+        "the integrations with an MQTT section), until interrupted",
     )
     ingest.set_defaults(handler=cmd_ingest)
 

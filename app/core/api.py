@@ -104,7 +104,7 @@ def parse_timestamp(name: str, text: str) -> datetime:
     candidate = text.strip()
     # datetime.fromisoformat stops at a NUL character and would ignore what follows it.
     if not _TIMESTAMP_CHARACTERS.fullmatch(candidate):
-        raise invalid_parameter(name, "must be an ISO 8601 timestamp")
+        raise invalid_parameter(name, "must be an ISO 8601 timestamp such as 2026-11-23T08:00:00Z")
     if candidate.endswith(("z", "Z")):
         candidate = candidate[:-1] + "+00:00"
     # A '+' in a query string may have been decoded to a space.

@@ -37,8 +37,10 @@ ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.ROLE_NOT_RESTRICTABLE: (409, "an administrator cannot be restricted to a site"),
     ErrorCode.LAST_ADMIN: (409, "the only remaining administrator cannot be removed"),
     ErrorCode.PAYLOAD_TOO_LARGE: (413, "request body over 64 KiB"),
+    ErrorCode.URI_TOO_LONG: (414, "request target over 8 KiB"),
     ErrorCode.UNSUPPORTED_MEDIA_TYPE: (415, "Content-Type must be application/json"),
     ErrorCode.MEMBER_QUOTA_REACHED: (422, "the sub-account has reached its member limit (10)"),
+    ErrorCode.HEADERS_TOO_LARGE: (431, "request headers over 32 KiB"),
     ErrorCode.RATE_LIMITED: (429, "per-minute request limit exceeded"),
     ErrorCode.QUOTA_EXCEEDED: (429, "daily request quota exceeded"),
     ErrorCode.UNAVAILABLE: (503, "service temporarily unavailable"),
@@ -51,17 +53,22 @@ STATUS_TEXT = {
     403: "Authenticated, but not allowed",
     404: "No such resource in the key's scope (another tenant's is the same as none)",
     409: "Conflicts with the current state",
-    413: "Body over 64 KiB",
+    413: "Body over 64 KiB (on GET and DELETE: any body the route does not read)",
+    414: "The request line (path and query) is too long",
     415: "Content-Type is not application/json",
     422: "A limit of the account is reached",
+    431: "The request headers are too large",
     429: "Over the per-minute rate or the daily quota; retry after `Retry-After` seconds",
-    503: "The database is unreachable or the query took too long; retry later",
+    503: "The database is unreachable, the query took too long, or (export) every export "
+    "slot is busy; retry after `Retry-After` seconds when it is given",
 }
 
 # Codes a route gives beyond those derived from its declaration (scope, key flavour, plan
 # write access, feature switches, parameters, body, path ids): see document.py.
 ROUTE_CODES: dict[str, tuple[ErrorCode, ...]] = {
     "getDeviceHistory": (ErrorCode.MULTI_SITE_DISABLED, ErrorCode.OUTSIDE_RETENTION),
+    "exportDeviceTelemetry": (ErrorCode.OUTSIDE_RETENTION,),
+    "exportFleetTelemetry": (ErrorCode.OUTSIDE_RETENTION,),
     "sendDownlink": (ErrorCode.RATE_LIMITED,),
     "addMember": (
         ErrorCode.MULTI_SITE_DISABLED,
@@ -201,6 +208,16 @@ FIELD_DOCS: dict[str, str] = {
     "rateLimit": "The key's per-minute limit and what is left of it.",
     "perMinute": "Requests allowed in any 60 seconds.",
     "remaining": "Requests left in the current window.",
+    "tz": "The IANA zone the buckets follow, as requested; absent without `tz`.",
+    "DownlinkItem.status": "Delivery state: `queued`, `submitted`, `sent`, `acknowledged`, "
+    "`nacked`, `failed` or `expired`.",
+    "DownlinkItem.expiresAt": "When the item expires unsent (RFC 3339 UTC), or null.",
+    "DownlinkItem.createdAt": "When the API accepted it (RFC 3339 UTC).",
+    "submittedAt": "When ChirpStack took it (RFC 3339 UTC), or null.",
+    "sentAt": "When the network transmitted it (`txack`; RFC 3339 UTC), or null.",
+    "fCntDown": "The downlink frame counter it was sent with, or null before `sent`.",
+    "acknowledgedAt": "When the device acknowledged or nacked it (RFC 3339 UTC), or null.",
+    "DownlinkItem.error": "Why it failed (ChirpStack's refusal or the network's log), or null.",
 }
 
 # Patterns of response fields by name (the service writes them canonically, D6).
@@ -223,6 +240,7 @@ PARAM_DOCS: dict[str, str] = {
     "subAccountId": "Only items of this sub-account (unknown or foreign: an empty list).",
     "deviceProfileId": "Only devices of this profile (unknown or foreign: an empty list).",
     "search": "Case-insensitive substring of the name, serial number or DevEUI.",
+    "queue_item_id": "The `queueItemId` of the 202 that queued it (another device's: 404).",
 }
 
 UUID = {"type": "string", "format": "uuid"}
@@ -280,6 +298,16 @@ PARAM_SCHEMAS: dict[str, dict[str, Any]] = {
         "type": "string",
         "examples": ["up", "status", "join", "location"],
     },
+    "fields": {"type": "string", "examples": ["temperature,humidity", "signal_quality"]},
+    "format": {"type": "string", "enum": ["csv", "ndjson", "parquet"], "default": "csv"},
+    "layout": {"type": "string", "enum": ["wide", "long"], "default": "wide"},
+    "tz": {"type": "string", "examples": ["Europe/Berlin", "Asia/Kolkata"]},
+    "queue_item_id": {**UUID, "examples": ["b927f775-cefd-4d48-b0bb-4f1e1f1dbd20"]},
 }
-REQUIRED_PARAMS = {"getDeviceHistory": ("field", "from", "to"), "ingestChirpStack": ("event",)}
+REQUIRED_PARAMS = {
+    "getDeviceHistory": ("field", "from", "to"),
+    "exportDeviceTelemetry": ("from", "to"),
+    "exportFleetTelemetry": ("from", "to"),
+    "ingestChirpStack": ("event",),
+}
 HISTORY_SITE = {"type": "string", "format": "uuid"}

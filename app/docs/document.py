@@ -7,7 +7,8 @@ every error response with its codes and real messages in our envelope, the rate-
 `Retry-After`, `WWW-Authenticate`, `ETag` and `X-Request-ID` headers, `If-None-Match`,
 parameter schemas (enums, formats, patterns, required), descriptions of every field,
 examples from the demo world, schema names without module paths, no key on the public
-routes, and the ingest route in its own tag with its own token scheme.
+routes, the ingest routes (ChirpStack, The Things Stack) in their own tag with their own
+token scheme, and the export routes' files in their three media types.
 """
 
 from __future__ import annotations
@@ -29,6 +30,15 @@ _FEATURE_CODES = {
     "networks": ErrorCode.NETWORKS_DISABLED,
     "multi_site": ErrorCode.MULTI_SITE_DISABLED,
 }
+# Statuses app/core/face.py can answer before the application (and its request id).
+FACE_STATUSES = {404, 413, 414, 431}
+INGEST_OPERATIONS = {
+    "ingestChirpStack": "A ChirpStack v4 integration event, JSON marshaler; its shape depends "
+    "on `event` (ChirpStack's own documentation). Up to 64 KiB.",
+    "ingestTheThingsStack": "A The Things Stack webhook message (JSON): an uplink, a "
+    "join-accept or a solved location, by `end_device_ids.dev_eui`. Up to 64 KiB.",
+}
+EXPORT_OPERATIONS = {"exportDeviceTelemetry", "exportFleetTelemetry"}
 PUBLIC_OPERATIONS = {"getHealth", "getIndex", "getApiIndex", "getOpenApiDocument", "getDocs"}
 
 HEADERS: dict[str, dict[str, Any]] = {
@@ -45,8 +55,9 @@ HEADERS: dict[str, dict[str, Any]] = {
         "schema": {"type": "integer", "minimum": 1},
     },
     "WWW-Authenticate": {
-        "description": "Always `Bearer`: the credentials to send.",
-        "schema": {"type": "string", "enum": ["Bearer"]},
+        "description": '`Bearer`: the credentials to send (`Bearer realm="members"` when '
+        "a member's email and password were refused).",
+        "schema": {"type": "string", "pattern": '^Bearer( realm="[a-z]+")?$'},
     },
     "ETag": {
         "description": "Strong validator of the latest values; send it in If-None-Match.",
@@ -142,7 +153,12 @@ def _handler_options(app: Litestar) -> dict[str, dict[str, Any]]:
 def _codes(operation: dict[str, Any], opt: dict[str, Any], public: bool) -> list[ErrorCode]:
     """Every error code the operation can answer, in the order of decisions D3."""
     operation_id = operation["operationId"]
-    codes: list[ErrorCode] = []
+    # The server's face (app/core/face.py) answers these on every route before routing.
+    codes: list[ErrorCode] = [
+        ErrorCode.PAYLOAD_TOO_LARGE,
+        ErrorCode.URI_TOO_LONG,
+        ErrorCode.HEADERS_TOO_LARGE,
+    ]
     if not public:
         codes += [
             ErrorCode.UNAUTHORIZED,
@@ -185,11 +201,16 @@ def _error_responses(codes: list[ErrorCode], public: bool) -> dict[str, Any]:
         by_status.setdefault(catalog.ERROR_CODES[code][0], []).append(code)
     responses: dict[str, Any] = {}
     for status, named in sorted(by_status.items()):
-        headers: dict[str, Any] = {"X-Request-ID": _ref("X-Request-ID", required=True)}
+        # The face's refusals come before the request has an id.
+        headers: dict[str, Any] = {
+            "X-Request-ID": _ref("X-Request-ID", required=status not in FACE_STATUSES)
+        }
         if status == 401:
             headers["WWW-Authenticate"] = _ref("WWW-Authenticate")
         if status == 429:
             headers["Retry-After"] = _ref("Retry-After", required=True)
+        if status == 503:
+            headers["Retry-After"] = _ref("Retry-After")
         if not public and status not in (401, 503):
             headers["X-RateLimit-Limit"] = _ref("X-RateLimit-Limit")
             headers["X-RateLimit-Remaining"] = _ref("X-RateLimit-Remaining")
@@ -292,11 +313,12 @@ def _ingest(operation: dict[str, Any]) -> None:
     operation["security"] = [{"integrationToken": []}]
     operation["requestBody"] = {
         "required": True,
-        "description": "A ChirpStack v4 integration event, JSON marshaler; its shape depends "
-        "on `event` (ChirpStack's own documentation). Up to 64 KiB.",
+        "description": INGEST_OPERATIONS[operation["operationId"]],
         "content": {"application/json": {"schema": {"type": "object"}}},
     }
     codes = [
+        ErrorCode.URI_TOO_LONG,
+        ErrorCode.HEADERS_TOO_LARGE,
         ErrorCode.UNAUTHORIZED,
         ErrorCode.INVALID_BODY,
         ErrorCode.PAYLOAD_TOO_LARGE,
@@ -306,22 +328,76 @@ def _ingest(operation: dict[str, Any]) -> None:
     ]
     operation["responses"] = {
         "204": {
-            "description": "Stored (after commit), a repeated deduplicationId, or an event "
-            "type the service ignores.",
+            "description": "Stored (after commit), a repeated event (ChirpStack's "
+            "`deduplicationId`, The Things Stack's `as:up:` correlation id), or an event type "
+            "the service ignores.",
             "headers": {"X-Request-ID": _ref("X-Request-ID", required=True)},
         },
         **_error_responses(codes, public=True),
     }
 
 
+def _export(operation: dict[str, Any]) -> None:
+    """A file, not JSON: its three media types, its name and no caching."""
+    ok = operation["responses"]["200"]
+    ok["description"] = (
+        "The file, streamed (chunked; no Content-Length). Its media type follows `format`."
+    )
+    ok["headers"]["Content-Disposition"] = {
+        "description": '`attachment; filename="..."`: the DevEUI (or `fleet`), the range '
+        "and the format's extension.",
+        "schema": {"type": "string", "pattern": '^attachment; filename="[^"]+"$'},
+        "required": True,
+    }
+    ok["headers"]["Cache-Control"] = {
+        "description": "`no-store`: an export is never cached.",
+        "schema": {"type": "string", "enum": ["no-store"]},
+        "required": True,
+    }
+    examples = RESPONSE_EXAMPLES.get(operation["operationId"], {})
+    ok["content"] = {
+        "text/csv": {
+            "schema": {
+                "type": "string",
+                "description": "`format=csv`: RFC 4180, UTF-8, a header row (the media type's "
+                "`header=present` parameter says so).",
+            },
+        },
+        "application/x-ndjson": {
+            "schema": {
+                "type": "string",
+                "description": "`format=ndjson`: one JSON object per reading time (wide) or "
+                "per reading (long), one per line.",
+            },
+        },
+        "application/vnd.apache.parquet": {
+            "schema": {
+                "type": "string",
+                "format": "binary",
+                "description": "`format=parquet`: one Parquet file with typed columns "
+                "(timestamp UTC, float64, string, bool).",
+            },
+        },
+    }
+    for media, example in examples.items():
+        ok["content"][media]["example"] = example
+
+
 def _success_examples(operation: dict[str, Any]) -> None:
     example = RESPONSE_EXAMPLES.get(operation["operationId"])
-    if example is None:
+    if example is None or operation["operationId"] in EXPORT_OPERATIONS:
         return
+    zoned = RESPONSE_EXAMPLES.get("getDeviceHistoryInZone")
     for status, response in operation["responses"].items():
         if status.startswith("2") and "content" in response:
             for media in response["content"].values():
-                media["example"] = example
+                if operation["operationId"] == "getDeviceHistory" and zoned is not None:
+                    media["examples"] = {
+                        "hourly": {"summary": "Hourly averages (UTC)", "value": example},
+                        "dailyInZone": {"summary": "Daily maxima, Berlin days", "value": zoned},
+                    }
+                else:
+                    media["example"] = example
     body = BODY_EXAMPLES.get(operation["operationId"])
     if body is not None and "requestBody" in operation:
         media = operation["requestBody"]["content"]["application/json"]
@@ -348,7 +424,7 @@ def complete(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
                 continue
             operation_id = operation["operationId"]
             _complete_parameters(operation)
-            if operation_id == "ingestChirpStack":
+            if operation_id in INGEST_OPERATIONS:
                 _ingest(operation)
                 continue
             opt = options.get(operation_id, {})
@@ -362,6 +438,8 @@ def complete(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
             operation["responses"].update(_error_responses(_codes(operation, opt, public), public))
             if operation_id == "getDeviceLatest":
                 _latest(operation)
+            if operation_id in EXPORT_OPERATIONS:
+                _export(operation)
             if operation_id in ("sendDownlink", "executeMulticastGroup"):
                 schema = operation["requestBody"]["content"]["application/json"]["schema"]
                 # Exactly one of the two (both is fine when they name the same template).
@@ -397,7 +475,11 @@ TAGS = [
     {"name": "Networks", "description": "Groupings with health rollups (Networks feature)."},
     {"name": "Sites", "description": "Physical locations (multi-site feature)."},
     {"name": "Sub-accounts", "description": "The partner's customers."},
-    {"name": "Downlinks", "description": "Commands queued to devices."},
+    {"name": "Downlinks", "description": "Commands queued to devices and their delivery."},
+    {
+        "name": "Export",
+        "description": "Every reading of a range as one streamed CSV, NDJSON or Parquet file.",
+    },
     {"name": "Multicast groups", "description": "Groups of devices and their execution."},
     {"name": "Members", "description": "Users of the key's sub-account."},
     {

@@ -172,12 +172,39 @@ async def _collect(database_url: str) -> dict[str, Any]:
             if answer.status_code >= 300:
                 raise RuntimeError(f"{operation_id}: {answer.status_code} {answer.text}")
             responses[operation_id] = _shorten(answer.json())
+        queued = responses["sendDownlink"]["data"]["queueItemId"]
+        item = await client.get(f"/api/v1/devices/{DEVICE}/downlinks/{queued}", headers=partner)
+        responses["getDownlink"] = _shorten(item.json())
+        zoned = await client.get(
+            f"/api/v1/devices/{DEVICE}/history?field=temperature&from=now-P2D&to=now"
+            "&resolution=daily&agg=max&tz=Europe/Berlin",
+            headers=partner,
+        )
+        responses["getDeviceHistoryInZone"] = _shorten(zoned.json())
+        # Exports are files: their examples are the first lines of real ones.
+        for operation_id, path in EXPORTS:
+            for media, query in (("text/csv", "csv"), ("application/x-ndjson", "ndjson")):
+                answer = await client.get(f"{path}&format={query}", headers=partner)
+                if answer.status_code != 200:
+                    raise RuntimeError(f"{operation_id}: {answer.status_code} {answer.text}")
+                head = "".join(answer.text.splitlines(keepends=True)[:4])
+                responses.setdefault(operation_id, {})[media] = head
         added = responses["addMember"]["data"]["userId"]
         removed = await client.delete(f"/api/v1/members/{added}", headers=harbour)
         responses["removeMember"] = removed.json()
         spec = await client.get("/api/v1/openapi.json")
         responses["getOpenApiDocument"] = {"openapi": spec.json()["openapi"], "info": {}}
     return {"responses": responses, "bodies": BODIES}
+
+
+EXPORTS = [
+    (
+        "exportDeviceTelemetry",
+        f"/api/v1/devices/{DEVICE}/export?fields=temperature,humidity&from=now-P1D&to=now"
+        "&tz=Europe/Berlin",
+    ),
+    ("exportFleetTelemetry", "/api/v1/export?fields=temperature&from=now-PT6H&to=now"),
+]
 
 
 def main() -> None:

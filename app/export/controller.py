@@ -52,9 +52,16 @@ FieldsParam = Annotated[
     Parameter(description="Comma-separated field identifiers or `signal_quality`."),
 ]
 FromParam = Annotated[
-    str | None, Parameter(query="from", description="Required. ISO 8601 timestamp.")
+    str | None,
+    Parameter(
+        query="from",
+        description="Start (inclusive): an ISO 8601 timestamp, `now` or `now-<duration>`.",
+    ),
 ]
-ToParam = Annotated[str | None, Parameter(description="Required. ISO 8601 timestamp.")]
+ToParam = Annotated[
+    str | None,
+    Parameter(description="End (exclusive): an ISO 8601 timestamp, `now` or `now-<duration>`."),
+]
 FormatParam = Annotated[str | None, Parameter(description="`csv` (default), `ndjson`, `parquet`.")]
 LayoutParam = Annotated[str | None, Parameter(description="`wide` (default) or `long`.")]
 TzParam = Annotated[str | None, Parameter(description="IANA time zone: adds a `localTime` column.")]

@@ -17,12 +17,13 @@ import msgspec
 
 from app.auth.principal import Principal
 from app.auth.tenancy import DeviceRef
-from app.core.api import parse_timestamp, utc_now
+from app.core.api import utc_now
 from app.core.config import Settings
 from app.core.errors import ErrorCode, forbidden, invalid_parameter
 from app.core.sql import QUERIES
 from app.export.structs import FORMATS, LAYOUTS, Column, ExportParams, ExportPlan, Format
 from app.history.planner import parse_resolution, plan_segments
+from app.history.service import history_time
 from app.history.zones import parse_tz
 
 SIGNAL_QUALITY = "signal_quality"
@@ -42,7 +43,9 @@ def parse_params(
         raise invalid_parameter("from", "is required")
     if end is None:
         raise invalid_parameter("to", "is required")
-    begin, finish = parse_timestamp("from", start), parse_timestamp("to", end)
+    # `now`, `now-P1D` as on /history ("as history", integrations.md section 4): one `now`.
+    now = utc_now()
+    begin, finish = history_time("from", start, now), history_time("to", end, now)
     if begin >= finish:
         raise invalid_parameter("from", "must be before to")
     chosen_format = format if format is not None else "csv"

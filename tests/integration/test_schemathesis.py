@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +30,13 @@ from tests.conftest import LiveServer, start_server
 MAX_EXAMPLES = 30
 SEED = 20261123
 TIMEOUT_SECONDS = 240
+TTS_TOKEN = "schemathesis-tts-token-000000000000000"
+INGEST = (
+    "--exclude-operation-id",
+    "ingestChirpStack",
+    "--exclude-operation-id",
+    "ingestTheThingsStack",
+)
 CHECKS = ",".join(
     [
         "not_a_server_error",
@@ -47,6 +55,15 @@ async def demo_world(pool: asyncpg.Pool) -> dict[str, str]:
 
     document = demo.build()
     partner = document["partners"][0]
+    # The demo world has no The Things Stack integration; one is added so that its ingest
+    # route is run with a token of its kind.
+    partner["integrations"].append(
+        {
+            "id": str(uuid.uuid5(uuid.NAMESPACE_URL, "schemathesis-tts")),
+            "kind": "tts",
+            "token": TTS_TOKEN,
+        }
+    )
     partner["tier"] = {"perMinute": 1_000_000, "perDay": 100_000_000}
     for sub_account in partner["subAccounts"]:
         sub_account.pop("tier", None)
@@ -56,6 +73,7 @@ async def demo_world(pool: asyncpg.Pool) -> dict[str, str]:
         "partner": demo.PARTNER_KEY,
         "sub_account": demo.HARBOUR_KEY,
         "integration": demo.INTEGRATION_TOKEN,
+        "tts": TTS_TOKEN,
     }
 
 
@@ -120,10 +138,11 @@ def _schemathesis(
 @pytest.mark.parametrize(
     ("flavour", "options"),
     [
-        ("partner", ("--exclude-operation-id", "ingestChirpStack")),
-        ("sub_account", ("--exclude-operation-id", "ingestChirpStack")),
-        # The ingest route with the demo world's integration token instead of a key.
+        ("partner", INGEST),
+        ("sub_account", INGEST),
+        # The ingest routes with an integration token of their kind instead of a key.
         ("integration", ("--include-operation-id", "ingestChirpStack")),
+        ("tts", ("--include-operation-id", "ingestTheThingsStack")),
     ],
 )
 def test_live_answers_conform_to_the_document(
