@@ -64,9 +64,14 @@ class Pair:
             "TELEMETRY_DB_PORT": str(PRIMARY_PORT),
         }
         self.primary = cli(self.env, "db", "start")
-        cli({**self.env, "DATABASE_URL": self.primary}, "db", "migrate")
-        self.standby = self.start_standby()
         self.standby_dir = root / f"primary-standby-{STANDBY_PORT}"
+        try:
+            cli({**self.env, "DATABASE_URL": self.primary}, "db", "migrate")
+            self.standby = self.start_standby()
+        except BaseException:
+            # A half-built pair must not outlive the test run holding its ports.
+            self.stop()
+            raise
 
     def start_standby(self) -> str:
         return cli(self.env, "db", "start", "--standby", "--port", str(STANDBY_PORT))
@@ -82,8 +87,15 @@ class Pair:
         )
 
     def stop(self) -> None:
-        cli(self.env, "db", "stop", "--standby", "--port", str(STANDBY_PORT), "--drop")
-        cli(self.env, "db", "stop")
+        """Stops whatever of the pair is running (each step even when another fails)."""
+        for args in (("--standby", "--port", str(STANDBY_PORT), "--drop"), ()):
+            subprocess.run(
+                [TELEMETRY, "db", "stop", *args],
+                env={**os.environ, **self.env},
+                capture_output=True,
+                check=False,
+                timeout=120,
+            )
 
 
 @pytest.fixture(scope="module")
@@ -91,10 +103,14 @@ def pair() -> Iterator[Pair]:
     # Not under pytest's own temporary root: pytest makes that 0700 again at each session
     # start, and the clusters run as `postgres`.
     root = Path(tempfile.mkdtemp(prefix="telemetry-replication-"))
-    pair = Pair(root)
-    yield pair
-    pair.stop()
-    shutil.rmtree(root, ignore_errors=True)
+    try:
+        pair = Pair(root)
+        try:
+            yield pair
+        finally:
+            pair.stop()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 class Tenancy:
