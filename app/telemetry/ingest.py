@@ -14,7 +14,6 @@ to app/downlinks/events.py. The TTS route (app/tts/) shares `find_device` and `r
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from typing import Any
 
 import asyncpg
@@ -57,13 +56,30 @@ class IntegrationTokens:
     The token's one check before storing: the storing transaction checks it again
     (`ingest_admit`), so an uplink with a token revoked meanwhile is still refused."""
 
-    def __init__(self, query: str, unauthorized: Callable[[], ApiError]) -> None:
+    def __init__(self, query: str, name: str) -> None:
         self.query = query
-        self.unauthorized = unauthorized
+        # The integration named in the route's 401 ("integration token" for ChirpStack).
+        self.name = name
         self.cache: TtlCache[bytes, uuid.UUID] = TtlCache()
 
+    def unauthorized(self) -> ApiError:
+        return ApiError(
+            401,
+            ErrorCode.UNAUTHORIZED,
+            f"missing or unknown {self.name}",
+            {"WWW-Authenticate": "Bearer"},
+        )
+
+    def token_hash(self, request: Request[Any, Any, Any]) -> bytes:
+        """The hash of the request's bearer integration token, or the 401."""
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise self.unauthorized()
+        return hash_secret(token)
+
     async def partner(self, pool: asyncpg.Pool, token_hash: bytes) -> uuid.UUID:
-        """The partner of the token, or the 401 of `unauthorized`."""
+        """The partner of the token, or the 401."""
         partner_id = self.cache.get(token_hash)
         if partner_id is None:
             partner_id = await pool.fetchval(self.query, token_hash)
@@ -83,27 +99,7 @@ def _no_content() -> Response[None]:
     return Response(content=None, status_code=204)
 
 
-def _unauthorized() -> ApiError:
-    return ApiError(
-        401,
-        ErrorCode.UNAUTHORIZED,
-        "missing or unknown integration token",
-        {"WWW-Authenticate": "Bearer"},
-    )
-
-
-CHIRPSTACK_TOKENS = IntegrationTokens(QUERIES["telemetry.partner_for_token"], _unauthorized)
-
-
-def token_hash_of(
-    request: Request[Any, Any, Any], unauthorized: Callable[[], ApiError] = _unauthorized
-) -> bytes:
-    """The hash of the request's bearer integration token, or the route's 401."""
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not token:
-        raise unauthorized()
-    return hash_secret(token)
+CHIRPSTACK_TOKENS = IntegrationTokens(QUERIES["telemetry.partner_for_token"], "integration token")
 
 
 async def find_device(
@@ -255,7 +251,7 @@ class IngestController(Controller):
     ) -> Response[None]:
         await receive_chirpstack(
             request.app.state.pool,
-            token_hash_of(request),
+            CHIRPSTACK_TOKENS.token_hash(request),
             event,
             await request.body(),
             request.app.state.latest_generations,

@@ -18,25 +18,17 @@ from litestar import Controller, Request, Response, post
 
 from app.core.api import normalize_eui
 from app.core.body import UNREADABLE, unreadable
-from app.core.errors import ApiError, ErrorCode, error_responses, invalid_body
+from app.core.errors import error_responses, invalid_body
 from app.core.sql import QUERIES
 from app.telemetry.batch import batcher_for
 from app.telemetry.catalog import DeviceContext
-from app.telemetry.ingest import IntegrationTokens, find_device, refused, token_hash_of
+from app.telemetry.ingest import IntegrationTokens, find_device, refused
 from app.telemetry.pipeline import Outcome, Uplink, dedup_key, event_time, store_event
 from app.tts.structs import DECODER, ApplicationUp
 
-
-def _unauthorized() -> ApiError:
-    return ApiError(
-        401,
-        ErrorCode.UNAUTHORIZED,
-        "missing or unknown The Things Stack integration token",
-        {"WWW-Authenticate": "Bearer"},
-    )
-
-
-TTS_TOKENS = IntegrationTokens(QUERIES["tts.partner_for_token"], _unauthorized)
+TTS_TOKENS = IntegrationTokens(
+    QUERIES["tts.partner_for_token"], "The Things Stack integration token"
+)
 
 
 def _dedup(kind: str, message: ApplicationUp) -> str | None:
@@ -132,7 +124,7 @@ class TtsIngestController(Controller):
     )
     async def tts(self, request: Request[Any, Any, Any]) -> Response[None]:
         pool: asyncpg.Pool = request.app.state.pool
-        token_hash = token_hash_of(request, _unauthorized)
+        token_hash = TTS_TOKENS.token_hash(request)
         partner_id = await TTS_TOKENS.partner(pool, token_hash)
         try:
             message = DECODER.decode(await request.body())
