@@ -1,8 +1,30 @@
-"""Helpers shared by the tests: request headers."""
+"""Helpers shared by the tests: request headers, waiting for a change to reach the app."""
 
 from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+from litestar.testing import AsyncTestClient
 
 
 def bearer(key: str, **extra: str) -> dict[str, str]:
     """The headers of a request authenticated with API key `key` (plus any `extra`)."""
     return {"Authorization": f"Bearer {key}", **extra}
+
+
+async def committed(client: AsyncTestClient, pool: asyncpg.Pool, sql: str, *args: object) -> None:
+    """Runs a change and waits until the in-process worker has its notification.
+
+    NOTIFY reaches the worker's listening connection a little after the commit returns
+    (well under a millisecond on a quiet box); an in-process request issued in the same
+    instant may still see the old state, so these tests wait for the delivery itself.
+    """
+    cache, latest = client.app.state.auth_cache, client.app.state.latest_cache
+    seen = cache.generation, latest.generation
+    await pool.execute(sql, *args)
+    for _ in range(100):
+        if (cache.generation, latest.generation) != seen:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("no notification reached the worker")

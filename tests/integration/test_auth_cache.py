@@ -19,7 +19,7 @@ from app.core.config import Settings
 from app.main import create_app
 from tests.conftest import LiveServer
 from tests.factories import World, load
-from tests.helpers import bearer
+from tests.helpers import bearer, committed
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_admin_cli import telemetry
 from tests.integration.test_ingest import INGEST, th_world
@@ -40,23 +40,6 @@ async def settled_day_count(pool: asyncpg.Pool, key_id: str, expected: int) -> i
             break
         await asyncio.sleep(0.2)
     return count
-
-
-async def committed(client: AsyncTestClient, pool: asyncpg.Pool, sql: str, *args: object) -> None:
-    """Runs a change and waits until the in-process worker has its notification.
-
-    NOTIFY reaches the worker's listening connection a little after the commit returns
-    (well under a millisecond on a quiet box); an in-process request issued in the same
-    instant may still see the old state, so these tests wait for the delivery itself.
-    """
-    cache, latest = cache_of(client), client.app.state.latest_cache
-    seen = cache.generation, latest.generation
-    await pool.execute(sql, *args)
-    for _ in range(100):
-        if (cache.generation, latest.generation) != seen:
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("no notification reached the worker")
 
 
 def cache_of(client: AsyncTestClient) -> AuthCache:

@@ -12,8 +12,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
-from tests.helpers import bearer
-from tests.integration.test_auth_cache import committed
+from tests.helpers import bearer, committed
 
 DEVICE_KEYS = {
     "id", "devEui", "name", "serialNumber", "status", "subAccountId", "deviceProfileId",
