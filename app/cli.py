@@ -279,8 +279,11 @@ def cmd_dispatch(args: argparse.Namespace) -> None:
 
 
 def cmd_retention(args: argparse.Namespace) -> None:
-    from app.history.retention import compact_closed_chunks, run_retention
+    from app.history.retention import compact_closed_chunks, pack_closed_weeks, run_retention
 
+    if args.pack:
+        packed = run_with_connection(lambda c: pack_closed_weeks(c, settings().pack_after_s))
+        print(f"chunks packed: {packed}")
     dropped = run_with_connection(run_retention)
     print("another runner holds the lock" if dropped is None else f"chunks dropped: {dropped}")
     if args.compact:
@@ -463,6 +466,11 @@ def build_parser() -> argparse.ArgumentParser:
     retention.add_argument("action", choices=["run"], help="run the retention job once")
     retention.add_argument(
         "--compact", action="store_true", help="also CLUSTER closed chunks (default: off)"
+    )
+    retention.add_argument(
+        "--pack",
+        action="store_true",
+        help="first pack the raw weeks closed for TELEMETRY_PACK_AFTER_S (default: off)",
     )
     retention.set_defaults(handler=cmd_retention)
 

@@ -1,12 +1,14 @@
 """The history oracle: the route's answers against time_bucket over the raw tables.
 
-Random readings (late, out of order, equal times, across sites, some bulk-loaded by COPY
-and `rebuild_rollups`, some removed by `delete_device_telemetry`) are loaded for one
-device, clustered around hour and day edges and the DST changes of the zones below;
-then random requests (range, resolution, agg, site filter, field, `tz`) go through the
-real route, and each answer is compared with the same aggregate computed directly by
-`time_bucket(interval, time[, tz])` over `readings_num` / `readings_other` (decisions
-D12, integrations.md section 5: equal, avg within 1e-9 relative). Most requests are aimed
+Random readings (late, out of order, equal times, across sites, some bulk-loaded by COPY,
+some packed into weeks by the packing job and some left raw in the same weeks, some
+removed by `delete_device_telemetry`) are loaded for one device, clustered around hour
+and day edges and the DST changes of the zones below; then random requests (range,
+resolution, agg, site filter, field, `tz`) go through the real route, and each answer is
+compared with the same aggregate computed directly by `time_bucket(interval, time[, tz])`
+over a plain copy of the readings (`oracle_readings_num` / `_other`, one row per reading,
+written beside the real load and never packed) (decisions D12, integrations.md section 5:
+equal, avg within 1e-9 relative). Most requests are aimed
 at the data (a range around a reading of the field, at its site), so that most cases
 compare non-empty answers; the share is reported. tests/integration/test_history_oracle.py
 runs a few hundred cases; the long mode (benchmarks/history_oracle.py) runs on a scratch
@@ -77,7 +79,8 @@ class Reading:
     offset_us: int  # from BASE
     value: Any
     site: int  # 0 = none, 1 or 2: the oracle's two sites
-    bulk: bool  # COPY + rebuild_rollups instead of record_readings
+    bulk: bool  # COPY instead of record_readings
+    packed: bool  # loaded before the packing job runs (the others land in packed weeks raw)
 
 
 DAY_US = 86_400_000_000
@@ -121,9 +124,10 @@ reading = st.builds(
     value=st.none(),
     site=st.sampled_from([0, 1, 2]),
     bulk=st.booleans(),
+    packed=st.sampled_from([True, True, False]),
 ).flatmap(
     lambda r: (numbers if r.field == "x" else strings).map(
-        lambda v: Reading(r.field, r.offset_us, v, r.site, r.bulk)
+        lambda v: Reading(r.field, r.offset_us, v, r.site, r.bulk, r.packed)
     )
 )
 
@@ -255,12 +259,58 @@ class Oracle:
         if dataset.before_deletion:
             await self.pool.execute("SELECT delete_device_telemetry($1)", self.device_num)
         await self._load(dataset.after_deletion)
+        await self._copy(dataset.after_deletion)
+
+    async def _copy(self, batch: list[Reading]) -> None:
+        """The readings once more, one row each, in tables the service never touches."""
+        async with self.pool.acquire() as connection, connection.transaction():
+            for kind in ("num", "other"):
+                await connection.execute(
+                    f"CREATE TABLE IF NOT EXISTS oracle_readings_{kind}"
+                    f" (LIKE readings_{kind} INCLUDING DEFAULTS)"
+                )
+                await connection.execute(f"TRUNCATE oracle_readings_{kind}")
+                await connection.executemany(
+                    f"INSERT INTO oracle_readings_{kind}"
+                    " (device_num, field_num, time, value, site_num) VALUES ($1, $2, $3, $4, $5)",
+                    [
+                        self._row(r)
+                        for r in batch
+                        if (r.field == "x") == (kind == "num")
+                    ],
+                )
+
+    def _row(self, reading: Reading) -> tuple[Any, ...]:
+        return (
+            self.device_num,
+            self.field_nums[reading.field],
+            self.base + timedelta(microseconds=reading.offset_us),
+            reading.value,
+            self._site_num(reading.site),
+        )
 
     def _site_num(self, site: int) -> int:
         return self.site_nums[site - 1] if site else 0
 
     async def _load(self, batch: list[Reading]) -> None:
-        bulk = [r for r in batch if r.bulk]
+        """The packed readings, then the packing job over every closed week, then the rest
+        (late readings, raw inside packed weeks)."""
+        await self._write([r for r in batch if r.packed])
+        await self.pool.execute("SELECT pack_closed_chunks(interval '0')")
+        await self._write([r for r in batch if not r.packed])
+        # How the dataset lies: readings in packed weeks and raw ones (the oracle's cases
+        # must see both, and weeks holding both).
+        packed, raw = await self.pool.fetchrow(
+            "SELECT (SELECT COALESCE(sum(n), 0) FROM packed_num WHERE device_num = $1)"
+            " + (SELECT COALESCE(sum(n), 0) FROM packed_other WHERE device_num = $1),"
+            " (SELECT count(*) FROM readings_num WHERE device_num = $1)"
+            " + (SELECT count(*) FROM readings_other WHERE device_num = $1)",
+            self.device_num,
+        )
+        self.stats["packed readings"] = self.stats.get("packed readings", 0) + packed
+        self.stats["raw readings"] = self.stats.get("raw readings", 0) + raw
+
+    async def _write(self, batch: list[Reading]) -> None:
         for reading in batch:
             if reading.bulk:
                 continue
@@ -275,19 +325,10 @@ class Oracle:
                 [] if numeric else [self.field_nums["s"]],
                 [] if numeric else [reading.value],
             )
-        if not bulk:
+        rows = [self._row(r) for r in batch if r.bulk]
+        if not rows:
             return
         async with self.pool.acquire() as connection, connection.transaction():
-            rows = [
-                (
-                    self.device_num,
-                    self.field_nums[r.field],
-                    self.base + timedelta(microseconds=r.offset_us),
-                    r.value,
-                    self._site_num(r.site),
-                )
-                for r in bulk
-            ]
             numeric = [row for row in rows if isinstance(row[3], float)]
             if numeric:
                 await connection.copy_records_to_table(
@@ -295,18 +336,11 @@ class Oracle:
                     records=numeric,
                     columns=["device_num", "field_num", "time", "value", "site_num"],
                 )
-            # jsonb has no binary COPY encoder here; a plain INSERT bypasses the rollups alike.
+            # jsonb has no binary COPY encoder here; a plain INSERT stands in for it.
             await connection.executemany(
                 "INSERT INTO readings_other (device_num, field_num, time, value, site_num)"
                 " VALUES ($1, $2, $3, $4, $5)",
                 [row for row in rows if not isinstance(row[3], float)],
-            )
-            times = [self.base + timedelta(microseconds=r.offset_us) for r in bulk]
-            await connection.execute(
-                "SELECT rebuild_rollups($1, $2, $3)",
-                min(times),
-                max(times) + timedelta(microseconds=1),
-                [self.device_num],
             )
 
     async def check(self, request: Request) -> None:
@@ -352,7 +386,7 @@ class Oracle:
         site_num = None
         if request.site is not None:
             site_num = -1 if request.site == 3 else self.site_nums[request.site - 1]
-        table = "readings_num" if numeric else "readings_other"
+        table = "oracle_readings_num" if numeric else "oracle_readings_other"
         field_num = self.field_nums[request.field]
         if resolution is None:
             expected = await self.pool.fetch(

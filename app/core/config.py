@@ -17,6 +17,7 @@ through the environment.
 | TELEMETRY_WORKERS | workers | 2 (`serve --workers` sets it for its workers) |
 | TELEMETRY_LEASE_EXACT_BELOW | lease_exact_below | 1024 |
 | TELEMETRY_COMPACT_CHUNKS | compact_chunks | 1 (0: compaction only by `retention run --compact`) |
+| TELEMETRY_PACK_AFTER_S | pack_after_s | 3600 (a raw week is packed once closed this long; 0: never, `retention run --pack` only) |
 | TELEMETRY_DEBUG | debug | unset (set: CLI errors show their traceback) |
 | TELEMETRY_WEBHOOK_RETRY_SCALE | webhook_retry_scale | 1.0 (times the retries, 30 d and 5 d) |
 | TELEMETRY_WEBHOOK_TIMEOUT_S | webhook_timeout_s | 15 (one delivery attempt) |
@@ -99,6 +100,9 @@ class Settings(msgspec.Struct, frozen=True):
     lease_exact_below: int = 1024
     # Whether the retention loop also compacts one closed chunk per run.
     compact_chunks: bool = True
+    # How long a week of raw readings stays closed before the retention loop packs it
+    # (late uplinks arrive within minutes); 0 leaves packing to `retention run --pack`.
+    pack_after_s: float = 3600.0
     # CLI errors re-raised with their traceback.
     debug: bool = False
     # Webhooks (integrations.md 1.3): the retry schedule, the 30 days and the 5 days are
@@ -175,6 +179,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         workers=max(int(env.get("TELEMETRY_WORKERS", 2)), 1),
         lease_exact_below=int(env.get("TELEMETRY_LEASE_EXACT_BELOW", 1024)),
         compact_chunks=env.get("TELEMETRY_COMPACT_CHUNKS", "1") != "0",
+        pack_after_s=float(env.get("TELEMETRY_PACK_AFTER_S", 3600.0)),
         debug=bool(env.get("TELEMETRY_DEBUG")),
         webhook_retry_scale=float(env.get("TELEMETRY_WEBHOOK_RETRY_SCALE", 1.0)),
         webhook_timeout_s=float(env.get("TELEMETRY_WEBHOOK_TIMEOUT_S", 15.0)),

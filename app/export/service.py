@@ -22,12 +22,10 @@ from app.core.config import Settings
 from app.core.errors import ErrorCode, forbidden, invalid_parameter
 from app.core.sql import QUERIES
 from app.export.structs import FORMATS, LAYOUTS, Column, ExportParams, ExportPlan, Format
-from app.history.planner import parse_resolution, plan_segments
 from app.history.service import history_time
 from app.history.zones import parse_tz
 
 SIGNAL_QUALITY = "signal_quality"
-DAY = parse_resolution("P1D")
 
 
 def parse_params(
@@ -198,8 +196,6 @@ def client_timeout(statement_timeout_ms: int) -> float:
 
 
 async def count_readings(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan) -> int:
-    assert DAY is not None
-    segments = plan_segments(plan.start, plan.end, DAY)
     async with pool.acquire() as connection, connection.transaction(readonly=True):
         await connection.execute(
             f"SET LOCAL statement_timeout = {int(settings.export_count_timeout_ms)}"
@@ -207,10 +203,6 @@ async def count_readings(pool: asyncpg.Pool, settings: Settings, plan: ExportPla
         total: int = await connection.fetchval(
             QUERIES["export.count_readings"],
             *map_args(plan),
-            segments.day_lo,
-            segments.day_hi,
-            segments.hour_lo,
-            segments.hour_hi,
             timeout=client_timeout(settings.export_count_timeout_ms),
         )
     return total

@@ -1,9 +1,10 @@
-"""Retention of our own: the periodic job that drops expired chunks
-(schema/definitions/040-retention.sql)
-and compacts closed ones (CLUSTER, see schema/020-history-layout.sql).
+"""Retention of our own: the periodic job that packs closed weeks of raw readings
+(schema/definitions/035-packing.sql), drops expired chunks
+(schema/definitions/040-retention.sql) and compacts closed ones (CLUSTER, see
+schema/020-history-layout.sql).
 
-Every app worker runs the loop; `history_retention_run` takes a transaction-scoped
-advisory lock, so only one of them works at a time and the others skip their turn.
+Every app worker runs the loop; the SQL functions take one transaction-scoped advisory
+lock, so only one of them works at a time and the others skip their turn.
 """
 
 from __future__ import annotations
@@ -33,6 +34,34 @@ async def run_retention(connection: asyncpg.Pool | asyncpg.Connection) -> int | 
     return dropped
 
 
+async def pack_closed_weeks(
+    pool: asyncpg.Pool | asyncpg.Connection, closed_for_s: float, limit: int | None = None
+) -> int:
+    """Packs raw chunks closed for `closed_for_s`, one per transaction (each holds its
+    chunk's lock only while it packs); how many were packed."""
+    packed = 0
+    async with contextlib.AsyncExitStack() as stack:
+        connection = (
+            await stack.enter_async_context(pool.acquire())
+            if isinstance(pool, asyncpg.Pool)
+            else pool
+        )
+        while limit is None or packed < limit:
+            async with connection.transaction():
+                # Packing a week of a large fleet takes longer than the API's statement
+                # timeout; waiting for a chunk's lock must not stall the reads queued
+                # behind it, so a busy chunk is left for the next run.
+                await connection.execute("SET LOCAL statement_timeout = 0")
+                await connection.execute("SET LOCAL lock_timeout = '1s'")
+                done = await connection.fetchval(
+                    "SELECT pack_closed_chunks(make_interval(secs => $1), 1)", closed_for_s
+                )
+            if not done:
+                return packed
+            packed += done
+    return packed
+
+
 async def compact_closed_chunks(
     pool: asyncpg.Pool | asyncpg.Connection, limit: int | None = None
 ) -> list[str]:
@@ -56,12 +85,20 @@ async def compact_closed_chunks(
 
 
 async def retention_loop(
-    pool: asyncpg.Pool, first: float, every: float, compact_chunks: bool = True
+    pool: asyncpg.Pool,
+    first: float,
+    every: float,
+    compact_chunks: bool = True,
+    pack_after_s: float = 3600.0,
 ) -> None:
     await asyncio.sleep(first)
     compact = False  # from the second run on: a server started for a short job stays light
     while True:
         try:
+            if compact and pack_after_s > 0:
+                packed = await pack_closed_weeks(pool, pack_after_s)
+                if packed:
+                    log.info("packed %d closed chunks of raw readings", packed)
             dropped = await run_retention(pool)
             if dropped:
                 log.info("retention dropped %d chunks", dropped)
@@ -79,7 +116,11 @@ async def retention_lifespan(app: Any) -> AsyncIterator[None]:
     """Starts the loop once the pool exists (list it after the pool's lifespan)."""
     task = asyncio.create_task(
         retention_loop(
-            app.state.pool, FIRST_RUN_AFTER_S, EVERY_S, app.state.settings.compact_chunks
+            app.state.pool,
+            FIRST_RUN_AFTER_S,
+            EVERY_S,
+            app.state.settings.compact_chunks,
+            app.state.settings.pack_after_s,
         )
     )
     try:

@@ -5,9 +5,8 @@
 -- mapping values; everything else happens here, in the caller's transaction, so a batch
 -- of live uplinks costs one round trip. Re-runnable: applied on every migrate.
 --
--- Lock order of every ingest path: device (share), dedup row, device state, the device's
--- rollup rows, and last the gateway rows (touch_gateways, in num order), so concurrent
--- batches never deadlock.
+-- Lock order of every ingest path: device (share), dedup row, device state, and last the
+-- gateway rows (touch_gateways, in num order), so concurrent batches never deadlock.
 
 -- Step "admit", the checks every ingest event starts with: the integration token still
 -- belongs to the partner (the one token check of the transaction; NULL on the world-file
@@ -208,63 +207,12 @@ BEGIN
 END;
 $$;
 
--- Step "readings": the raw rows of many uplinks with their hourly and daily rollups, one
--- statement per kind (numbers, other values). p_sites[u] is the site num of uplink u
--- (0 = none), NULL for an uplink that was not admitted (its readings are skipped);
--- readings are flat arrays with the index of their uplink.
---
--- The rollup merge rule is written once, in the template below, and record_readings is
--- generated from it for the four rollup tables (hour and day, numbers and other values):
--- the new readings are grouped into partials (count, sum, min, max, and the last value
--- with its time) and merged into the stored partial of the same bucket: counts and sums
--- added, the smaller min, the greater max, and as last the value of the greatest
--- (time, value), so late and out-of-order readings are summarised correctly and a tie on
--- time goes to the greatest value whatever the arrival order (the rule
--- sql/history/history.sql and rebuild_rollups aggregate by). The generated function is
--- ordinary static PL/pgSQL: its statements are planned once per session like any other.
-DO $generate$
-DECLARE
-    -- %1$s table, %2$L bucket width, then the number-only fragments: %3$s columns,
-    -- %4$s partial aggregates, %5$s merges.
-    upsert constant text := $t$
-        INSERT INTO %1$s AS r
-               (device_num, field_num, site_num, bucket, n%3$s, last_time, last_value)
-        SELECT d, f, s, time_bucket(%2$L, t), count(*)%4$s, max(t),
-               (array_agg(v ORDER BY t DESC, v DESC))[1]
-          FROM x GROUP BY d, f, s, time_bucket(%2$L, t)
-         ORDER BY d, f, time_bucket(%2$L, t), s
-        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
-           SET n = r.n + excluded.n%5$s,
-               last_value = CASE WHEN (excluded.last_time, excluded.last_value)
-                                      > (r.last_time, r.last_value)
-                                 THEN excluded.last_value ELSE r.last_value END,
-               last_time = GREATEST(r.last_time, excluded.last_time)$t$;
-    -- %1$s kind (num, other), %2$s its hourly upsert, %3$s its daily upsert.
-    readings constant text := $t$
-    IF cardinality(p_%1$s_fields) > 0 THEN
-        WITH x (d, f, t, v, s) AS MATERIALIZED (
-        SELECT p_device_num[y.u], y.f, p_time[y.u], y.v, p_sites[y.u]
-          FROM unnest(p_%1$s_uplink, p_%1$s_fields, p_%1$s_values) AS y (u, f, v)
-         WHERE p_sites[y.u] IS NOT NULL),
-        raw AS (
-        INSERT INTO readings_%1$s (device_num, field_num, time, value, site_num)
-        SELECT d, f, t, v, s FROM x),
-        hourly AS (%2$s)
-        %3$s;
-    END IF;$t$;
-    num_columns constant text := ', sum, min, max';
-    num_partials constant text := ', sum(v), min(v), max(v)';
-    num_merges constant text := ', sum = r.sum + excluded.sum,
-               min = LEAST(r.min, excluded.min), max = GREATEST(r.max, excluded.max)';
-    body text := '';
-BEGIN
-    body := format(readings, 'num',
-                   format(upsert, 'rollup_hour_num', '1 hour', num_columns, num_partials, num_merges),
-                   format(upsert, 'rollup_day_num', '1 day', num_columns, num_partials, num_merges))
-         || format(readings, 'other',
-                   format(upsert, 'rollup_hour_other', '1 hour', '', '', ''),
-                   format(upsert, 'rollup_day_other', '1 day', '', '', ''));
-    EXECUTE format($f$
+-- Step "readings": the raw rows of many uplinks, one statement per kind (numbers, other
+-- values). p_sites[u] is the site num of uplink u (0 = none), NULL for an uplink that was
+-- not admitted (its readings are skipped); readings are flat arrays with the index of
+-- their uplink. Nothing else is written per reading: the daily rollups are materialised by
+-- the packing job when it packs a closed week (schema/definitions/035-packing.sql), and
+-- reads take the raw rows of the open week as they are.
 CREATE OR REPLACE FUNCTION record_readings(
     p_device_num    integer[],
     p_sites         integer[],
@@ -277,12 +225,22 @@ CREATE OR REPLACE FUNCTION record_readings(
     p_other_values  jsonb[]
 ) RETURNS void
 LANGUAGE plpgsql
-AS $body$
-BEGIN%s
+AS $$
+BEGIN
+    IF cardinality(p_num_fields) > 0 THEN
+        INSERT INTO readings_num (device_num, field_num, time, value, site_num)
+        SELECT p_device_num[y.u], y.f, p_time[y.u], y.v, p_sites[y.u]
+          FROM unnest(p_num_uplink, p_num_fields, p_num_values) AS y (u, f, v)
+         WHERE p_sites[y.u] IS NOT NULL;
+    END IF;
+    IF cardinality(p_other_fields) > 0 THEN
+        INSERT INTO readings_other (device_num, field_num, time, value, site_num)
+        SELECT p_device_num[y.u], y.f, p_time[y.u], y.v, p_sites[y.u]
+          FROM unnest(p_other_uplink, p_other_fields, p_other_values) AS y (u, f, v)
+         WHERE p_sites[y.u] IS NOT NULL;
+    END IF;
 END;
-$body$;$f$, body);
-END;
-$generate$;
+$$;
 
 -- The readings of one uplink at one site (tests and tools that write readings directly):
 -- the batch function above with a batch of one.
@@ -371,7 +329,7 @@ $$;
 --                 inside the transaction serialises the commits of concurrent batches: live
 --                 ingest sends it after its commit (app/telemetry/batch.py, through
 --                 app/webhooks/nudge.py); otherwise the dispatcher's tick (1 s) finds them
---   4. readings   record_readings: raw readings and rollups of every admitted uplink
+--   4. readings   record_readings: the raw readings of every admitted uplink
 --   5. gateways   touch_gateways: lastSeenAt of the relaying gateways, last (lock order)
 CREATE OR REPLACE FUNCTION ingest_uplinks(
     p_token_hash        bytea[],
@@ -508,70 +466,5 @@ BEGIN
         CASE WHEN st.reported_location_at IS NULL OR st.reported_location_at <= p_time
              THEN p_location END);
     RETURN 'stored';
-END;
-$$;
-
--- Recomputes the rollups of the buckets that overlap [p_from, p_to) from the raw readings,
--- for the given devices (all when NULL): for bulk loads that COPY raw readings instead of
--- going through record_readings (benchmarks/datasets.py). It aggregates by the merge rule of
--- record_readings. Rows go in in key order, so a series' rollups share pages and the
--- primary keys are built by appending (denser, and a year of one series is a few pages,
--- not hundreds).
-CREATE OR REPLACE FUNCTION rebuild_rollups(
-    p_from timestamptz, p_to timestamptz, p_device_nums integer[] DEFAULT NULL
-) RETURNS void
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    hour_from timestamptz := time_bucket('1 hour', p_from);
-    day_from  timestamptz := time_bucket('1 day', p_from);
-    day_to    timestamptz := time_bucket('1 day', p_to - interval '1 microsecond') + interval '1 day';
-    hour_to   timestamptz := time_bucket('1 hour', p_to - interval '1 microsecond') + interval '1 hour';
-BEGIN
-    DELETE FROM rollup_hour_num WHERE bucket >= hour_from AND bucket < hour_to
-       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums));
-    INSERT INTO rollup_hour_num (device_num, field_num, site_num, bucket, n, sum, min, max, last_time, last_value)
-    SELECT device_num, field_num, site_num, time_bucket('1 hour', time), count(*), sum(value),
-           min(value), max(value), max(time),
-           (max(ARRAY[(extract(epoch FROM time) * 1000000)::double precision, value]))[2]
-      FROM readings_num
-     WHERE time >= hour_from AND time < hour_to
-       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums))
-     GROUP BY 1, 2, 3, 4
-     ORDER BY 1, 2, 4, 3;
-
-    DELETE FROM rollup_day_num WHERE bucket >= day_from AND bucket < day_to
-       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums));
-    INSERT INTO rollup_day_num (device_num, field_num, site_num, bucket, n, sum, min, max, last_time, last_value)
-    SELECT device_num, field_num, site_num, time_bucket('1 day', bucket), sum(n), sum(sum),
-           min(min), max(max), max(last_time),
-           (max(ARRAY[(extract(epoch FROM last_time) * 1000000)::double precision, last_value]))[2]
-      FROM rollup_hour_num
-     WHERE bucket >= day_from AND bucket < day_to
-       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums))
-     GROUP BY 1, 2, 3, 4
-     ORDER BY 1, 2, 4, 3;
-
-    DELETE FROM rollup_hour_other WHERE bucket >= hour_from AND bucket < hour_to
-       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums));
-    INSERT INTO rollup_hour_other (device_num, field_num, site_num, bucket, n, last_time, last_value)
-    SELECT device_num, field_num, site_num, time_bucket('1 hour', time), count(*), max(time),
-           (array_agg(value ORDER BY time DESC, value DESC))[1]
-      FROM readings_other
-     WHERE time >= hour_from AND time < hour_to
-       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums))
-     GROUP BY 1, 2, 3, 4
-     ORDER BY 1, 2, 4, 3;
-
-    DELETE FROM rollup_day_other WHERE bucket >= day_from AND bucket < day_to
-       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums));
-    INSERT INTO rollup_day_other (device_num, field_num, site_num, bucket, n, last_time, last_value)
-    SELECT device_num, field_num, site_num, time_bucket('1 day', bucket), sum(n), max(last_time),
-           (array_agg(last_value ORDER BY last_time DESC, last_value DESC))[1]
-      FROM rollup_hour_other
-     WHERE bucket >= day_from AND bucket < day_to
-       AND (p_device_nums IS NULL OR device_num = ANY (p_device_nums))
-     GROUP BY 1, 2, 3, 4
-     ORDER BY 1, 2, 4, 3;
 END;
 $$;

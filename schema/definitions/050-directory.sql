@@ -144,9 +144,9 @@ AS $$
 BEGIN
     DELETE FROM readings_num WHERE device_num = p_device_num;
     DELETE FROM readings_other WHERE device_num = p_device_num;
-    DELETE FROM rollup_hour_num WHERE device_num = p_device_num;
+    DELETE FROM packed_num WHERE device_num = p_device_num;
+    DELETE FROM packed_other WHERE device_num = p_device_num;
     DELETE FROM rollup_day_num WHERE device_num = p_device_num;
-    DELETE FROM rollup_hour_other WHERE device_num = p_device_num;
     DELETE FROM rollup_day_other WHERE device_num = p_device_num;
     DELETE FROM device_state WHERE device_num = p_device_num;
     DELETE FROM device_alerts WHERE device_num = p_device_num;

@@ -9,15 +9,16 @@
 --   $2 integer[]  field map: field num per entry ($2..$5 are parallel arrays)
 --   $3 uuid[]     field map: profile of the entry, NULL for signal_quality (every device)
 --   $4 integer[]  field map: column position (1-based, the order asked)
---   $5 boolean[]  field map: numeric (readings_num) or not (readings_other)
+--   $5 boolean[]  field map: numeric (readings_num_in) or not (readings_other_in)
 --   $6, $7        the range [from, to)
 --   $8 text[]     the field identifiers, by position (long layout and NDJSON keys)
--- Each device's readings are read by the series index, one (device, field) range at a
--- time, and sorted per device; the devices are walked in id order by a nested loop, so
+-- Each device's readings are read by readings_<kind>_in (raw rows and packed weeks, see
+-- schema/definitions/035-packing.sql), one (device, field) range at a time, and sorted
+-- per device; the devices are walked in id order by a nested loop, so
 -- the first rows leave as soon as the first device is read and memory holds one device's
--- readings at most (EXPLAIN on bench S, 50 devices: Incremental Sort, presorted key the
--- device order, over a Nested Loop; per device a Sort of its readings over an Append of
--- Index Scans of readings_num_series / readings_other_series per field and chunk).
+-- readings at most (EXPLAIN: Incremental Sort, presorted key the device order, over a
+-- Nested Loop; per device a Sort of its readings over an Append of the raw rows' index
+-- scans and the packed weeks unnested, per field).
 -- The cost is PostgreSQL's work per reading (scan, sort, text output), a few microseconds;
 -- benchmarks/bench_export.py measures it.
 
@@ -80,45 +81,16 @@ SELECT f.profile_id, f.num, f.identifier, f.data_type, f.kind
  ORDER BY f.position, f.identifier, f.profile_id
 
 -- name: count_readings
--- Exact number of readings of the field map ($2..$5 as the row queries) of devices $1 in [$6, $7), from daily rollups in [$8, $9), hourly ones in [$10, $8) and [$9, $11), raw readings at the edges.
+-- Exact number of readings of the field map ($2..$5 as the row queries) of devices $1 in [$6, $7): raw rows, packed weeks by their counts, the weeks at the edges unpacked.
 WITH map AS MATERIALIZED (
     SELECT * FROM unnest($2::integer[], $3::uuid[], $4::integer[], $5::boolean[])
                   AS m(field_num, profile_id, pos, numeric)
-),
-series AS MATERIALIZED (
-    SELECT d.num AS device_num, m.field_num, m.numeric
-      FROM devices d JOIN map m ON m.profile_id = d.profile_id OR m.profile_id IS NULL
-     WHERE d.num = ANY ($1::integer[])
 )
-SELECT COALESCE(sum(n), 0)::bigint FROM (
-    SELECT r.n FROM series s CROSS JOIN LATERAL (
-        SELECT count(*) AS n FROM readings_num r
-         WHERE r.device_num = s.device_num AND r.field_num = s.field_num
-           AND ((r.time >= $6 AND r.time < $10) OR (r.time >= $11 AND r.time < $7))
-    ) r WHERE s.numeric
-    UNION ALL
-    SELECT r.n FROM series s CROSS JOIN LATERAL (
-        SELECT count(*) AS n FROM readings_other r
-         WHERE r.device_num = s.device_num AND r.field_num = s.field_num
-           AND ((r.time >= $6 AND r.time < $10) OR (r.time >= $11 AND r.time < $7))
-    ) r WHERE NOT s.numeric
-    UNION ALL
-    SELECT sum(h.n) FROM series s JOIN rollup_hour_num h
-        ON h.device_num = s.device_num AND h.field_num = s.field_num
-     WHERE s.numeric AND ((h.bucket >= $10 AND h.bucket < $8) OR (h.bucket >= $9 AND h.bucket < $11))
-    UNION ALL
-    SELECT sum(h.n) FROM series s JOIN rollup_hour_other h
-        ON h.device_num = s.device_num AND h.field_num = s.field_num
-     WHERE NOT s.numeric AND ((h.bucket >= $10 AND h.bucket < $8) OR (h.bucket >= $9 AND h.bucket < $11))
-    UNION ALL
-    SELECT sum(x.n) FROM series s JOIN rollup_day_num x
-        ON x.device_num = s.device_num AND x.field_num = s.field_num
-     WHERE s.numeric AND x.bucket >= $8 AND x.bucket < $9
-    UNION ALL
-    SELECT sum(x.n) FROM series s JOIN rollup_day_other x
-        ON x.device_num = s.device_num AND x.field_num = s.field_num
-     WHERE NOT s.numeric AND x.bucket >= $8 AND x.bucket < $9
-) parts
+SELECT COALESCE(sum(CASE WHEN m.numeric
+                         THEN readings_num_count(d.num, m.field_num, $6, $7)
+                         ELSE readings_other_count(d.num, m.field_num, $6, $7) END), 0)::bigint
+  FROM devices d JOIN map m ON m.profile_id = d.profile_id OR m.profile_id IS NULL
+ WHERE d.num = ANY ($1::integer[])
 
 -- name: long_rows
 -- Template: one row per reading of devices $1 (field map $2..$5) in [$6, $7), by device id, time, field position; {columns} filled by app/export/query.py.
@@ -135,14 +107,12 @@ SELECT {columns}
   FROM dev d
  CROSS JOIN LATERAL (
     SELECT r.time, m.pos, r.value AS num, NULL::jsonb AS other
-      FROM map m JOIN readings_num r ON r.field_num = m.field_num
+      FROM map m CROSS JOIN LATERAL readings_num_in(d.num, m.field_num, $6, $7) r
      WHERE m.numeric AND (m.profile_id = d.profile_id OR m.profile_id IS NULL)
-       AND r.device_num = d.num AND r.time >= $6 AND r.time < $7
     UNION ALL
     SELECT r.time, m.pos, NULL, r.value
-      FROM map m JOIN readings_other r ON r.field_num = m.field_num
+      FROM map m CROSS JOIN LATERAL readings_other_in(d.num, m.field_num, $6, $7) r
      WHERE NOT m.numeric AND (m.profile_id = d.profile_id OR m.profile_id IS NULL)
-       AND r.device_num = d.num AND r.time >= $6 AND r.time < $7
  ) x
  ORDER BY d.ord, x.time, x.pos
 
@@ -167,14 +137,12 @@ SELECT {columns}
         SELECT x.time, {arrays}
           FROM (
             SELECT r.time, m.pos, r.value AS num, NULL::jsonb AS other
-              FROM map m JOIN readings_num r ON r.field_num = m.field_num
+              FROM map m CROSS JOIN LATERAL readings_num_in(d.num, m.field_num, $6, $7) r
              WHERE m.numeric AND (m.profile_id = d.profile_id OR m.profile_id IS NULL)
-               AND r.device_num = d.num AND r.time >= $6 AND r.time < $7
             UNION ALL
             SELECT r.time, m.pos, NULL, r.value
-              FROM map m JOIN readings_other r ON r.field_num = m.field_num
+              FROM map m CROSS JOIN LATERAL readings_other_in(d.num, m.field_num, $6, $7) r
              WHERE NOT m.numeric AND (m.profile_id = d.profile_id OR m.profile_id IS NULL)
-               AND r.device_num = d.num AND r.time >= $6 AND r.time < $7
           ) x
          GROUP BY x.time
       ) g

@@ -1,112 +1,98 @@
 -- History of one device field (api-spec 4.3, decisions D12).
 --
--- Bucketed queries read five consecutive segments of [from, to), chosen by
--- app/history/planner.py so that each rollup row nests in exactly one result bucket:
---   raw [$3,$6)  hourly [$6,$7)  daily [$7,$8)  hourly [$8,$9)  raw [$9,$4)
--- Empty segments have lo = hi and cost one index probe per chunk they touch (usually
--- none: chunk exclusion drops them). Every segment becomes mergeable partials
--- (n, sum, min, max, last) that are re-bucketed with time_bucket and merged once.
--- `last` is the value of the greatest (time, value): ties on time go to the greatest
--- value, the merge rule of record_readings (schema/definitions/030-ingest.sql), so the answer never
--- depends on arrival order. For numbers it is max(ARRAY[epoch microseconds, value])[2]
--- (exact: epoch microseconds fit a float8 mantissa until 2255), a plain C aggregate.
+-- A reading is a raw row or inside a packed week (schema/definitions/035-packing.sql);
+-- readings_<kind>_in reads both as one set. Bucketed queries read three parts of
+-- [from, to), chosen by app/history/planner.py so that each daily rollup row nests in
+-- exactly one result bucket:
+--   readings [$3,$6)  daily rollups of the packed readings [$6,$7)  readings [$7,$4)
+-- plus the raw rows inside [$6,$7) (late readings not packed yet), which the daily
+-- rollups do not count. Without whole days $6 = $7 = $4. Every part becomes mergeable
+-- partials (n, sum, min, max, last) that are re-bucketed with time_bucket and merged
+-- once. `last` is the value of the greatest (time, value): ties on time go to the greatest
+-- value, the rule the packing job's daily rollups follow, so the answer never depends on
+-- arrival order. For numbers it is max(ARRAY[epoch microseconds, value])[2] (exact: epoch
+-- microseconds fit a float8 mantissa until 2255), a plain C aggregate.
 --
--- Measured plans of these queries: benchmarks/README.md, "Plans of the history queries".
--- Only the requested aggregate accumulates (each has a FILTER on $11): a float8 overflow
+-- Only the requested aggregate accumulates (each has a FILTER on $9): a float8 overflow
 -- of sum(sum) can then only fail agg=sum or avg, never min, max, count or last; with
--- custom plans $11 is a constant and the other aggregates see no rows.
--- Merging the two raw (or hourly) segments into one scan with OR'd ranges planned 2-4x
--- slower (no plan-time exclusion through OR); kept as separate branches.
+-- custom plans $9 is a constant and the other aggregates see no rows.
 
 -- name: bucketed_num
--- Merged partials of a numeric series ($1 device, $2 field) per $5-bucket (local to zone $12, or UTC when NULL) over five segments; $10 site_num or NULL; $11 agg; newest first.
+-- Merged partials of a numeric series ($1 device, $2 field) per $5-bucket (local to zone $10, or UTC when NULL) over [$3, $4) with daily rollups for [$6, $7); $8 site_num or NULL; $9 agg; newest first.
 WITH parts AS (
     SELECT r.time AS t, 1::bigint AS n, r.value AS sum, r.value AS min, r.value AS max,
            r.time AS last_time, r.value AS last_value
-      FROM readings_num r
-     WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $3 AND r.time < $6
-       AND ($10::integer IS NULL OR r.site_num = $10)
-    UNION ALL
-    SELECT h.bucket, h.n, h.sum, h.min, h.max, h.last_time, h.last_value
-      FROM rollup_hour_num h
-     WHERE h.device_num = $1 AND h.field_num = $2 AND h.bucket >= $6 AND h.bucket < $7
-       AND ($10::integer IS NULL OR h.site_num = $10)
+      FROM readings_num_in($1, $2, $3, $6, $8) r
     UNION ALL
     SELECT d.bucket, d.n, d.sum, d.min, d.max, d.last_time, d.last_value
       FROM rollup_day_num d
-     WHERE d.device_num = $1 AND d.field_num = $2 AND d.bucket >= $7 AND d.bucket < $8
-       AND ($10::integer IS NULL OR d.site_num = $10)
-    UNION ALL
-    SELECT h.bucket, h.n, h.sum, h.min, h.max, h.last_time, h.last_value
-      FROM rollup_hour_num h
-     WHERE h.device_num = $1 AND h.field_num = $2 AND h.bucket >= $8 AND h.bucket < $9
-       AND ($10::integer IS NULL OR h.site_num = $10)
+     WHERE d.device_num = $1 AND d.field_num = $2 AND d.bucket >= $6 AND d.bucket < $7
+       AND ($8::integer IS NULL OR d.site_num = $8)
     UNION ALL
     SELECT r.time, 1::bigint, r.value, r.value, r.value, r.time, r.value
       FROM readings_num r
-     WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $9 AND r.time < $4
-       AND ($10::integer IS NULL OR r.site_num = $10)
+     WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $6 AND r.time < $7
+       AND ($8::integer IS NULL OR r.site_num = $8)
+    UNION ALL
+    SELECT r.time, 1::bigint, r.value, r.value, r.value, r.time, r.value
+      FROM readings_num_in($1, $2, $7, $4, $8) r
 )
-SELECT CASE WHEN $12::text IS NULL THEN time_bucket($5::text::interval, t)
-            ELSE time_bucket($5::text::interval, t, $12::text) END AS bucket,
-       CASE $11::text
-            WHEN 'avg' THEN sum(sum) FILTER (WHERE $11::text = 'avg')
-                            / sum(n) FILTER (WHERE $11::text = 'avg')::double precision
-            WHEN 'sum' THEN sum(sum) FILTER (WHERE $11::text = 'sum')
-            WHEN 'min' THEN min(min) FILTER (WHERE $11::text = 'min')
-            WHEN 'max' THEN max(max) FILTER (WHERE $11::text = 'max')
-            WHEN 'count' THEN sum(n) FILTER (WHERE $11::text = 'count')::double precision
+SELECT CASE WHEN $10::text IS NULL THEN time_bucket($5::text::interval, t)
+            ELSE time_bucket($5::text::interval, t, $10::text) END AS bucket,
+       CASE $9::text
+            WHEN 'avg' THEN sum(sum) FILTER (WHERE $9::text = 'avg')
+                            / sum(n) FILTER (WHERE $9::text = 'avg')::double precision
+            WHEN 'sum' THEN sum(sum) FILTER (WHERE $9::text = 'sum')
+            WHEN 'min' THEN min(min) FILTER (WHERE $9::text = 'min')
+            WHEN 'max' THEN max(max) FILTER (WHERE $9::text = 'max')
+            WHEN 'count' THEN sum(n) FILTER (WHERE $9::text = 'count')::double precision
             ELSE (max(ARRAY[(extract(epoch FROM last_time) * 1000000)::double precision, last_value])
-                      FILTER (WHERE $11::text = 'last'))[2]
+                      FILTER (WHERE $9::text = 'last'))[2]
        END AS value
   FROM parts
  GROUP BY 1
  ORDER BY 1 DESC
 
 -- name: bucketed_other
--- Merged count and last of a string/boolean/date/location series per $5-bucket (zone $12 or UTC) over five segments (as bucketed_num); newest first.
+-- Merged count and last of a string/boolean/date/location series per $5-bucket (zone $10 or UTC) over [$3, $4) with daily rollups for [$6, $7) (as bucketed_num); newest first.
 WITH parts AS (
     SELECT r.time AS t, 1::bigint AS n, r.time AS last_time, r.value AS last_value
-      FROM readings_other r
-     WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $3 AND r.time < $6
-       AND ($10::integer IS NULL OR r.site_num = $10)
-    UNION ALL
-    SELECT h.bucket, h.n, h.last_time, h.last_value
-      FROM rollup_hour_other h
-     WHERE h.device_num = $1 AND h.field_num = $2 AND h.bucket >= $6 AND h.bucket < $7
-       AND ($10::integer IS NULL OR h.site_num = $10)
+      FROM readings_other_in($1, $2, $3, $6, $8) r
     UNION ALL
     SELECT d.bucket, d.n, d.last_time, d.last_value
       FROM rollup_day_other d
-     WHERE d.device_num = $1 AND d.field_num = $2 AND d.bucket >= $7 AND d.bucket < $8
-       AND ($10::integer IS NULL OR d.site_num = $10)
-    UNION ALL
-    SELECT h.bucket, h.n, h.last_time, h.last_value
-      FROM rollup_hour_other h
-     WHERE h.device_num = $1 AND h.field_num = $2 AND h.bucket >= $8 AND h.bucket < $9
-       AND ($10::integer IS NULL OR h.site_num = $10)
+     WHERE d.device_num = $1 AND d.field_num = $2 AND d.bucket >= $6 AND d.bucket < $7
+       AND ($8::integer IS NULL OR d.site_num = $8)
     UNION ALL
     SELECT r.time, 1::bigint, r.time, r.value
       FROM readings_other r
-     WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $9 AND r.time < $4
-       AND ($10::integer IS NULL OR r.site_num = $10)
+     WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $6 AND r.time < $7
+       AND ($8::integer IS NULL OR r.site_num = $8)
+    UNION ALL
+    SELECT r.time, 1::bigint, r.time, r.value
+      FROM readings_other_in($1, $2, $7, $4, $8) r
 )
-SELECT CASE WHEN $12::text IS NULL THEN time_bucket($5::text::interval, t)
-            ELSE time_bucket($5::text::interval, t, $12::text) END AS bucket,
+SELECT CASE WHEN $10::text IS NULL THEN time_bucket($5::text::interval, t)
+            ELSE time_bucket($5::text::interval, t, $10::text) END AS bucket,
        sum(n)::bigint AS n,
        (array_agg(last_value ORDER BY last_time DESC, last_value DESC)
-            FILTER (WHERE $11::text = 'last'))[1] AS last_value
+            FILTER (WHERE $9::text = 'last'))[1] AS last_value
   FROM parts
  GROUP BY 1
  ORDER BY 1 DESC
 
+-- Raw reads skip the packed weeks older than readings_<kind>_newest_since: computed once
+-- (MATERIALIZED), it bounds the range of readings_<kind>_in, which would otherwise unpack
+-- every week of the range to keep 500 rows.
+
 -- name: raw_num
 -- The newest $5 numeric readings of a series in [$3, $4), site filter $6 or NULL, with the site's id; newest first (ties: greatest value, then site).
+WITH since AS MATERIALIZED (
+    SELECT GREATEST($3, readings_num_newest_since($1, $2, $3, $4, $6, $5)) AS t
+)
 SELECT p.time, p.value, s.id AS site_id
   FROM (SELECT r.time, r.value, r.site_num
-          FROM readings_num r
-         WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $3 AND r.time < $4
-           AND ($6::integer IS NULL OR r.site_num = $6)
+          FROM since CROSS JOIN LATERAL readings_num_in($1, $2, since.t, $4, $6) r
          ORDER BY r.time DESC, r.value DESC, r.site_num DESC
          LIMIT $5) p
   LEFT JOIN sites s ON s.num = p.site_num
@@ -114,11 +100,12 @@ SELECT p.time, p.value, s.id AS site_id
 
 -- name: raw_other
 -- The newest $5 non-numeric readings of a series in [$3, $4), site filter $6 or NULL, with the site's id; newest first.
+WITH since AS MATERIALIZED (
+    SELECT GREATEST($3, readings_other_newest_since($1, $2, $3, $4, $6, $5)) AS t
+)
 SELECT p.time, p.value, s.id AS site_id
   FROM (SELECT r.time, r.value, r.site_num
-          FROM readings_other r
-         WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $3 AND r.time < $4
-           AND ($6::integer IS NULL OR r.site_num = $6)
+          FROM since CROSS JOIN LATERAL readings_other_in($1, $2, since.t, $4, $6) r
          ORDER BY r.time DESC, r.value DESC, r.site_num DESC
          LIMIT $5) p
   LEFT JOIN sites s ON s.num = p.site_num

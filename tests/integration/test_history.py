@@ -15,7 +15,7 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from app.history.retention import compact_closed_chunks
+from app.history.retention import pack_closed_weeks
 from tests.factories import World, load
 from tests.helpers import bearer
 
@@ -543,6 +543,7 @@ async def test_retention_job_drops_only_what_no_plan_may_read(
         str(Path(sys.executable).parent / "telemetry"),
         "retention",
         "run",
+        "--pack",
         "--compact",
         env=env,
         stdout=asyncio.subprocess.PIPE,
@@ -550,23 +551,29 @@ async def test_retention_job_drops_only_what_no_plan_may_read(
     )
     out, err = await asyncio.wait_for(process.communicate(), timeout=60)
     assert process.returncode == 0, err.decode()
-    stdout = out.decode()
-    assert stdout.startswith("chunks dropped: ")
-    assert int(stdout.splitlines()[0].split(":")[1]) >= 1
-    assert stdout.splitlines()[1].startswith("chunks compacted: ")
+    lines = out.decode().splitlines()
+    assert lines[0].startswith("chunks packed: ") and int(lines[0].split(":")[1]) >= 1
+    assert lines[1].startswith("chunks dropped: ") and int(lines[1].split(":")[1]) >= 1
+    assert lines[2].startswith("chunks compacted: ")
     left = await pool.fetch(
-        "SELECT value FROM readings_num WHERE device_num = $1 ORDER BY time", device_num
+        "SELECT value FROM readings_num_in($1, 1, $2, now()) ORDER BY time",
+        device_num,
+        ancient - timedelta(days=1),
     )
     assert [r["value"] for r in left] == [2.0]
-    assert not await pool.fetchval(
-        "SELECT count(*) FROM rollup_hour_num WHERE device_num = $1 AND bucket < $2",
-        device_num,
-        ancient + timedelta(days=1),
-    )
+    # The ancient week was packed, then its packed chunk dropped.
+    for kind, field in (("num", 1), ("other", 2)):
+        assert not await pool.fetchval(
+            f"SELECT count(*) FROM readings_{kind}_in($1, $2, $3, $4)",
+            device_num,
+            field,
+            ancient - timedelta(days=7),
+            ancient + timedelta(days=7),
+        ), kind
     assert await pool.fetchval("SELECT history_retention_run()") == 0
 
 
-async def test_compaction_keeps_every_answer(
+async def test_packing_and_compaction_keep_every_answer(
     client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
 ) -> None:
     temp = setup.field_nums["temperature"]
@@ -593,22 +600,19 @@ async def test_compaction_keeps_every_answer(
         return out
 
     before = await answers()
-    # The chunks holding these readings, compacted (again) whatever ran before.
-    chunks = [
-        r[0]
-        for r in await pool.fetch(
-            "SELECT DISTINCT tableoid::regclass::text FROM readings_num"
-            " WHERE device_num = $1 AND time >= $2 AND time < $3",
-            setup.device_num,
-            base,
-            base + timedelta(days=2),
-        )
-    ]
-    await pool.execute("DELETE FROM history_compacted_chunks WHERE chunk = ANY($1::text[])", chunks)
-    compacted = await compact_closed_chunks(pool)
-    assert set(chunks) <= set(compacted)
+    assert await pack_closed_weeks(pool, 0) >= 1
+    assert not await pool.fetchval(
+        "SELECT count(*) FROM readings_num WHERE device_num = $1 AND time >= $2 AND time < $3",
+        setup.device_num,
+        base,
+        base + timedelta(days=2),
+    )
     assert await answers() == before
-    assert await compact_closed_chunks(pool) == []
+    # The packed chunks, clustered (compaction takes closed chunks; this one is forced).
+    async with pool.acquire() as connection, connection.transaction():
+        compacted = await connection.fetchval("SELECT history_compact_next('-400 days')")
+    assert compacted is not None
+    assert await answers() == before
 
 
 # Errors and their order ------------------------------------------------------------------

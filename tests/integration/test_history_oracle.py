@@ -37,3 +37,10 @@ async def test_route_equals_time_bucket_over_raw(
     await oracle.load(dataset)
     for request in batch:
         await oracle.check(request)
+
+
+def test_the_oracle_saw_packed_and_raw_readings(oracle: Oracle) -> None:
+    """Runs after the cases above (same module, same oracle): both sources were read."""
+    assert oracle.stats.get("packed readings", 0) > 0, oracle.stats
+    assert oracle.stats.get("raw readings", 0) > 0, oracle.stats
+    assert oracle.non_empty_share() > 0.5, oracle.stats

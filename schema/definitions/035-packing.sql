@@ -1,0 +1,236 @@
+-- Packed readings (schema/110-packed-readings.sql): how a closed week of raw readings is
+-- packed, and how every read sees packed and raw readings as one set. Re-runnable.
+--
+-- The three sources are disjoint: a reading is either a raw row (readings_num/_other: the
+-- open week and late arrivals) or inside one packed row (packed_num/_other, a week of a
+-- series). rollup_day_num/_other summarise exactly the packed readings of each day; they
+-- are rewritten by the packing job in the transaction that packs, so they are never stale.
+-- A read therefore takes raw rows, packed rows (or their daily partials where whole days
+-- nest in its buckets) and merges them; answers are exact at every instant.
+
+-- The microseconds of an interval, exactly (extract returns numeric).
+CREATE OR REPLACE FUNCTION interval_micros(p interval) RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT (extract(epoch FROM p) * 1000000)::bigint $$;
+
+-- The times of a packed row, ascending: run i holds p_counts[i] times p_steps[i]
+-- microseconds apart from p_offsets[i] microseconds after the period's start. The set
+-- below is a nested loop over the runs, in order (the generate_series depends on the
+-- run), so the array comes out in the order of the values array.
+CREATE OR REPLACE FUNCTION packed_times(
+    p_period timestamptz, p_offsets bigint[], p_steps bigint[], p_counts integer[]
+) RETURNS timestamptz[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT ARRAY(SELECT p_period + (r.o + r.s * g) * interval '1 microsecond'
+                   FROM unnest(p_offsets, p_steps, p_counts) AS r (o, s, c),
+                        generate_series(0, r.c - 1) AS g)
+$$;
+
+-- Generated for both kinds of readings from one template each, so the packing rule and
+-- the read of packed data are written once: packed_period, readings_<kind>_in,
+-- readings_<kind>_count and pack_range_<kind>.
+DO $generate$
+DECLARE
+    -- The packed period: one week, aligned like TimescaleDB's chunks (on the Unix epoch),
+    -- so that packing a weekly raw chunk writes one packed row per series.
+    period constant interval := interval '7 days';
+    period_fn constant text := $t$
+CREATE OR REPLACE FUNCTION packed_period(p_time timestamptz) RETURNS timestamptz
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $f$ SELECT time_bucket(%1$L::interval, p_time, timestamptz '1970-01-01 00:00:00+00') $f$;$t$;
+    -- %1$s kind (num, other), %2$s its value type, %3$L the period.
+    reads constant text := $t$
+-- Every reading of a series (site p_site, or any when NULL) in [p_from, p_to): raw rows
+-- and the readings of the packed weeks that overlap the range. Inlined by the planner
+-- into the query that calls it, so its ranges exclude chunks like any other predicate.
+CREATE OR REPLACE FUNCTION readings_%1$s_in(
+    p_device integer, p_field integer, p_from timestamptz, p_to timestamptz,
+    p_site integer DEFAULT NULL
+) RETURNS TABLE ("time" timestamptz, value %2$s, site_num integer)
+LANGUAGE sql STABLE
+AS $f$
+    SELECT r.time, r.value, r.site_num
+      FROM readings_%1$s r
+     WHERE r.device_num = p_device AND r.field_num = p_field
+       AND r.time >= p_from AND r.time < p_to
+       AND (p_site IS NULL OR r.site_num = p_site)
+    UNION ALL
+    SELECT u.time, u.value, k.site_num
+      FROM packed_%1$s k
+     CROSS JOIN LATERAL unnest(packed_times(k.period, k.offsets, k.steps, k.counts), k.values)
+           AS u (time, value)
+     WHERE k.device_num = p_device AND k.field_num = p_field
+       AND k.period > p_from - %3$L::interval AND k.period < p_to
+       AND (p_site IS NULL OR k.site_num = p_site)
+       AND u.time >= p_from AND u.time < p_to
+$f$;
+
+-- How many readings readings_%1$s_in returns, unpacking only the weeks at the edges.
+CREATE OR REPLACE FUNCTION readings_%1$s_count(
+    p_device integer, p_field integer, p_from timestamptz, p_to timestamptz
+) RETURNS bigint
+LANGUAGE sql STABLE
+AS $f$
+    SELECT (SELECT count(*) FROM readings_%1$s r
+             WHERE r.device_num = p_device AND r.field_num = p_field
+               AND r.time >= p_from AND r.time < p_to)
+         + COALESCE((SELECT sum(k.n) FROM packed_%1$s k
+                      WHERE k.device_num = p_device AND k.field_num = p_field
+                        AND k.period >= p_from AND k.period <= p_to - %3$L::interval), 0)
+         + (SELECT count(*) FROM packed_%1$s k
+             CROSS JOIN LATERAL unnest(packed_times(k.period, k.offsets, k.steps, k.counts)) AS u (time)
+             WHERE k.device_num = p_device AND k.field_num = p_field
+               AND k.period > p_from - %3$L::interval AND k.period < p_to
+               AND (k.period < p_from OR k.period > p_to - %3$L::interval)
+               AND u.time >= p_from AND u.time < p_to)
+$f$;
+
+-- The newest p_limit readings of a series in [p_from, p_to) need no packed week older than
+-- the newest one at which the weeks wholly inside the range already hold p_limit readings
+-- (every reading before it has p_limit newer ones). That week, or -infinity.
+CREATE OR REPLACE FUNCTION readings_%1$s_newest_since(
+    p_device integer, p_field integer, p_from timestamptz, p_to timestamptz,
+    p_site integer, p_limit integer
+) RETURNS timestamptz
+LANGUAGE sql STABLE
+AS $f$
+    SELECT COALESCE(max(w.period), '-infinity')
+      FROM (SELECT g.period, sum(g.inside) OVER (ORDER BY g.period DESC) AS newer
+              FROM (SELECT k.period,
+                           sum(k.n) FILTER (WHERE k.period >= p_from
+                                              AND k.period <= p_to - %3$L::interval) AS inside
+                      FROM packed_%1$s k
+                     WHERE k.device_num = p_device AND k.field_num = p_field
+                       AND k.period > p_from - %3$L::interval AND k.period < p_to
+                       AND (p_site IS NULL OR k.site_num = p_site)
+                     GROUP BY k.period) g) w
+     WHERE w.newer >= p_limit
+$f$;$t$;
+    -- %1$s kind, %2$s rollup_day partial columns, %3$s their aggregates, %4$s their
+    -- replacements on conflict.
+    pack constant text := $t$
+-- Packs the raw readings of [p_from, p_to) (the range of one raw chunk, which the caller
+-- has locked against inserts and drops afterwards): each (series, site, week) becomes one
+-- packed row, merged with the packed row already there (late readings), and the daily
+-- rollups of every day it touches are rewritten from the merged readings. Times are
+-- ordered by (time, value); a run is a stretch of equal steps (a reading starts a new run
+-- when its step differs from the previous one). Returns the raw readings packed.
+CREATE OR REPLACE FUNCTION pack_range_%1$s(p_from timestamptz, p_to timestamptz)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $f$
+DECLARE
+    moved bigint;
+BEGIN
+    WITH fresh AS MATERIALIZED (
+        SELECT r.device_num AS d, r.field_num AS f, r.site_num AS s,
+               packed_period(r.time) AS p, r.time AS t, r.value AS v
+          FROM readings_%1$s r
+         WHERE r.time >= p_from AND r.time < p_to),
+    keys AS (SELECT DISTINCT d, f, s, p FROM fresh),
+    merged AS MATERIALIZED (
+        SELECT d, f, s, p, t, v FROM fresh
+        UNION ALL
+        SELECT k.device_num, k.field_num, k.site_num, k.period, u.t, u.v
+          FROM keys
+          JOIN packed_%1$s k ON k.device_num = keys.d AND k.field_num = keys.f
+                            AND k.period = keys.p AND k.site_num = keys.s
+         CROSS JOIN LATERAL unnest(packed_times(k.period, k.offsets, k.steps, k.counts),
+                                   k.values) AS u (t, v)),
+    stepped AS (
+        SELECT d, f, s, p, t, v, row_number() OVER w AS o, t - lag(t) OVER w AS step
+          FROM merged WINDOW w AS (PARTITION BY d, f, s, p ORDER BY t, v)),
+    flagged AS (
+        SELECT d, f, s, p, t, v, o,
+               CASE WHEN o <= 2 THEN o = 1 ELSE step IS DISTINCT FROM lag(step) OVER w END AS starts
+          FROM stepped WINDOW w AS (PARTITION BY d, f, s, p ORDER BY o)),
+    numbered AS MATERIALIZED (
+        SELECT d, f, s, p, t, v, o, sum(starts::integer) OVER w AS run
+          FROM flagged WINDOW w AS (PARTITION BY d, f, s, p ORDER BY o)),
+    runs AS (
+        SELECT d, f, s, p, run, min(t) AS first, max(t) AS last, count(*)::integer AS c
+          FROM numbered GROUP BY d, f, s, p, run),
+    times AS (
+        SELECT d, f, s, p,
+               array_agg(interval_micros(first - p) ORDER BY run) AS offsets,
+               array_agg(CASE WHEN c > 1 THEN interval_micros(last - first) / (c - 1) ELSE 0 END
+                         ORDER BY run) AS steps,
+               array_agg(c ORDER BY run) AS counts
+          FROM runs GROUP BY d, f, s, p),
+    vals AS (
+        SELECT d, f, s, p, count(*)::integer AS n, array_agg(v ORDER BY o) AS vs
+          FROM numbered GROUP BY d, f, s, p),
+    stored AS (
+        INSERT INTO packed_%1$s AS k
+               (device_num, field_num, site_num, period, n, offsets, steps, counts, values)
+        SELECT x.d, x.f, x.s, x.p, y.n, x.offsets, x.steps, x.counts, y.vs
+          FROM times x JOIN vals y USING (d, f, s, p)
+         ORDER BY x.d, x.f, x.p, x.s
+        ON CONFLICT (device_num, field_num, period, site_num) DO UPDATE
+           SET n = excluded.n, offsets = excluded.offsets, steps = excluded.steps,
+               counts = excluded.counts, values = excluded.values),
+    days AS (
+        INSERT INTO rollup_day_%1$s AS x
+               (device_num, field_num, site_num, bucket, n%2$s, last_time, last_value)
+        SELECT d, f, s, time_bucket('1 day', t), count(*)%3$s, max(t),
+               (array_agg(v ORDER BY t DESC, v DESC))[1]
+          FROM merged
+         GROUP BY d, f, s, time_bucket('1 day', t)
+         ORDER BY d, f, time_bucket('1 day', t), s
+        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
+           SET n = excluded.n%4$s, last_time = excluded.last_time,
+               last_value = excluded.last_value)
+    SELECT count(*) INTO moved FROM fresh;
+    RETURN moved;
+END;
+$f$;$t$;
+BEGIN
+    EXECUTE format(period_fn, period);
+    EXECUTE format(reads, 'num', 'double precision', period);
+    EXECUTE format(reads, 'other', 'jsonb', period);
+    EXECUTE format(pack, 'num', ', sum, min, max', ', sum(v), min(v), max(v)',
+                   ', sum = excluded.sum, min = excluded.min, max = excluded.max');
+    EXECUTE format(pack, 'other', '', '', '');
+END;
+$generate$;
+
+-- The packing job (app/history/packing.py; `telemetry retention run --pack`): packs raw
+-- chunks closed for at least p_closed_for, oldest first, at most p_limit of them (all when
+-- NULL), and drops them. Each chunk is locked against inserts (SHARE) before it is read, so
+-- a late reading either commits before and is packed, or waits and fails when the chunk is
+-- dropped (its ingest batch is retried one by one and lands in a new chunk). Everything
+-- happens in the caller's transaction: a crash packs nothing and loses nothing. Shares the
+-- retention job's lock. Returns the chunks packed, NULL when another runner holds the lock.
+CREATE OR REPLACE FUNCTION pack_closed_chunks(
+    p_closed_for interval DEFAULT interval '1 hour', p_limit integer DEFAULT NULL
+) RETURNS integer
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    chunk   record;
+    packed  integer := 0;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(7301994212) THEN
+        RETURN NULL;
+    END IF;
+    FOR chunk IN
+        SELECT c.hypertable_name, c.chunk_schema, c.chunk_name, c.range_start, c.range_end
+          FROM timescaledb_information.chunks c
+         WHERE c.hypertable_name IN ('readings_num', 'readings_other')
+           AND c.range_end <= now() - p_closed_for
+         ORDER BY c.range_end, c.hypertable_name
+         LIMIT p_limit
+    LOOP
+        EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', chunk.chunk_schema, chunk.chunk_name);
+        IF chunk.hypertable_name = 'readings_num' THEN
+            PERFORM pack_range_num(chunk.range_start, chunk.range_end);
+        ELSE
+            PERFORM pack_range_other(chunk.range_start, chunk.range_end);
+        END IF;
+        EXECUTE format('DROP TABLE %I.%I', chunk.chunk_schema, chunk.chunk_name);
+        packed := packed + 1;
+    END LOOP;
+    RETURN packed;
+END;
+$$;
