@@ -25,7 +25,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     print(
         f"scale {manifest.scale}: {len(manifest.devices)} devices, "
         f"{manifest.readings_num + manifest.readings_other:,} readings in "
-        f"{manifest.database} ({manifest.load_rate:,.0f} readings/s with rollups)"
+        f"{manifest.database} ({manifest.load_rate:,.0f} readings/s, packing included)"
         + (f"; fleet of {manifest.fleet.device_count:,} devices" if manifest.fleet else "")
     )
     print(f"manifest: {manifest_path(manifest.scale)}")

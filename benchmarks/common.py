@@ -574,7 +574,7 @@ class Manifest(msgspec.Struct, kw_only=True):
     readings_num: int
     readings_other: int
     load_seconds: float
-    load_rate: float = 0.0  # readings/s, rollups included
+    load_rate: float = 0.0  # readings/s, packing included
     latest_primed: bool = False  # the newest uplink of every device went through ingest
     fleet: Fleet | None = None
 

@@ -10,8 +10,10 @@ series (field 0), with outages (gaps) and a few late arrivals.
 Readings bypass the ingest pipeline: they are packed with numpy into PostgreSQL's binary
 COPY format and streamed with asyncpg `copy_to_table(format="binary")` (the protocol of
 `copy_records_to_table`, without building a Python tuple per reading, which alone would
-cap the load far below the target), one time slice at a time over parallel connections;
-the rollups of each slice are rebuilt with `rebuild_rollups` while the next slice loads.
+cap the load far below the target), one time slice (a week, the raw chunk) at a time over
+parallel connections; the packing job (`pack_closed_chunks`: packed weeks and their daily
+rollups) packs each slice while the next one loads. The newest week stays raw, as in a
+live system.
 Every device's newest uplink is then sent through the real pipeline (a second world with
 `uplinks`) so that `/latest` has its stored body, when the pipeline supports it.
 """
@@ -46,7 +48,7 @@ from benchmarks.common import (
 )
 
 INTERVAL_S = 15 * 60
-SLICE_DAYS = 7  # slices never straddle a 14-day readings_num chunk (both epoch-aligned)
+SLICE_DAYS = 7  # one slice, one weekly raw chunk (both epoch-aligned)
 PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 PG_EPOCH_US = int(PG_EPOCH.timestamp()) * 1_000_000
 COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + b"\x00\x00\x00\x00" + b"\x00\x00\x00\x00"
@@ -618,7 +620,7 @@ class LoadReport:
     readings_other: int = 0
     copy_seconds: float = 0.0
     total_seconds: float = 0.0
-    rollup_wait_seconds: float = 0.0  # COPY idle, waiting for the previous slice's rollups
+    pack_wait_seconds: float = 0.0  # COPY idle, waiting for the previous slice's packing
     primed: int = 0
 
     @property
@@ -666,14 +668,14 @@ async def load_readings(
     connections: int = 2,
     label: str = "readings",
 ) -> LoadReport:
-    """COPYs every step but the newest, slice by slice, rebuilding each slice's rollups
-    while the next one loads; then the late arrivals and their buckets."""
+    """COPYs every step but the newest, slice by slice, packing each closed slice while
+    the next one loads; then the late arrivals, merged into their packed weeks."""
     report = LoadReport()
     conns = [await connect(database_url) for _ in range(connections + 1)]
     for conn in conns:
         # A bulk load can be redone from its seed: no need to wait for each WAL flush.
         await conn.execute("SET synchronous_commit = off")
-    copy_conns, rollup_conn = conns[:-1], conns[-1]
+    copy_conns, pack_conn = conns[:-1], conns[-1]
     started = time.perf_counter()
     start_s = int(series.start.timestamp())
     slice_steps = SLICE_DAYS * 86400 // INTERVAL_S
@@ -686,7 +688,7 @@ async def load_readings(
         edge += slice_steps
     bounds.append(series.steps - 1)
     total = int(series.present[:, :-1].sum()) * 5
-    rollup_task: asyncio.Task[Any] | None = None
+    pack_task: asyncio.Task[Any] | None = None
     try:
         for first, last in itertools.pairwise(bounds):
             num_frame, other_frame = slice_frames(series, layout, first, last, seed)
@@ -706,18 +708,14 @@ async def load_readings(
             report.copy_seconds += time.perf_counter() - copy_started
             report.readings_num += num_frame.height
             report.readings_other += other_frame.height
-            if rollup_task is not None:
+            if pack_task is not None:
                 waited = time.perf_counter()
-                await rollup_task
-                report.rollup_wait_seconds += time.perf_counter() - waited
-            slice_from = series.start + timedelta(seconds=first * INTERVAL_S)
-            slice_to = series.start + timedelta(seconds=last * INTERVAL_S)
-            rollup_task = asyncio.create_task(
-                rollup_conn.execute("SELECT rebuild_rollups($1, $2, NULL)", slice_from, slice_to)
-            )
+                await pack_task
+                report.pack_wait_seconds += time.perf_counter() - waited
+            pack_task = asyncio.create_task(pack_closed(pack_conn))
             progress(label, report.readings, total, started)
-        if rollup_task is not None:
-            await rollup_task
+        if pack_task is not None:
+            await pack_task
         await _load_late(copy_conns[0], series, layout, seed, report)
         report.total_seconds = time.perf_counter() - started
     finally:
@@ -726,11 +724,19 @@ async def load_readings(
     return report
 
 
+async def pack_closed(connection: Any) -> None:
+    """Packs every raw chunk already closed (the week the load just finished, or the weeks
+    late readings fell into), in one transaction without the API's statement timeout."""
+    async with connection.transaction():
+        await connection.execute("SET LOCAL statement_timeout = 0")
+        await connection.execute("SELECT pack_closed_chunks(interval '0')")
+
+
 async def _load_late(
     connection: Any, series: Series, layout: Layout, seed: int, report: LoadReport
 ) -> None:
     """Readings that arrive after the bulk, a few minutes off the grid, inside outages;
-    their hours and days are rebuilt for their device only."""
+    packed into their weeks by the packing job, as late uplinks are."""
     if not series.late:
         return
     frames = []
@@ -752,14 +758,7 @@ async def _load_late(
     )
     await copy_binary(connection, "readings_num", encode_num(frame))
     report.readings_num += frame.height
-    for d, step, offset in series.late:
-        at = series.start + timedelta(seconds=step * INTERVAL_S + offset)
-        await connection.execute(
-            "SELECT rebuild_rollups($1, $2, $3)",
-            at,
-            at + timedelta(microseconds=1),
-            [int(layout.device_num[d])],
-        )
+    await pack_closed(connection)
 
 
 def newest_uplinks(
@@ -823,10 +822,6 @@ async def _copy_newest_step(database_url: str, series: Series, layout: Layout, s
     try:
         await copy_binary(connection, "readings_num", encode_num(num_frame))
         await copy_binary(connection, "readings_other", encode_other(other_frame))
-        at = series.start + timedelta(seconds=last * INTERVAL_S)
-        await connection.execute(
-            "SELECT rebuild_rollups($1, $2, NULL)", at, at + timedelta(seconds=1)
-        )
     finally:
         await connection.close()
     return num_frame.height + other_frame.height
@@ -884,8 +879,8 @@ async def generate_async(
         report.readings_other += len(plan.devices)
     print(
         f"loaded {report.readings:,} readings in {report.total_seconds:.1f} s: "
-        f"{report.rate:,.0f} readings/s with rollups (COPY {report.copy_seconds:.1f} s, "
-        f"waiting for rollups {report.rollup_wait_seconds:.1f} s)",
+        f"{report.rate:,.0f} readings/s packed (COPY {report.copy_seconds:.1f} s, "
+        f"waiting for packing {report.pack_wait_seconds:.1f} s)",
         file=sys.stderr,
     )
     manifest = Manifest(

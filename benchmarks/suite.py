@@ -157,7 +157,7 @@ def load(ctx: Context) -> list[Measure]:
     m = ctx.manifest
     return [
         measure(
-            "bulk load, rollups included (binary COPY)",
+            "bulk load, packing included (binary COPY)",
             m.load_rate,
             "readings/s",
             group="load",
