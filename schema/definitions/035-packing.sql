@@ -27,6 +27,35 @@ AS $$
                         generate_series(0, r.c - 1) AS g)
 $$;
 
+-- The runs of ascending times p_times (the inverse of packed_times): a run is a stretch of
+-- equal steps, and a time starts a new run when its step differs from the one before it.
+-- Offsets and steps in microseconds: a week's offsets are below 2^40, so the float8
+-- seconds of an interval carry them exactly.
+CREATE OR REPLACE FUNCTION time_runs(
+    p_period timestamptz, p_times timestamptz[],
+    OUT offsets bigint[], OUT steps bigint[], OUT counts integer[]
+)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    WITH stepped AS (
+        SELECT u.o, m.us, m.us - lag(m.us) OVER (ORDER BY u.o) AS step
+          FROM unnest(p_times) WITH ORDINALITY AS u (t, o),
+               LATERAL (SELECT round(date_part('epoch', u.t - p_period) * 1000000)::bigint AS us) m),
+    flagged AS (
+        SELECT o, us, CASE WHEN o <= 2 THEN o = 1
+                           ELSE step IS DISTINCT FROM lag(step) OVER (ORDER BY o) END AS starts
+          FROM stepped),
+    numbered AS (
+        SELECT us, sum(starts::integer) OVER (ORDER BY o) AS run FROM flagged),
+    runs AS (
+        SELECT run, min(us) AS first, max(us) AS last, count(*)::integer AS c
+          FROM numbered GROUP BY run)
+    SELECT array_agg(first ORDER BY run),
+           array_agg(CASE WHEN c > 1 THEN (last - first) / (c - 1) ELSE 0 END ORDER BY run),
+           array_agg(c ORDER BY run)
+      FROM runs
+$$;
+
 -- Generated for both kinds of readings from one template each, so the packing rule and
 -- the read of packed data are written once: packed_period, readings_<kind>_in,
 -- readings_<kind>_count and pack_range_<kind>.
@@ -113,9 +142,8 @@ $f$;$t$;
 -- Packs the raw readings of [p_from, p_to) (the range of one raw chunk, which the caller
 -- has locked against inserts and drops afterwards): each (series, site, week) becomes one
 -- packed row, merged with the packed row already there (late readings), and the daily
--- rollups of every day it touches are rewritten from the merged readings. Times are
--- ordered by (time, value); a run is a stretch of equal steps (a reading starts a new run
--- when its step differs from the previous one). Returns the raw readings packed.
+-- rollups of every day it touches are rewritten from the merged readings. Readings are
+-- ordered by (time, value); time_runs encodes their times. Returns the raw readings packed.
 CREATE OR REPLACE FUNCTION pack_range_%1$s(p_from timestamptz, p_to timestamptz)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -138,35 +166,16 @@ BEGIN
                             AND k.period = keys.p AND k.site_num = keys.s
          CROSS JOIN LATERAL unnest(packed_times(k.period, k.offsets, k.steps, k.counts),
                                    k.values) AS u (t, v)),
-    stepped AS (
-        SELECT d, f, s, p, t, v, row_number() OVER w AS o, t - lag(t) OVER w AS step
-          FROM merged WINDOW w AS (PARTITION BY d, f, s, p ORDER BY t, v)),
-    flagged AS (
-        SELECT d, f, s, p, t, v, o,
-               CASE WHEN o <= 2 THEN o = 1 ELSE step IS DISTINCT FROM lag(step) OVER w END AS starts
-          FROM stepped WINDOW w AS (PARTITION BY d, f, s, p ORDER BY o)),
-    numbered AS MATERIALIZED (
-        SELECT d, f, s, p, t, v, o, sum(starts::integer) OVER w AS run
-          FROM flagged WINDOW w AS (PARTITION BY d, f, s, p ORDER BY o)),
-    runs AS (
-        SELECT d, f, s, p, run, min(t) AS first, max(t) AS last, count(*)::integer AS c
-          FROM numbered GROUP BY d, f, s, p, run),
-    times AS (
-        SELECT d, f, s, p,
-               array_agg(interval_micros(first - p) ORDER BY run) AS offsets,
-               array_agg(CASE WHEN c > 1 THEN interval_micros(last - first) / (c - 1) ELSE 0 END
-                         ORDER BY run) AS steps,
-               array_agg(c ORDER BY run) AS counts
-          FROM runs GROUP BY d, f, s, p),
-    vals AS (
-        SELECT d, f, s, p, count(*)::integer AS n, array_agg(v ORDER BY o) AS vs
-          FROM numbered GROUP BY d, f, s, p),
+    grouped AS (
+        SELECT d, f, s, p, count(*)::integer AS n,
+               array_agg(t ORDER BY t, v) AS ts, array_agg(v ORDER BY t, v) AS vs
+          FROM merged GROUP BY d, f, s, p),
     stored AS (
         INSERT INTO packed_%1$s AS k
                (device_num, field_num, site_num, period, n, offsets, steps, counts, values)
-        SELECT x.d, x.f, x.s, x.p, y.n, x.offsets, x.steps, x.counts, y.vs
-          FROM times x JOIN vals y USING (d, f, s, p)
-         ORDER BY x.d, x.f, x.p, x.s
+        SELECT g.d, g.f, g.s, g.p, g.n, r.offsets, r.steps, r.counts, g.vs
+          FROM grouped g CROSS JOIN LATERAL time_runs(g.p, g.ts) r
+         ORDER BY g.d, g.f, g.p, g.s
         ON CONFLICT (device_num, field_num, period, site_num) DO UPDATE
            SET n = excluded.n, offsets = excluded.offsets, steps = excluded.steps,
                counts = excluded.counts, values = excluded.values),
@@ -195,7 +204,7 @@ BEGIN
 END;
 $generate$;
 
--- The packing job (app/history/packing.py; `telemetry retention run --pack`): packs raw
+-- The packing job (app/history/retention.py; `telemetry retention run --pack`): packs raw
 -- chunks closed for at least p_closed_for, oldest first, at most p_limit of them (all when
 -- NULL), and drops them. Each chunk is locked against inserts (SHARE) before it is read, so
 -- a late reading either commits before and is packed, or waits and fails when the chunk is

@@ -179,20 +179,23 @@ async def test_set_status_inventory_deletes_telemetry_and_clears_placement(
         field_num = await c.fetchval(
             "SELECT num FROM profile_fields WHERE profile_id = $1", uuid.UUID(t["prof"]["id"])
         )
-        for minutes in (5, 65, 125):
+        # Three recent uplinks stay raw; one of 30 days ago is packed into its week.
+        for minutes in (5, 65, 125, 30 * 24 * 60):
             await c.execute(
                 "SELECT record_readings($1, 0, now() - make_interval(mins => $2), $3, $4,"
                 " '{}'::int[], '{}'::jsonb[])",
                 num, minutes, [field_num, 0], [21.5, 80.0],
             )  # fmt: skip
+        await c.execute("SELECT pack_closed_chunks(interval '0')")
         assert await c.fetchval("SELECT count(*) FROM readings_num WHERE device_num = $1", num) == 6
-        assert await c.fetchval("SELECT count(*) FROM rollup_hour_num WHERE device_num = $1", num)
+        assert await c.fetchval("SELECT sum(n) FROM packed_num WHERE device_num = $1", num) == 2
+        assert await c.fetchval("SELECT count(*) FROM rollup_day_num WHERE device_num = $1", num)
 
     run = await telemetry(migrated, "devices", "set-status", str(device_id), "inventory")
     assert run.code == 0, run.stderr
 
     async with pool.acquire() as c:
-        for table in ("readings_num", "rollup_hour_num", "rollup_day_num", "device_state"):
+        for table in ("readings_num", "packed_num", "rollup_day_num", "device_state"):
             count = await c.fetchval(f"SELECT count(*) FROM {table} WHERE device_num = $1", num)
             assert count == 0, table
         row = await c.fetchrow(
