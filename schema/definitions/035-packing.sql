@@ -16,19 +16,25 @@ AS $$ SELECT (extract(epoch FROM p) * 1000000)::bigint $$;
 -- The times of a packed row, ascending: run i holds p_counts[i] times p_steps[i]
 -- microseconds apart from p_offsets[i] microseconds after the period's start. The set
 -- below is a nested loop over the runs, in order (the generate_series depends on the
--- run), so the array comes out in the order of the values array.
+-- run), so the array comes out in the order of the values array. generate_series steps
+-- timestamps in C; a run of one time has step 0, which generate_series refuses, hence
+-- GREATEST (start = stop gives that one time whatever the step).
 CREATE OR REPLACE FUNCTION packed_times(
     p_period timestamptz, p_offsets bigint[], p_steps bigint[], p_counts integer[]
 ) RETURNS timestamptz[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
-    SELECT ARRAY(SELECT p_period + (r.o + r.s * g) * interval '1 microsecond'
+    SELECT ARRAY(SELECT g
                    FROM unnest(p_offsets, p_steps, p_counts) AS r (o, s, c),
-                        generate_series(0, r.c - 1) AS g)
+                        generate_series(p_period + r.o * interval '1 microsecond',
+                                        p_period + (r.o + r.s * (r.c - 1)) * interval '1 microsecond',
+                                        GREATEST(r.s, 1) * interval '1 microsecond') AS g)
 $$;
 
 -- The runs of ascending times p_times (the inverse of packed_times): a run is a stretch of
--- equal steps, and a time starts a new run when its step differs from the one before it.
+-- equal steps, and a time starts a new run when its step differs from the one before it,
+-- or is 0 (a time equal to the one before it is a run of its own: packed_times steps
+-- with generate_series, which cannot repeat a time).
 -- Offsets and steps in microseconds: a week's offsets are below 2^40, so the float8
 -- seconds of an interval carry them exactly.
 CREATE OR REPLACE FUNCTION time_runs(
@@ -42,7 +48,8 @@ AS $$
           FROM unnest(p_times) WITH ORDINALITY AS u (t, o),
                LATERAL (SELECT round(date_part('epoch', u.t - p_period) * 1000000)::bigint AS us) m),
     flagged AS (
-        SELECT o, us, CASE WHEN o <= 2 THEN o = 1
+        SELECT o, us, CASE WHEN o = 1 OR step = 0 THEN true
+                           WHEN o = 2 THEN false
                            ELSE step IS DISTINCT FROM lag(step) OVER (ORDER BY o) END AS starts
           FROM stepped),
     numbered AS (

@@ -576,6 +576,8 @@ async def big(pool: asyncpg.Pool) -> tuple[str, dict[str, Any]]:
             field,
             start,
         )
+        # Packing 300,000 readings outlasts the pool's statement timeout on a busy box.
+        await connection.execute("SET LOCAL statement_timeout = 0")
         await connection.execute("SELECT pack_closed_chunks(interval '0')")
     return key, device
 
