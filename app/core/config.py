@@ -17,7 +17,7 @@ through the environment.
 | TELEMETRY_WORKERS | workers | 2 (`serve --workers` sets it for its workers) |
 | TELEMETRY_LEASE_EXACT_BELOW | lease_exact_below | 1024 |
 | TELEMETRY_COMPACT_CHUNKS | compact_chunks | 1 (0: compaction only by `retention run --compact`) |
-| TELEMETRY_PACK_AFTER_S | pack_after_s | 3600 (a raw week is packed once closed this long; 0: never, `retention run --pack` only) |
+| TELEMETRY_PACK_AFTER_S | pack_after_s | 3600 (pack raw weeks closed this long; 0: never) |
 | TELEMETRY_DEBUG | debug | unset (set: CLI errors show their traceback) |
 | TELEMETRY_WEBHOOK_RETRY_SCALE | webhook_retry_scale | 1.0 (times the retries, 30 d and 5 d) |
 | TELEMETRY_WEBHOOK_TIMEOUT_S | webhook_timeout_s | 15 (one delivery attempt) |
