@@ -12,9 +12,9 @@
 --   $5 boolean[]  field map: numeric (readings_num_in) or not (readings_other_in)
 --   $6, $7        the range [from, to)
 --   $8 text[]     the field identifiers, by position (long layout and NDJSON keys)
--- Each device's readings are read by readings_<kind>_in (raw rows and packed weeks, see
--- schema/definitions/035-packing.sql), one (device, field) range at a time, and sorted
--- per device; the devices are walked in id order by a nested loop, so
+-- Each device's readings are read by export_readings (schema/definitions/060-export.sql:
+-- raw rows and packed weeks through readings_<kind>_in), one (device, field) range at a
+-- time, and sorted per device; the devices are walked in id order by a nested loop, so
 -- the first rows leave as soon as the first device is read and memory holds one device's
 -- readings at most (EXPLAIN: Incremental Sort, presorted key the device order, over a
 -- Nested Loop; per device a Sort of its readings over an Append of the raw rows' index
@@ -94,35 +94,20 @@ SELECT COALESCE(sum(CASE WHEN m.numeric
 
 -- name: long_rows
 -- Template: one row per reading of devices $1 (field map $2..$5) in [$6, $7), by device id, time, field position; {columns} filled by app/export/query.py.
-WITH map AS MATERIALIZED (
-    SELECT * FROM unnest($2::integer[], $3::uuid[], $4::integer[], $5::boolean[])
-                  AS m(field_num, profile_id, pos, numeric)
-),
-dev AS (
+WITH dev AS (
     SELECT d.num, d.id, d.dev_eui, d.profile_id, o.ord
       FROM unnest($1::integer[]) WITH ORDINALITY AS o(num, ord)
       JOIN devices d ON d.num = o.num
 )
 SELECT {columns}
   FROM dev d
- CROSS JOIN LATERAL (
-    SELECT r.time, m.pos, r.value AS num, NULL::jsonb AS other
-      FROM map m CROSS JOIN LATERAL readings_num_in(d.num, m.field_num, $6, $7) r
-     WHERE m.numeric AND (m.profile_id = d.profile_id OR m.profile_id IS NULL)
-    UNION ALL
-    SELECT r.time, m.pos, NULL, r.value
-      FROM map m CROSS JOIN LATERAL readings_other_in(d.num, m.field_num, $6, $7) r
-     WHERE NOT m.numeric AND (m.profile_id = d.profile_id OR m.profile_id IS NULL)
- ) x
+ CROSS JOIN LATERAL export_readings(d.num, d.profile_id, $2::integer[], $3::uuid[],
+                                    $4::integer[], $5::boolean[], $6, $7) x
  ORDER BY d.ord, x.time, x.pos
 
 -- name: wide_rows
 -- Template: one row per reading time of devices $1 (more when a field has several readings at one time), by device id and time; {arrays}, {unnest} and {columns} filled by app/export/query.py.
-WITH map AS MATERIALIZED (
-    SELECT * FROM unnest($2::integer[], $3::uuid[], $4::integer[], $5::boolean[])
-                  AS m(field_num, profile_id, pos, numeric)
-),
-dev AS (
+WITH dev AS (
     SELECT d.num, d.id, d.dev_eui, d.profile_id, o.ord
       FROM unnest($1::integer[]) WITH ORDINALITY AS o(num, ord)
       JOIN devices d ON d.num = o.num
@@ -135,15 +120,8 @@ SELECT {columns}
     SELECT g.time, {unnest}
       FROM (
         SELECT x.time, {arrays}
-          FROM (
-            SELECT r.time, m.pos, r.value AS num, NULL::jsonb AS other
-              FROM map m CROSS JOIN LATERAL readings_num_in(d.num, m.field_num, $6, $7) r
-             WHERE m.numeric AND (m.profile_id = d.profile_id OR m.profile_id IS NULL)
-            UNION ALL
-            SELECT r.time, m.pos, NULL, r.value
-              FROM map m CROSS JOIN LATERAL readings_other_in(d.num, m.field_num, $6, $7) r
-             WHERE NOT m.numeric AND (m.profile_id = d.profile_id OR m.profile_id IS NULL)
-          ) x
+          FROM export_readings(d.num, d.profile_id, $2::integer[], $3::uuid[],
+                               $4::integer[], $5::boolean[], $6, $7) x
          GROUP BY x.time
       ) g
  ) u
