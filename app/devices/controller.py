@@ -10,8 +10,9 @@ from litestar.params import Parameter
 
 from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
-from app.core.api import Limit, Listing, Offset, Pagination, Single
+from app.core.api import Limit, Listing, Offset, Single
 from app.core.errors import error_responses
+from app.core.reads import empty_page, fetch_page, from_row
 from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.devices.filters import (
@@ -24,7 +25,7 @@ from app.devices.filters import (
     parse_site_filter,
     parse_statuses,
 )
-from app.devices.structs import Device, DeviceDetail, device_fields, device_from_row
+from app.devices.structs import Device, DeviceDetail, converted_columns, device_from_row
 from app.profiles.service import profile_fields
 from app.profiles.structs import DeviceProfileDetail
 
@@ -86,8 +87,10 @@ class DeviceController(Controller):
         descendants = parse_bool("includeDescendants", include_descendants) or False
         name_pattern, eui_pattern = like_patterns(search)
         if statuses == []:
-            return Listing(data=[], pagination=Pagination(limit=limit, offset=offset, total=0))
-        rows = await reader(principal).fetch(
+            return empty_page(limit, offset)
+        return await fetch_page(
+            reader(principal),
+            device_from_row,
             list_query(statuses, wanted_online),
             principal.partner_id,
             principal.sub_account_id,
@@ -102,12 +105,8 @@ class DeviceController(Controller):
             site.id,
             site.none,
             descendants,
-            limit,
-            offset,
-        )
-        return Listing(
-            data=[device_from_row(r) for r in rows if r["id"] is not None],
-            pagination=Pagination(limit=limit, offset=offset, total=rows[0]["total"]),
+            limit=limit,
+            offset=offset,
         )
 
     @get(
@@ -130,7 +129,7 @@ class DeviceController(Controller):
             field_count=len(fields),
             fields=fields,
         )
-        return Single(DeviceDetail(**device_fields(row), device_profile=profile))
+        return Single(from_row(DeviceDetail, row, **converted_columns(row), device_profile=profile))
 
 
 def list_query(statuses: list[str] | None, online: bool | None) -> str:

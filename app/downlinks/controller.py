@@ -9,9 +9,10 @@ from litestar import Controller, Request, Response, get, post
 
 from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
-from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
+from app.core.api import Limit, Listing, Offset, Single, parse_uuid
 from app.core.body import json_body_operation, read_json_body
 from app.core.errors import ApiError, ErrorCode, error_responses, not_found
+from app.core.reads import fetch_counted_page, from_row
 from app.core.sql import QUERIES
 from app.downlinks.encoding import encode_payload
 from app.downlinks.queue import Planned, enqueue, load_templates, pick_template, require_reference
@@ -61,27 +62,14 @@ class DownlinkController(Controller):
         offset: Offset = 0,
     ) -> Listing[DownlinkTemplate]:
         device = await resolve_device(pool, principal, device_id, live=True)
-        rows = await pool.fetch(
-            QUERIES["downlinks.list_templates"], device.profile_id, limit, offset
-        )
-        total = (
-            rows[0]["total"]
-            if rows
-            else await pool.fetchval(QUERIES["downlinks.count_templates"], device.profile_id)
-        )
-        return Listing(
-            data=[
-                DownlinkTemplate(
-                    template_id=row["id"],
-                    key=row["key"],
-                    name=row["name"],
-                    f_port=row["f_port"],
-                    confirmed=row["confirmed"],
-                    sample_data=row["sample_data"],
-                )
-                for row in rows
-            ],
-            pagination=Pagination(limit=limit, offset=offset, total=total),
+        return await fetch_counted_page(
+            pool,
+            lambda row: from_row(DownlinkTemplate, row, template_id=row["id"]),
+            QUERIES["downlinks.list_templates"],
+            QUERIES["downlinks.count_templates"],
+            device.profile_id,
+            limit=limit,
+            offset=offset,
         )
 
     @post(
@@ -156,19 +144,4 @@ class DownlinkController(Controller):
         )
         if row is None:
             raise not_found("downlink")
-        return Single(
-            DownlinkItem(
-                queue_item_id=row["id"],
-                status=row["status"],
-                f_port=row["f_port"],
-                byte_count=row["byte_count"],
-                confirmed=row["confirmed"],
-                created_at=row["created_at"],
-                expires_at=row["expires_at"],
-                submitted_at=row["submitted_at"],
-                sent_at=row["sent_at"],
-                f_cnt_down=row["f_cnt_down"],
-                acknowledged_at=row["acknowledged_at"],
-                error=row["error"],
-            )
-        )
+        return Single(from_row(DownlinkItem, row, queue_item_id=row["id"]))

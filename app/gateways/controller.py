@@ -10,8 +10,9 @@ from litestar.params import Parameter
 
 from app.auth.principal import Principal
 from app.auth.tenancy import split_reference
-from app.core.api import Limit, Listing, Offset, Pagination, Single
-from app.core.errors import error_responses, not_found
+from app.core.api import Limit, Listing, Offset, Single
+from app.core.errors import error_responses
+from app.core.reads import empty_page, fetch_owned, fetch_page
 from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.devices.filters import (
@@ -74,8 +75,10 @@ class GatewayController(Controller):
         wanted_online = parse_bool("online", online)
         descendants = parse_bool("includeDescendants", include_descendants) or False
         if statuses == []:
-            return Listing(data=[], pagination=Pagination(limit=limit, offset=offset, total=0))
-        rows = await reader(principal).fetch(
+            return empty_page(limit, offset)
+        return await fetch_page(
+            reader(principal),
+            gateway_from_row,
             LIST_GATEWAYS,
             principal.partner_id,
             principal.sub_account_id,
@@ -87,12 +90,8 @@ class GatewayController(Controller):
             site.id,
             site.none,
             descendants,
-            limit,
-            offset,
-        )
-        return Listing(
-            data=[gateway_from_row(r) for r in rows if r["id"] is not None],
-            pagination=Pagination(limit=limit, offset=offset, total=rows[0]["total"]),
+            limit=limit,
+            offset=offset,
         )
 
     @get(
@@ -105,12 +104,7 @@ class GatewayController(Controller):
     async def get_gateway(
         self, pool: asyncpg.Pool, principal: Principal, gateway_id: str
     ) -> Single[Gateway]:
-        wanted_id, eui = split_reference(gateway_id)
-        row = None
-        if wanted_id is not None or eui is not None:
-            row = await pool.fetchrow(
-                GET_GATEWAY, principal.partner_id, principal.sub_account_id, wanted_id, eui
-            )
-        if row is None:
-            raise not_found("gateway")
-        return Single(gateway_from_row(row))
+        keys = split_reference(gateway_id)
+        return Single(
+            gateway_from_row(await fetch_owned(pool, principal, "gateway", GET_GATEWAY, *keys))
+        )

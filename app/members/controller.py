@@ -8,9 +8,10 @@ import asyncpg
 from litestar import Controller, Request, Response, delete, get, post
 
 from app.auth.principal import Principal
-from app.core.api import Limit, Listing, Offset, Pagination, Single
+from app.core.api import Limit, Listing, Offset, Single
 from app.core.body import json_body_operation, read_json_body, read_json_object
 from app.core.errors import error_responses
+from app.core.reads import fetch_counted_page, from_row
 from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.members.service import add_member, remove_member
@@ -48,16 +49,15 @@ class MembersController(Controller):
     async def list_members(
         self, pool: asyncpg.Pool, principal: Principal, limit: Limit = 50, offset: Offset = 0
     ) -> Listing[Member]:
-        rows = await reader(principal).fetch(
-            QUERIES["members.list_members"], principal.sub_account_id, limit, offset
+        return await fetch_counted_page(
+            reader(principal),
+            lambda row: from_row(Member, row),
+            QUERIES["members.list_members"],
+            QUERIES["members.count_members"],
+            principal.sub_account_id,
+            limit=limit,
+            offset=offset,
         )
-        total = (
-            rows[0]["total"]
-            if rows
-            else await pool.fetchval(QUERIES["members.count_members"], principal.sub_account_id)
-        )
-        members = [Member(**{k: v for k, v in dict(row).items() if k != "total"}) for row in rows]
-        return Listing(data=members, pagination=Pagination(limit=limit, offset=offset, total=total))
 
     @post(
         operation_id="addMember",

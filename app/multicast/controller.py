@@ -12,8 +12,9 @@ from litestar import Controller, get
 from litestar.params import Parameter
 
 from app.auth.principal import Principal
-from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
-from app.core.errors import error_responses, not_found
+from app.core.api import Limit, Listing, Offset, Single, parse_uuid
+from app.core.errors import error_responses
+from app.core.reads import fetch_owned, fetch_page, from_row
 from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.devices.filters import parse_plain_id
@@ -44,21 +45,15 @@ class MulticastGroupController(Controller):
         offset: Offset = 0,
     ) -> Listing[MulticastGroup]:
         sub_account = parse_plain_id("subAccountId", sub_account_id)
-        rows = await reader(principal).fetch(
-            LIST_GROUPS, principal.partner_id, principal.sub_account_id, sub_account, limit, offset
-        )
-        return Listing(
-            data=[
-                MulticastGroup(
-                    id=r["id"],
-                    name=r["name"],
-                    sub_account_id=r["sub_account_id"],
-                    device_count=r["device_count"],
-                )
-                for r in rows
-                if r["id"] is not None
-            ],
-            pagination=Pagination(limit=limit, offset=offset, total=rows[0]["total"]),
+        return await fetch_page(
+            reader(principal),
+            lambda row: from_row(MulticastGroup, row),
+            LIST_GROUPS,
+            principal.partner_id,
+            principal.sub_account_id,
+            sub_account,
+            limit=limit,
+            offset=offset,
         )
 
     @get(
@@ -71,26 +66,7 @@ class MulticastGroupController(Controller):
     async def get_group(
         self, pool: asyncpg.Pool, principal: Principal, group_id: str
     ) -> Single[MulticastGroupDetail]:
-        wanted = parse_uuid(group_id)
-        row = None
-        if wanted is not None:
-            row = await pool.fetchrow(
-                GET_GROUP, principal.partner_id, principal.sub_account_id, wanted
-            )
-        if row is None:
-            raise not_found("multicast group")
+        row = await fetch_owned(pool, principal, "multicast group", GET_GROUP, parse_uuid(group_id))
         members = await pool.fetch(GROUP_MEMBERS, row["id"])
-        return Single(
-            MulticastGroupDetail(
-                id=row["id"],
-                name=row["name"],
-                sub_account_id=row["sub_account_id"],
-                device_count=row["device_count"],
-                devices=[
-                    GroupMember(
-                        device_id=m["id"], dev_eui=m["dev_eui"], name=m["name"], status=m["status"]
-                    )
-                    for m in members
-                ],
-            )
-        )
+        devices = [from_row(GroupMember, m, device_id=m["id"]) for m in members]
+        return Single(from_row(MulticastGroupDetail, row, devices=devices))

@@ -22,7 +22,8 @@ from litestar import Controller, Request, Response, post
 from app.auth.principal import Principal
 from app.core.api import Single, parse_uuid
 from app.core.body import json_body_operation, read_json_body
-from app.core.errors import ApiError, error_responses, not_found
+from app.core.errors import ApiError, error_responses
+from app.core.reads import fetch_owned
 from app.core.sql import QUERIES
 from app.downlinks.controller import SEND_DESCRIPTION
 from app.downlinks.encoding import encode_payload
@@ -139,19 +140,13 @@ class MulticastExecuteController(Controller):
     ) -> Response[Single[ExecuteResult]]:
         body = await read_json_body(request, SEND_DECODER)
         wanted = require_reference(body)
-        group_uuid = parse_uuid(group_id)
-        group = (
-            await pool.fetchrow(
-                QUERIES["multicast_execute.find_group"],
-                principal.partner_id,
-                principal.sub_account_id,
-                group_uuid,
-            )
-            if group_uuid
-            else None
+        group = await fetch_owned(
+            pool,
+            principal,
+            "multicast group",
+            QUERIES["multicast_execute.find_group"],
+            parse_uuid(group_id),
         )
-        if group is None:
-            raise not_found("multicast group")
         members = await pool.fetch(
             QUERIES["multicast_execute.assigned_members"], group["id"], group["sub_account_id"]
         )

@@ -9,8 +9,9 @@ from litestar import Controller, get
 from litestar.params import Parameter
 
 from app.auth.principal import Principal
-from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
-from app.core.errors import error_responses, not_found
+from app.core.api import Limit, Listing, Offset, Single, parse_uuid
+from app.core.errors import error_responses
+from app.core.reads import fetch_owned, fetch_page, from_row
 from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.devices.filters import (
@@ -25,7 +26,7 @@ from app.networks.structs import (
     NetworkDetail,
     NetworkDevice,
     NetworkGateway,
-    rollup_fields,
+    offline_counts,
 )
 
 LIST_NETWORKS = QUERIES["networks.list_networks"]
@@ -70,7 +71,9 @@ class NetworkController(Controller):
         site = parse_site_filter(principal, site_id)
         sub_account = parse_plain_id("subAccountId", sub_account_id)
         descendants = parse_bool("includeDescendants", include_descendants) or False
-        rows = await reader(principal).fetch(
+        return await fetch_page(
+            reader(principal),
+            lambda row: from_row(Network, row, **offline_counts(row)),
             LIST_NETWORKS,
             principal.partner_id,
             principal.sub_account_id,
@@ -78,12 +81,8 @@ class NetworkController(Controller):
             site.id,
             site.none,
             descendants,
-            limit,
-            offset,
-        )
-        return Listing(
-            data=[Network(**rollup_fields(r)) for r in rows if r["id"] is not None],
-            pagination=Pagination(limit=limit, offset=offset, total=rows[0]["total"]),
+            limit=limit,
+            offset=offset,
         )
 
     @get(
@@ -95,39 +94,15 @@ class NetworkController(Controller):
     async def get_network(
         self, pool: asyncpg.Pool, principal: Principal, network_id: str
     ) -> Single[NetworkDetail]:
-        wanted = parse_uuid(network_id)
-        row = None
-        if wanted is not None:
-            row = await pool.fetchrow(
-                GET_NETWORK, principal.partner_id, principal.sub_account_id, wanted
-            )
-        if row is None:
-            raise not_found("network")
+        row = await fetch_owned(pool, principal, "network", GET_NETWORK, parse_uuid(network_id))
         devices = await pool.fetch(NETWORK_DEVICES, row["id"])
         gateways = await pool.fetch(NETWORK_GATEWAYS, row["id"])
         return Single(
-            NetworkDetail(
-                **rollup_fields(row),
-                devices=[
-                    NetworkDevice(
-                        device_id=d["id"],
-                        name=d["name"],
-                        dev_eui=d["dev_eui"],
-                        online=d["online"],
-                        signal_quality=d["signal_quality"],
-                        last_seen_at=d["last_seen_at"],
-                    )
-                    for d in devices
-                ],
-                gateways=[
-                    NetworkGateway(
-                        gateway_id=g["id"],
-                        name=g["name"],
-                        gateway_eui=g["gateway_eui"],
-                        online=g["online"],
-                        last_seen_at=g["last_seen_at"],
-                    )
-                    for g in gateways
-                ],
+            from_row(
+                NetworkDetail,
+                row,
+                **offline_counts(row),
+                devices=[from_row(NetworkDevice, d, device_id=d["id"]) for d in devices],
+                gateways=[from_row(NetworkGateway, g, gateway_id=g["id"]) for g in gateways],
             )
         )

@@ -9,12 +9,13 @@ from litestar import Controller, get
 from litestar.params import Parameter
 
 from app.auth.principal import Principal
-from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
-from app.core.errors import error_responses, not_found
+from app.core.api import Limit, Listing, Offset, Single, parse_uuid
+from app.core.errors import error_responses
+from app.core.reads import fetch_owned, fetch_page, from_row
 from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.devices.filters import check_features, features, parse_plain_id
-from app.sites.structs import Site, site_from_row
+from app.sites.structs import Site
 
 LIST_SITES = QUERIES["sites.list_sites"]
 GET_SITE = QUERIES["sites.get_site"]
@@ -45,12 +46,15 @@ class SiteController(Controller):
         offset: Offset = 0,
     ) -> Listing[Site]:
         sub_account = parse_plain_id("subAccountId", sub_account_id)
-        rows = await reader(principal).fetch(
-            LIST_SITES, principal.partner_id, principal.sub_account_id, sub_account, limit, offset
-        )
-        return Listing(
-            data=[site_from_row(r) for r in rows if r["id"] is not None],
-            pagination=Pagination(limit=limit, offset=offset, total=rows[0]["total"]),
+        return await fetch_page(
+            reader(principal),
+            lambda row: from_row(Site, row),
+            LIST_SITES,
+            principal.partner_id,
+            principal.sub_account_id,
+            sub_account,
+            limit=limit,
+            offset=offset,
         )
 
     @get(
@@ -62,12 +66,5 @@ class SiteController(Controller):
     async def get_site(
         self, pool: asyncpg.Pool, principal: Principal, site_id: str
     ) -> Single[Site]:
-        wanted = parse_uuid(site_id)
-        row = None
-        if wanted is not None:
-            row = await pool.fetchrow(
-                GET_SITE, principal.partner_id, principal.sub_account_id, wanted
-            )
-        if row is None:
-            raise not_found("site")
-        return Single(site_from_row(row))
+        row = await fetch_owned(pool, principal, "site", GET_SITE, parse_uuid(site_id))
+        return Single(from_row(Site, row))
