@@ -12,8 +12,7 @@ from app.accounts.structs import Features, Health, Identity, RateLimit, SubAccou
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Single, parse_uuid
 from app.core.errors import UNAVAILABLE_RETRY_AFTER_S, error_responses
-from app.core.reads import fetch_counted_page, fetch_owned, from_row
-from app.core.routing import reader
+from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
 
 
@@ -81,17 +80,15 @@ class SubAccountController(Controller):
 
     @get(operation_id="listSubAccounts", summary="Sub-accounts visible to the key")
     async def list_sub_accounts(
-        self, pool: asyncpg.Pool, principal: Principal, limit: Limit = 50, offset: Offset = 0
+        self, principal: Principal, limit: Limit = 50, offset: Offset = 0
     ) -> Listing[SubAccount]:
-        return await fetch_counted_page(
-            reader(principal),
+        return await list_owned(
+            principal,
             lambda row: from_row(SubAccount, row),
             QUERIES["accounts.list_sub_accounts"],
-            QUERIES["accounts.count_sub_accounts"],
-            principal.partner_id,
-            principal.sub_account_id,
             limit=limit,
             offset=offset,
+            count=QUERIES["accounts.count_sub_accounts"],
         )
 
     @get(

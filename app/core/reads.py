@@ -2,8 +2,9 @@
 
 - `from_row`: a response struct from the row's columns of the same names, so a struct's
   fields are listed once (in the struct) and a route names only what differs.
-- `fetch_page` / `fetch_counted_page`: a page of a list query whose last two parameters are
-  `limit` and `offset` and whose rows carry the list's `total`.
+- `fetch_page`: a page of a list query whose last two parameters are `limit` and `offset`
+  and whose rows carry the list's `total`; `list_owned`, the same for a list of the key's
+  tenancy, read where a stale read is allowed.
 - `fetch_owned`: one resource of the key's tenancy by its path id, else 404; another
   tenant's resource is indistinguishable from a missing one (the query's tenancy
   predicate takes the key's partner and sub-account as its first two parameters).
@@ -19,6 +20,7 @@ import msgspec
 from app.auth.principal import Principal
 from app.core.api import Listing, Pagination
 from app.core.errors import not_found
+from app.core.routing import reader
 
 S = TypeVar("S", bound=msgspec.Struct)
 T = TypeVar("T")
@@ -43,33 +45,51 @@ async def fetch_page(
     *args: Any,
     limit: int,
     offset: int,
+    count: str | None = None,
 ) -> Listing[T]:
-    """A page of a list query that always answers at least one row: the total joined to
-    the page's items, a lone row with a null `id` when the page is empty. Paging past the
-    end still learns the total from the one query."""
-    rows = await pool.fetch(query, *args, limit, offset)
-    return Listing(
-        data=[build(row) for row in rows if row["id"] is not None],
-        pagination=Pagination(limit=limit, offset=offset, total=rows[0]["total"]),
-    )
+    """A page of a list query whose last two parameters are `limit` and `offset` and whose
+    rows carry the list's `total`.
 
-
-async def fetch_counted_page(
-    pool: Any,
-    build: Callable[[Any], T],
-    query: str,
-    count: str,
-    *args: Any,
-    limit: int,
-    offset: int,
-) -> Listing[T]:
-    """A page of a list query whose rows carry `count(*) OVER ()`: past the end no row is
-    left to carry it, so the `count` query (same arguments but the paging) answers it."""
+    Without `count` the query always answers at least one row: the total joined to the
+    page's items, a lone row with a null `id` when the page is empty, so paging past the
+    end still learns the total from the one query. With `count`, the rows carry
+    `count(*) OVER ()` and past the end no row is left to carry it, so the `count` query
+    (the same arguments but the paging) answers it.
+    """
     rows = await pool.fetch(query, *args, limit, offset)
-    total = rows[0]["total"] if rows else await pool.fetchval(count, *args)
+    if count is None:
+        total = rows[0]["total"]
+        rows = [row for row in rows if row["id"] is not None]
+    else:
+        total = rows[0]["total"] if rows else await pool.fetchval(count, *args)
     return Listing(
         data=[build(row) for row in rows],
         pagination=Pagination(limit=limit, offset=offset, total=total),
+    )
+
+
+async def list_owned(
+    principal: Principal,
+    build: Callable[[Any], T],
+    query: str,
+    *filters: Any,
+    limit: int,
+    offset: int,
+    count: str | None = None,
+) -> Listing[T]:
+    """`fetch_page` of a list of the key's tenancy: the query takes the key's partner and
+    sub-account first, then `filters`. A list may be a little stale, so a standby may
+    answer it (app/core/routing.py)."""
+    return await fetch_page(
+        reader(principal),
+        build,
+        query,
+        principal.partner_id,
+        principal.sub_account_id,
+        *filters,
+        limit=limit,
+        offset=offset,
+        count=count,
     )
 
 

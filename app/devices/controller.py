@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import asyncpg
 from litestar import Controller, get
-from litestar.params import Parameter
 
 from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
 from app.core.api import Limit, Listing, Offset, Single
 from app.core.errors import error_responses
-from app.core.reads import empty_page, fetch_page, from_row
-from app.core.routing import reader
+from app.core.reads import empty_page, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
+    DescendantsFilter,
+    NetworkFilter,
+    OnlineFilter,
+    ProfileFilter,
+    SiteFilter,
+    StatusFilter,
+    SubAccountFilter,
     check_features,
     features,
     like_patterns,
@@ -56,25 +59,15 @@ class DeviceController(Controller):
     )
     async def list_devices(
         self,
-        pool: asyncpg.Pool,
         principal: Principal,
-        sub_account_id: Annotated[str | None, Parameter(query="subAccountId")] = None,
-        device_profile_id: Annotated[str | None, Parameter(query="deviceProfileId")] = None,
-        network_id: Annotated[
-            str | None, Parameter(query="networkId", description="A network id or `none`.")
-        ] = None,
-        status: Annotated[
-            str | None,
-            Parameter(description="`inventory`, `assigned`, `archived` or `all`."),
-        ] = None,
-        online: Annotated[str | None, Parameter(description="`true` or `false`.")] = None,
+        sub_account_id: SubAccountFilter = None,
+        device_profile_id: ProfileFilter = None,
+        network_id: NetworkFilter = None,
+        status: StatusFilter = None,
+        online: OnlineFilter = None,
         search: str | None = None,
-        site_id: Annotated[
-            str | None, Parameter(query="siteId", description="A site id or `none`.")
-        ] = None,
-        include_descendants: Annotated[
-            str | None, Parameter(query="includeDescendants", description="`true` or `false`.")
-        ] = None,
+        site_id: SiteFilter = None,
+        include_descendants: DescendantsFilter = None,
         limit: Limit = 50,
         offset: Offset = 0,
     ) -> Listing[Device]:
@@ -88,12 +81,10 @@ class DeviceController(Controller):
         name_pattern, eui_pattern = like_patterns(search)
         if statuses == []:
             return empty_page(limit, offset)
-        return await fetch_page(
-            reader(principal),
+        return await list_owned(
+            principal,
             device_from_row,
             list_query(statuses, wanted_online),
-            principal.partner_id,
-            principal.sub_account_id,
             sub_account,
             profile,
             network.id,

@@ -12,7 +12,7 @@ from app.auth.tenancy import resolve_device
 from app.core.api import Limit, Listing, Offset, Single, parse_uuid
 from app.core.body import json_body_operation, read_json_body
 from app.core.errors import ApiError, ErrorCode, error_responses, not_found
-from app.core.reads import fetch_counted_page, from_row
+from app.core.reads import fetch_page, from_row
 from app.core.sql import QUERIES
 from app.downlinks.encoding import encode_payload
 from app.downlinks.queue import Planned, enqueue, load_templates, pick_template, require_reference
@@ -62,14 +62,14 @@ class DownlinkController(Controller):
         offset: Offset = 0,
     ) -> Listing[DownlinkTemplate]:
         device = await resolve_device(pool, principal, device_id, live=True)
-        return await fetch_counted_page(
+        return await fetch_page(
             pool,
             lambda row: from_row(DownlinkTemplate, row, template_id=row["id"]),
             QUERIES["downlinks.list_templates"],
-            QUERIES["downlinks.count_templates"],
             device.profile_id,
             limit=limit,
             offset=offset,
+            count=QUERIES["downlinks.count_templates"],
         )
 
     @post(

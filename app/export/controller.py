@@ -15,6 +15,12 @@ from app.core.enums import Scope
 from app.core.errors import error_responses
 from app.core.routing import reader
 from app.devices.filters import (
+    DescendantsFilter,
+    NetworkFilter,
+    OnlineFilter,
+    ProfileFilter,
+    SiteFilter,
+    SubAccountFilter,
     check_features,
     features,
     like_patterns,
@@ -137,18 +143,12 @@ class ExportController(Controller):
         format: FormatParam = None,
         layout: LayoutParam = None,
         tz: TzParam = None,
-        sub_account_id: Annotated[str | None, Parameter(query="subAccountId")] = None,
-        device_profile_id: Annotated[str | None, Parameter(query="deviceProfileId")] = None,
-        network_id: Annotated[
-            str | None, Parameter(query="networkId", description="A network id or `none`.")
-        ] = None,
-        site_id: Annotated[
-            str | None, Parameter(query="siteId", description="A site id or `none`.")
-        ] = None,
-        include_descendants: Annotated[
-            str | None, Parameter(query="includeDescendants", description="`true` or `false`.")
-        ] = None,
-        online: Annotated[str | None, Parameter(description="`true` or `false`.")] = None,
+        sub_account_id: SubAccountFilter = None,
+        device_profile_id: ProfileFilter = None,
+        network_id: NetworkFilter = None,
+        site_id: SiteFilter = None,
+        include_descendants: DescendantsFilter = None,
+        online: OnlineFilter = None,
         search: str | None = None,
     ) -> Stream:
         network = parse_network_filter(principal, network_id)

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import asyncpg
 from litestar import Controller, get
-from litestar.params import Parameter
 
 from app.auth.principal import Principal
 from app.auth.tenancy import split_reference
 from app.core.api import Limit, Listing, Offset, Single
 from app.core.errors import error_responses
-from app.core.reads import empty_page, fetch_owned, fetch_page
-from app.core.routing import reader
+from app.core.reads import empty_page, fetch_owned, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
+    DescendantsFilter,
+    NetworkFilter,
+    OnlineFilter,
+    SiteFilter,
+    StatusFilter,
+    SubAccountFilter,
     check_features,
     features,
     parse_bool,
@@ -48,23 +50,13 @@ class GatewayController(Controller):
     )
     async def list_gateways(
         self,
-        pool: asyncpg.Pool,
         principal: Principal,
-        sub_account_id: Annotated[str | None, Parameter(query="subAccountId")] = None,
-        network_id: Annotated[
-            str | None, Parameter(query="networkId", description="A network id or `none`.")
-        ] = None,
-        status: Annotated[
-            str | None,
-            Parameter(description="`inventory`, `assigned`, `archived` or `all`."),
-        ] = None,
-        online: Annotated[str | None, Parameter(description="`true` or `false`.")] = None,
-        site_id: Annotated[
-            str | None, Parameter(query="siteId", description="A site id or `none`.")
-        ] = None,
-        include_descendants: Annotated[
-            str | None, Parameter(query="includeDescendants", description="`true` or `false`.")
-        ] = None,
+        sub_account_id: SubAccountFilter = None,
+        network_id: NetworkFilter = None,
+        status: StatusFilter = None,
+        online: OnlineFilter = None,
+        site_id: SiteFilter = None,
+        include_descendants: DescendantsFilter = None,
         limit: Limit = 50,
         offset: Offset = 0,
     ) -> Listing[Gateway]:
@@ -76,12 +68,10 @@ class GatewayController(Controller):
         descendants = parse_bool("includeDescendants", include_descendants) or False
         if statuses == []:
             return empty_page(limit, offset)
-        return await fetch_page(
-            reader(principal),
+        return await list_owned(
+            principal,
             gateway_from_row,
             LIST_GATEWAYS,
-            principal.partner_id,
-            principal.sub_account_id,
             sub_account,
             statuses,
             network.id,

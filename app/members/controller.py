@@ -11,7 +11,7 @@ from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Single
 from app.core.body import json_body_operation, read_json_body, read_json_object
 from app.core.errors import error_responses
-from app.core.reads import fetch_counted_page, from_row
+from app.core.reads import fetch_page, from_row
 from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.members.service import add_member, remove_member
@@ -47,16 +47,16 @@ class MembersController(Controller):
         responses=error_responses(400, 403),
     )
     async def list_members(
-        self, pool: asyncpg.Pool, principal: Principal, limit: Limit = 50, offset: Offset = 0
+        self, principal: Principal, limit: Limit = 50, offset: Offset = 0
     ) -> Listing[Member]:
-        return await fetch_counted_page(
+        return await fetch_page(
             reader(principal),
             lambda row: from_row(Member, row),
             QUERIES["members.list_members"],
-            QUERIES["members.count_members"],
             principal.sub_account_id,
             limit=limit,
             offset=offset,
+            count=QUERIES["members.count_members"],
         )
 
     @post(

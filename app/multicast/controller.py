@@ -5,19 +5,18 @@ Executing a group is a separate controller of the downlink area (app/multicast/e
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import asyncpg
 from litestar import Controller, get
-from litestar.params import Parameter
 
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Single, parse_uuid
 from app.core.errors import error_responses
-from app.core.reads import fetch_owned, fetch_page, from_row
-from app.core.routing import reader
+from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
-from app.devices.filters import parse_plain_id
+from app.devices.filters import (
+    SubAccountFilter,
+    parse_plain_id,
+)
 from app.multicast.structs import GroupMember, MulticastGroup, MulticastGroupDetail
 
 LIST_GROUPS = QUERIES["multicast.list_groups"]
@@ -38,19 +37,16 @@ class MulticastGroupController(Controller):
     )
     async def list_groups(
         self,
-        pool: asyncpg.Pool,
         principal: Principal,
-        sub_account_id: Annotated[str | None, Parameter(query="subAccountId")] = None,
+        sub_account_id: SubAccountFilter = None,
         limit: Limit = 50,
         offset: Offset = 0,
     ) -> Listing[MulticastGroup]:
         sub_account = parse_plain_id("subAccountId", sub_account_id)
-        return await fetch_page(
-            reader(principal),
+        return await list_owned(
+            principal,
             lambda row: from_row(MulticastGroup, row),
             LIST_GROUPS,
-            principal.partner_id,
-            principal.sub_account_id,
             sub_account,
             limit=limit,
             offset=offset,

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import asyncpg
 from litestar import Controller, get
-from litestar.params import Parameter
 
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Single, parse_uuid
 from app.core.errors import error_responses
-from app.core.reads import fetch_owned, fetch_page, from_row
-from app.core.routing import reader
+from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
+    DescendantsFilter,
+    SiteFilter,
+    SubAccountFilter,
     check_features,
     features,
     parse_bool,
@@ -56,27 +55,20 @@ class NetworkController(Controller):
     )
     async def list_networks(
         self,
-        pool: asyncpg.Pool,
         principal: Principal,
-        sub_account_id: Annotated[str | None, Parameter(query="subAccountId")] = None,
-        site_id: Annotated[
-            str | None, Parameter(query="siteId", description="A site id or `none`.")
-        ] = None,
-        include_descendants: Annotated[
-            str | None, Parameter(query="includeDescendants", description="`true` or `false`.")
-        ] = None,
+        sub_account_id: SubAccountFilter = None,
+        site_id: SiteFilter = None,
+        include_descendants: DescendantsFilter = None,
         limit: Limit = 50,
         offset: Offset = 0,
     ) -> Listing[Network]:
         site = parse_site_filter(principal, site_id)
         sub_account = parse_plain_id("subAccountId", sub_account_id)
         descendants = parse_bool("includeDescendants", include_descendants) or False
-        return await fetch_page(
-            reader(principal),
+        return await list_owned(
+            principal,
             lambda row: from_row(Network, row, **offline_counts(row)),
             LIST_NETWORKS,
-            principal.partner_id,
-            principal.sub_account_id,
             sub_account,
             site.id,
             site.none,

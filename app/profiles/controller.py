@@ -8,8 +8,7 @@ from litestar import Controller, get
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Single, parse_uuid
 from app.core.errors import error_responses
-from app.core.reads import fetch_owned, fetch_page, from_row
-from app.core.routing import reader
+from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
 from app.profiles.service import profile_fields
 from app.profiles.structs import DeviceProfile, DeviceProfileDetail
@@ -30,14 +29,12 @@ class ProfileController(Controller):
         responses=error_responses(400, 403),
     )
     async def list_profiles(
-        self, pool: asyncpg.Pool, principal: Principal, limit: Limit = 50, offset: Offset = 0
+        self, principal: Principal, limit: Limit = 50, offset: Offset = 0
     ) -> Listing[DeviceProfile]:
-        return await fetch_page(
-            reader(principal),
+        return await list_owned(
+            principal,
             lambda row: from_row(DeviceProfile, row),
             LIST_PROFILES,
-            principal.partner_id,
-            principal.sub_account_id,
             limit=limit,
             offset=offset,
         )

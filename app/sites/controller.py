@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import asyncpg
 from litestar import Controller, get
-from litestar.params import Parameter
 
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Single, parse_uuid
 from app.core.errors import error_responses
-from app.core.reads import fetch_owned, fetch_page, from_row
-from app.core.routing import reader
+from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
-from app.devices.filters import check_features, features, parse_plain_id
+from app.devices.filters import (
+    SubAccountFilter,
+    check_features,
+    features,
+    parse_plain_id,
+)
 from app.sites.structs import Site
 
 LIST_SITES = QUERIES["sites.list_sites"]
@@ -39,19 +40,16 @@ class SiteController(Controller):
     )
     async def list_sites(
         self,
-        pool: asyncpg.Pool,
         principal: Principal,
-        sub_account_id: Annotated[str | None, Parameter(query="subAccountId")] = None,
+        sub_account_id: SubAccountFilter = None,
         limit: Limit = 50,
         offset: Offset = 0,
     ) -> Listing[Site]:
         sub_account = parse_plain_id("subAccountId", sub_account_id)
-        return await fetch_page(
-            reader(principal),
+        return await list_owned(
+            principal,
             lambda row: from_row(Site, row),
             LIST_SITES,
-            principal.partner_id,
-            principal.sub_account_id,
             sub_account,
             limit=limit,
             offset=offset,
