@@ -69,28 +69,13 @@ async def fetch_page(
 
 
 async def list_owned(
-    principal: Principal,
-    build: Callable[[Any], T],
-    query: str,
-    *filters: Any,
-    limit: int,
-    offset: int,
-    count: str | None = None,
+    principal: Principal, build: Callable[[Any], T], query: str, *filters: Any, **paging: Any
 ) -> Listing[T]:
-    """`fetch_page` of a list of the key's tenancy: the query takes the key's partner and
-    sub-account first, then `filters`. A list may be a little stale, so a standby may
-    answer it (app/core/routing.py)."""
-    return await fetch_page(
-        reader(principal),
-        build,
-        query,
-        principal.partner_id,
-        principal.sub_account_id,
-        *filters,
-        limit=limit,
-        offset=offset,
-        count=count,
-    )
+    """`fetch_page` (with its `paging` keywords) of a list of the key's tenancy: the query
+    takes the key's partner and sub-account first, then `filters`. A list may be a little
+    stale, so a standby may answer it (app/core/routing.py)."""
+    tenancy = (principal.partner_id, principal.sub_account_id)
+    return await fetch_page(reader(principal), build, query, *tenancy, *filters, **paging)
 
 
 async def fetch_owned(pool: Any, principal: Principal, what: str, query: str, *keys: Any) -> Any:

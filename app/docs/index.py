@@ -6,6 +6,7 @@ from typing import Annotated
 
 import msgspec
 from litestar import Controller, get
+from litestar.handlers import HTTPRouteHandler
 from msgspec import Meta
 
 from app.core.api import API_PREFIX, Single
@@ -33,22 +34,28 @@ INDEX = Single(
 DESCRIPTION = "Where the reference, the OpenAPI document and the health check are. No key."
 
 
+def index_route(operation_id: str, summary: str) -> HTTPRouteHandler:
+    """The index's route: the same answer at the root and in /api/v1, under two names."""
+
+    def index(self: Controller) -> Single[ServiceIndex]:
+        return INDEX
+
+    return get(
+        operation_id=operation_id,
+        summary=summary,
+        description=DESCRIPTION,
+        security=[],
+        sync_to_thread=False,
+    )(index)
+
+
 class ApiIndexController(Controller):
     """Mounted in the /api/v1 router (public: no key)."""
 
     path = "/"
     opt = {"public": True}
     tags = ["Service"]
-
-    @get(
-        operation_id="getApiIndex",
-        summary="Index of the API",
-        description=DESCRIPTION,
-        security=[],
-        sync_to_thread=False,
-    )
-    def api_index(self) -> Single[ServiceIndex]:
-        return INDEX
+    api_index = index_route("getApiIndex", "Index of the API")
 
 
 class RootIndexController(Controller):
@@ -56,13 +63,4 @@ class RootIndexController(Controller):
 
     path = "/"
     tags = ["Service"]
-
-    @get(
-        operation_id="getIndex",
-        summary="Index of the service",
-        description=DESCRIPTION,
-        security=[],
-        sync_to_thread=False,
-    )
-    def index(self) -> Single[ServiceIndex]:
-        return INDEX
+    index = index_route("getIndex", "Index of the service")

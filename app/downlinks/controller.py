@@ -6,6 +6,7 @@ from typing import Any
 
 import asyncpg
 from litestar import Controller, Request, Response, get, post
+from litestar.handlers import HTTPRouteHandler
 
 from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
@@ -31,6 +32,20 @@ SEND_DESCRIPTION = (
     "payload is encoded from the template's layout; a value out of its type's range is "
     "400 `invalid_body` naming the field."
 )
+
+
+def queueing_post(operation_id: str, summary: str, description: str) -> HTTPRouteHandler:
+    """The declaration of a route that queues downlinks (one device, or a multicast group):
+    the write scope and plan, 202 Accepted, the body of a send and the same refusals."""
+    return post(
+        operation_id=operation_id,
+        summary=summary,
+        description=description,
+        opt={"scope": "downlinks:write", "write": True},
+        status_code=202,
+        operation_class=json_body_operation(SendDownlink, SEND_DESCRIPTION),
+        responses=error_responses(400, 403, 404, 413, 415),
+    )
 
 
 def device_rate_limited(retry_after: int) -> ApiError:
@@ -72,19 +87,13 @@ class DownlinkController(Controller):
             count=QUERIES["downlinks.count_templates"],
         )
 
-    @post(
-        operation_id="sendDownlink",
-        summary="Queue a downlink to one device",
-        description=(
-            "Needs `downlinks:write` and a plan with API write access. At most the device's "
-            "`downlinkRatePerHour` (default 30) items per rolling hour; over it 429 "
-            "`rate_limited` with `Retry-After` (seconds until a slot frees). `expiresAt` is "
-            "now + `expiresInSeconds`, else now + the device's configured expiry, else null."
-        ),
-        opt={"scope": "downlinks:write", "write": True},
-        status_code=202,
-        operation_class=json_body_operation(SendDownlink, SEND_DESCRIPTION),
-        responses=error_responses(400, 403, 404, 413, 415),
+    @queueing_post(
+        "sendDownlink",
+        "Queue a downlink to one device",
+        "Needs `downlinks:write` and a plan with API write access. At most the device's "
+        "`downlinkRatePerHour` (default 30) items per rolling hour; over it 429 "
+        "`rate_limited` with `Retry-After` (seconds until a slot frees). `expiresAt` is "
+        "now + `expiresInSeconds`, else now + the device's configured expiry, else null.",
     )
     async def send(
         self,

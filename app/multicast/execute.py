@@ -17,15 +17,15 @@ from typing import Any, Literal
 
 import asyncpg
 import msgspec
-from litestar import Controller, Request, Response, post
+from litestar import Controller, Request, Response
 
 from app.auth.principal import Principal
 from app.core.api import Single, parse_uuid
-from app.core.body import json_body_operation, read_json_body
-from app.core.errors import ApiError, error_responses
+from app.core.body import read_json_body
+from app.core.errors import ApiError
 from app.core.reads import fetch_owned
 from app.core.sql import QUERIES
-from app.downlinks.controller import SEND_DESCRIPTION
+from app.downlinks.controller import queueing_post
 from app.downlinks.encoding import encode_payload
 from app.downlinks.queue import (
     Planned,
@@ -112,10 +112,10 @@ class MulticastExecuteController(Controller):
     path = "/multicast-groups/{group_id:str}/execute"
     tags = ["Multicast groups"]
 
-    @post(
-        operation_id="executeMulticastGroup",
-        summary="Queue a downlink to every assigned member of a group",
-        description=(
+    @queueing_post(
+        "executeMulticastGroup",
+        "Queue a downlink to every assigned member of a group",
+        (
             "Needs `downlinks:write` and a plan with API write access. Body as a single send. "
             "Each member takes the template of its own profile (`key` is looked up per "
             "profile; `templateId` fits only members of that template's profile); a member "
@@ -126,10 +126,6 @@ class MulticastExecuteController(Controller):
             "queued, else `<code>: <detail>` with code `rate_limited`, `template_not_found` "
             "or `invalid_data`."
         ),
-        opt={"scope": "downlinks:write", "write": True},
-        status_code=202,
-        operation_class=json_body_operation(SendDownlink, SEND_DESCRIPTION),
-        responses=error_responses(400, 403, 404, 413, 415),
     )
     async def execute(
         self,
