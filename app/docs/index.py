@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 import msgspec
-from litestar import Controller, get
+from litestar import Controller
 from litestar.handlers import HTTPRouteHandler
 from msgspec import Meta
 
 from app.core.api import API_PREFIX, Single
+from app.docs.page import service_get
 
 API_VERSION = "1.0.0"
 
@@ -40,13 +41,7 @@ def index_route(operation_id: str, summary: str) -> HTTPRouteHandler:
     def index(self: Controller) -> Single[ServiceIndex]:
         return INDEX
 
-    return get(
-        operation_id=operation_id,
-        summary=summary,
-        description=DESCRIPTION,
-        security=[],
-        sync_to_thread=False,
-    )(index)
+    return service_get("/", operation_id, summary, DESCRIPTION)(index)
 
 
 class ApiIndexController(Controller):
@@ -54,7 +49,6 @@ class ApiIndexController(Controller):
 
     path = "/"
     opt = {"public": True}
-    tags = ["Service"]
     api_index = index_route("getApiIndex", "Index of the API")
 
 
@@ -62,5 +56,4 @@ class RootIndexController(Controller):
     """Mounted at the root, outside /api/v1."""
 
     path = "/"
-    tags = ["Service"]
     index = index_route("getIndex", "Index of the service")

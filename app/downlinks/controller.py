@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import asyncpg
@@ -46,6 +47,13 @@ def queueing_post(operation_id: str, summary: str, description: str) -> HTTPRout
         operation_class=json_body_operation(SendDownlink, SEND_DESCRIPTION),
         responses=error_responses(400, 403, 404, 413, 415),
     )
+
+
+async def read_send(request: Request[Any, Any, Any]) -> tuple[SendDownlink, uuid.UUID | None]:
+    """The body of a send (one device or a group) and its parsed `templateId`: a 400 for a
+    body that names no template, before anything is looked up."""
+    body = await read_json_body(request, SEND_DECODER)
+    return body, require_reference(body)
 
 
 def device_rate_limited(retry_after: int) -> ApiError:
@@ -102,8 +110,7 @@ class DownlinkController(Controller):
         principal: Principal,
         device_id: str,
     ) -> Response[Single[QueuedDownlink]]:
-        body = await read_json_body(request, SEND_DECODER)
-        template_id = require_reference(body)
+        body, template_id = await read_send(request)
         device = await resolve_device(pool, principal, device_id, live=True)
         template = pick_template(await load_templates(pool, [device.profile_id]), body, template_id)
         payload = encode_payload(template.layout, template.sample_data, body.data)

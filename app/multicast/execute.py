@@ -21,11 +21,10 @@ from litestar import Controller, Request, Response
 
 from app.auth.principal import Principal
 from app.core.api import Single, parse_uuid
-from app.core.body import read_json_body
 from app.core.errors import ApiError
 from app.core.reads import fetch_owned
 from app.core.sql import QUERIES
-from app.downlinks.controller import queueing_post
+from app.downlinks.controller import queueing_post, read_send
 from app.downlinks.encoding import encode_payload
 from app.downlinks.queue import (
     Planned,
@@ -34,10 +33,9 @@ from app.downlinks.queue import (
     find_template,
     load_templates,
     pick_template,
-    require_reference,
     template_error,
 )
-from app.downlinks.structs import SEND_DECODER, SendDownlink
+from app.downlinks.structs import SendDownlink
 
 
 class MemberResult(msgspec.Struct, rename="camel"):
@@ -134,8 +132,7 @@ class MulticastExecuteController(Controller):
         principal: Principal,
         group_id: str,
     ) -> Response[Single[ExecuteResult]]:
-        body = await read_json_body(request, SEND_DECODER)
-        wanted = require_reference(body)
+        body, wanted = await read_send(request)
         group = await fetch_owned(
             pool,
             principal,
