@@ -11,7 +11,7 @@ from litestar import Controller, Request, Response, get
 from app.accounts.structs import Features, Health, Identity, RateLimit, SubAccount
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Single, parse_uuid
-from app.core.errors import UNAVAILABLE_RETRY_AFTER_S, error_responses
+from app.core.errors import UNAVAILABLE_RETRY_AFTER_S
 from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
 
@@ -95,7 +95,6 @@ class SubAccountController(Controller):
         "/{sub_account_id:str}",
         operation_id="getSubAccount",
         summary="One sub-account",
-        responses=error_responses(403, 404),
     )
     async def get_sub_account(
         self, pool: asyncpg.Pool, principal: Principal, sub_account_id: str

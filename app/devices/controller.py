@@ -8,7 +8,6 @@ from litestar import Controller, get
 from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
 from app.core.api import Limit, Listing, Offset, Single
-from app.core.errors import error_responses
 from app.core.reads import empty_page, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
@@ -54,7 +53,6 @@ class DeviceController(Controller):
             "(`:` and `-` are ignored for DevEUIs). `includeDescendants=true` widens "
             "`siteId` to the site's subtree."
         ),
-        responses=error_responses(400, 403),
         opt=features(networkId="networks", siteId="multi_site"),
     )
     async def list_devices(
@@ -105,7 +103,6 @@ class DeviceController(Controller):
         operation_id="getDevice",
         summary="One device with its profile and field catalog",
         description="`{device_id}` is the service id or the DevEUI (any case, `:`/`-` allowed).",
-        responses=error_responses(403, 404),
     )
     async def get_device(
         self, pool: asyncpg.Pool, principal: Principal, device_id: str

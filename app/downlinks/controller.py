@@ -13,7 +13,7 @@ from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
 from app.core.api import Limit, Listing, Offset, Single, parse_uuid
 from app.core.body import json_body_operation, read_json_body
-from app.core.errors import ApiError, ErrorCode, error_responses, not_found
+from app.core.errors import ApiError, ErrorCode, not_found
 from app.core.reads import fetch_page, from_row
 from app.core.sql import QUERIES
 from app.downlinks.encoding import encode_payload
@@ -45,7 +45,6 @@ def queueing_post(operation_id: str, summary: str, description: str) -> HTTPRout
         opt={"scope": "downlinks:write", "write": True},
         status_code=202,
         operation_class=json_body_operation(SendDownlink, SEND_DESCRIPTION),
-        responses=error_responses(400, 403, 404, 413, 415),
     )
 
 
@@ -74,7 +73,6 @@ class DownlinkController(Controller):
         summary="The downlink templates of the device's profile",
         description="Needs `devices:read`. Inventory and archived devices answer 404.",
         opt={"scope": "devices:read"},
-        responses=error_responses(400, 403, 404),
     )
     async def list_templates(
         self,
@@ -146,7 +144,6 @@ class DownlinkController(Controller):
             "devices, another device's item and an unknown id answer 404."
         ),
         opt={"scope": "devices:read"},
-        responses=error_responses(403, 404),
     )
     async def get_item(
         self, pool: asyncpg.Pool, principal: Principal, device_id: str, queue_item_id: str

@@ -12,7 +12,6 @@ from litestar.response import Stream
 from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
 from app.core.enums import Scope
-from app.core.errors import error_responses
 from app.core.routing import reader
 from app.devices.filters import (
     DescendantsFilter,
@@ -97,7 +96,6 @@ class ExportController(Controller):
         operation_id="exportDeviceTelemetry",
         summary="Every reading of one device in a range, as CSV, NDJSON or Parquet",
         description=EXPORT_DESCRIPTION.format(what="device", fleet_columns=""),
-        responses=error_responses(400, 403, 404, 503),
     )
     async def export_device(
         self,
@@ -129,7 +127,6 @@ class ExportController(Controller):
             what="assigned devices that the filters of `GET /devices` select",
             fleet_columns=", `deviceId`, `devEui`; rows by device id, then time",
         ),
-        responses=error_responses(400, 403, 503),
         opt=features(networkId="networks", siteId="multi_site"),
     )
     async def export_fleet(

@@ -8,7 +8,6 @@ from litestar import Controller, get
 from app.auth.principal import Principal
 from app.auth.tenancy import split_reference
 from app.core.api import Limit, Listing, Offset, Single
-from app.core.errors import error_responses
 from app.core.reads import empty_page, fetch_owned, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
@@ -45,7 +44,6 @@ class GatewayController(Controller):
             "Ordered by name, then id; `status` as for devices. A gateway is online when "
             "assigned and it reported (stats or a relayed uplink) within 30 minutes."
         ),
-        responses=error_responses(400, 403),
         opt=features(networkId="networks", siteId="multi_site"),
     )
     async def list_gateways(
@@ -89,7 +87,6 @@ class GatewayController(Controller):
         operation_id="getGateway",
         summary="One gateway",
         description="`{gateway_id}` is the service id or the GatewayEUI (any case, `:`/`-`).",
-        responses=error_responses(403, 404),
     )
     async def get_gateway(
         self, pool: asyncpg.Pool, principal: Principal, gateway_id: str

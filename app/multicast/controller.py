@@ -10,7 +10,6 @@ from litestar import Controller, get
 
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Single, parse_uuid
-from app.core.errors import error_responses
 from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
@@ -33,7 +32,6 @@ class MulticastGroupController(Controller):
         operation_id="listMulticastGroups",
         summary="Multicast groups visible to the key",
         description="`deviceCount` counts every member, whatever its status.",
-        responses=error_responses(400, 403),
     )
     async def list_groups(
         self,
@@ -57,7 +55,6 @@ class MulticastGroupController(Controller):
         operation_id="getMulticastGroup",
         summary="One multicast group with its member devices and their status",
         description="Members in inventory stay listed, with their status.",
-        responses=error_responses(403, 404),
     )
     async def get_group(
         self, pool: asyncpg.Pool, principal: Principal, group_id: str

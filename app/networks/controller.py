@@ -7,7 +7,6 @@ from litestar import Controller, get
 
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Single, parse_uuid
-from app.core.errors import error_responses
 from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
@@ -50,7 +49,6 @@ class NetworkController(Controller):
             "within its offline threshold (default 30 minutes), a gateway when it reported "
             "within 30 minutes; alerting means at least one active alert of any level."
         ),
-        responses=error_responses(400, 403),
         opt=features("networks", siteId="multi_site"),
     )
     async def list_networks(
@@ -81,7 +79,6 @@ class NetworkController(Controller):
         "/{network_id:str}",
         operation_id="getNetwork",
         summary="One network with rollups and its member devices and gateways",
-        responses=error_responses(403, 404),
     )
     async def get_network(
         self, pool: asyncpg.Pool, principal: Principal, network_id: str

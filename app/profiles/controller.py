@@ -7,7 +7,6 @@ from litestar import Controller, get
 
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Single, parse_uuid
-from app.core.errors import error_responses
 from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
 from app.profiles.service import profile_fields
@@ -26,7 +25,6 @@ class ProfileController(Controller):
         operation_id="listDeviceProfiles",
         summary="Device profiles visible to the key",
         description="A sub-account key sees the profiles used by its assigned devices.",
-        responses=error_responses(400, 403),
     )
     async def list_profiles(
         self, principal: Principal, limit: Limit = 50, offset: Offset = 0
@@ -43,7 +41,6 @@ class ProfileController(Controller):
         "/{profile_id:str}",
         operation_id="getDeviceProfile",
         summary="One device profile with its field catalog",
-        responses=error_responses(403, 404),
     )
     async def get_profile(
         self, pool: asyncpg.Pool, principal: Principal, profile_id: str

@@ -7,7 +7,6 @@ from litestar import Controller, get
 
 from app.auth.principal import Principal
 from app.core.api import Limit, Listing, Offset, Single, parse_uuid
-from app.core.errors import error_responses
 from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
@@ -36,7 +35,6 @@ class SiteController(Controller):
             "sees the sites of its sub-accounts where the feature is on. Sites nest at most "
             "three levels; `parentSiteId` is null for a root site."
         ),
-        responses=error_responses(400, 403),
     )
     async def list_sites(
         self,
@@ -59,7 +57,6 @@ class SiteController(Controller):
         "/{site_id:str}",
         operation_id="getSite",
         summary="One site",
-        responses=error_responses(403, 404),
     )
     async def get_site(
         self, pool: asyncpg.Pool, principal: Principal, site_id: str
