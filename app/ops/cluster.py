@@ -205,6 +205,21 @@ def ensure_database(name: str) -> None:
         subprocess.run([*base, "-c", f'CREATE DATABASE "{name}"'], check=True, capture_output=True)
 
 
+def drop_database(name: str, check: bool = True) -> None:
+    """Drops a scratch database of the local cluster, ending its sessions (a test run's or
+    a generator's); `check=False` for a clean-up that must not hide the error before it."""
+    subprocess.run(
+        [
+            str(pg_bindir() / "psql"),
+            database_url("postgres"),
+            "-qc",
+            f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)',
+        ],
+        check=check,
+        capture_output=True,
+    )
+
+
 def stop() -> None:
     state = _postmaster_state()
     if state == "stale":
