@@ -13,14 +13,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
-from app.auth.principal import Principal
 from app.core.api import Listing, Pagination
 from app.core.errors import not_found
 from app.core.routing import reader
+
+if TYPE_CHECKING:
+    from app.auth.principal import Principal
 
 S = TypeVar("S", bound=msgspec.Struct)
 T = TypeVar("T")
