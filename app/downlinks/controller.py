@@ -116,7 +116,7 @@ class DownlinkController(Controller):
         async with pool.acquire() as connection, connection.transaction():
             outcome = (await enqueue(connection, [planned])).get(device.num)
         if outcome is None:
-            raise ApiError(404, ErrorCode.NOT_FOUND, "device not found")
+            raise not_found("device")  # No longer assigned when its row was locked.
         if outcome.queue_item_id is None:
             raise device_rate_limited(outcome.retry_after or 1)
         return Response(
