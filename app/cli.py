@@ -10,44 +10,21 @@ import os
 import shutil
 import socket
 import sys
-from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import msgspec
 import uvloop
 
+from app.core.commands import (
+    CommandError,
+    add_actions,
+    add_command,
+    add_owner,
+    parse_expiry,
+    run_with_connection,
+)
 from app.core.config import settings
-from app.core.db import connect
 from app.core.enums import DeviceStatus
-
-
-class CommandError(Exception):
-    """A failure reported to the operator as one line on stderr."""
-
-
-def run_with_connection(work: Callable[[Any], Awaitable[Any]]) -> Any:
-    async def runner() -> Any:
-        connection = await connect(settings())
-        try:
-            return await work(connection)
-        finally:
-            await connection.close()
-
-    return uvloop.run(runner())
-
-
-def parse_expiry(text: str) -> datetime:
-    """An RFC 3339 date (00:00 UTC of that day, D18) or timestamp."""
-    candidate = text.strip().replace("Z", "+00:00").replace("z", "+00:00")
-    try:
-        value = datetime.fromisoformat(candidate)
-    except ValueError:
-        raise CommandError(f"--expires: not an RFC 3339 date or timestamp: {text}") from None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
 
 
 def on_off(text: str | None) -> bool | None:
@@ -324,8 +301,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     defaults = argparse.ArgumentDefaultsHelpFormatter
 
-    db = commands.add_parser(
+    db = add_command(
+        commands,
         "db",
+        cmd_db,
         help="the local TimescaleDB cluster (start, stop) and migrations (migrate)",
         description="start: create (first time) and start the project's cluster on "
         "127.0.0.1 and print its DATABASE_URL on the last line; stop: stop it; migrate: "
@@ -341,10 +320,11 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument(
         "--drop", action="store_true", help="with stop --standby: remove its data and slot"
     )
-    db.set_defaults(handler=cmd_db)
 
-    serve = commands.add_parser(
+    serve = add_command(
+        commands,
         "serve",
+        cmd_serve,
         help="serve the API (and the ingest endpoints) with granian",
         description="Serves the API with granian and prints where: the API, its docs and "
         "OpenAPI document, /metrics and the database (password masked). Environment: "
@@ -363,10 +343,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="port of the keyless Prometheus /metrics, 0 for none (default: METRICS_PORT, "
         "else 9464)",
     )
-    serve.set_defaults(handler=cmd_serve)
 
-    world = commands.add_parser("world", help="load world files (a whole tenancy + telemetry)")
-    world_actions = world.add_subparsers(dest="action", required=True, metavar="ACTION")
+    world_actions = add_actions(
+        commands, "world", cmd_world, "load world files (a whole tenancy + telemetry)"
+    )
     load = world_actions.add_parser(
         "load",
         help="load a world file (JSON or YAML) in one transaction",
@@ -375,21 +355,15 @@ def build_parser() -> argparse.ArgumentParser:
         "through the ingest pipeline, with a progress bar on large files; prints a summary.",
     )
     load.add_argument("file", help="the world file (.json, .yaml or .yml)")
-    world.set_defaults(handler=cmd_world)
 
-    keys = commands.add_parser("keys", help="create and revoke API keys")
-    key_actions = keys.add_subparsers(dest="action", required=True, metavar="ACTION")
+    key_actions = add_actions(commands, "keys", cmd_keys, "create and revoke API keys")
     create = key_actions.add_parser(
         "create",
         help="create a key and print it once (last line)",
         description="Creates an API key bound to a partner or a sub-account; only its hash "
         "is stored, so the key is printed once, on the last line.",
     )
-    owner = create.add_mutually_exclusive_group(required=True)
-    owner.add_argument("--partner", metavar="ID", help="bind the key to this partner")
-    owner.add_argument(
-        "--sub-account", dest="sub_account", metavar="ID", help="bind it to this sub-account"
-    )
+    add_owner(create, "bind the key to this partner", "bind it to this sub-account")
     create.add_argument("--name", required=True, help="a recognizable name")
     create.add_argument(
         "--scopes",
@@ -404,10 +378,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     revoke = key_actions.add_parser("revoke", help="revoke a key (the next request fails)")
     revoke.add_argument("key_id", help="id of the key (printed by keys create)")
-    keys.set_defaults(handler=cmd_keys)
 
-    devices = commands.add_parser("devices", help="device operations done in the app")
-    device_actions = devices.add_subparsers(dest="action", required=True, metavar="ACTION")
+    device_actions = add_actions(
+        commands, "devices", cmd_devices, "device operations done in the app"
+    )
     status = device_actions.add_parser(
         "set-status",
         help="move a device between inventory, assigned and archived",
@@ -421,48 +395,49 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="the sub-account to assign to (required for a device that has none)",
     )
-    devices.set_defaults(handler=cmd_devices)
 
-    features = commands.add_parser("features", help="switch account features on or off")
-    feature_actions = features.add_subparsers(dest="action", required=True, metavar="ACTION")
+    feature_actions = add_actions(
+        commands, "features", cmd_features, "switch account features on or off"
+    )
     set_features = feature_actions.add_parser(
         "set",
         help="switch features on or off (nothing is deleted)",
         description="A sub-account's own setting beats its partner's default. Options left "
         "out are unchanged.",
     )
-    target = set_features.add_mutually_exclusive_group(required=True)
-    target.add_argument("--partner", metavar="ID", help="the partner (default of its sub-accounts)")
-    target.add_argument("--sub-account", dest="sub_account", metavar="ID", help="a sub-account")
+    add_owner(set_features, "the partner (default of its sub-accounts)", "a sub-account")
     set_features.add_argument("--networks", choices=["on", "off"], help="the Networks feature")
     set_features.add_argument(
         "--multi-site", dest="multi_site", choices=["on", "off"], help="the multi-site feature"
     )
-    features.set_defaults(handler=cmd_features)
 
-    placement = commands.add_parser("placement", help="tenants placed across clusters")
+    placement = add_command(
+        commands, "placement", cmd_placement, help="tenants placed across clusters"
+    )
     placement.add_argument("action", choices=["sync"], help="fill the key directory")
-    placement.set_defaults(handler=cmd_placement)
 
-    mqtt = commands.add_parser("mqtt", help="the local Mosquitto broker (development, tests)")
+    mqtt = add_command(
+        commands, "mqtt", cmd_mqtt, help="the local Mosquitto broker (development, tests)"
+    )
     mqtt.add_argument(
         "action", choices=["start", "stop"], help="start (prints its URL) or stop the local broker"
     )
-    mqtt.set_defaults(handler=cmd_mqtt)
 
-    ingest = commands.add_parser("ingest", help="consume network servers' MQTT integrations")
+    ingest = add_command(
+        commands, "ingest", cmd_ingest, help="consume network servers' MQTT integrations"
+    )
     ingest.add_argument(
         "source",
         choices=["mqtt"],
         help="where events come from: `mqtt` (the brokers of "
         "the integrations with an MQTT section), until interrupted",
     )
-    ingest.set_defaults(handler=cmd_ingest)
 
-    dispatch = commands.add_parser("dispatch", help="deliver queued downlinks to ChirpStack")
-    dispatch.set_defaults(handler=cmd_dispatch)
+    add_command(commands, "dispatch", cmd_dispatch, help="deliver queued downlinks to ChirpStack")
 
-    retention = commands.add_parser("retention", help="drop readings no plan may read")
+    retention = add_command(
+        commands, "retention", cmd_retention, help="drop readings no plan may read"
+    )
     retention.add_argument("action", choices=["run"], help="run the retention job once")
     retention.add_argument(
         "--compact", action="store_true", help="also CLUSTER closed chunks (default: off)"
@@ -472,7 +447,6 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="first pack the raw weeks closed for TELEMETRY_PACK_AFTER_S (default: off)",
     )
-    retention.set_defaults(handler=cmd_retention)
 
     from app.webhooks.cli import add_commands as add_webhook_commands
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -31,6 +29,7 @@ from app.core.errors import handle_exception
 from app.core.face import ServerFace
 from app.core.listener import Listener
 from app.core.routing import RoutingMiddleware, routing_lifespan
+from app.core.tasks import running
 from app.docs import DocsController
 from app.docs.index import API_VERSION, ApiIndexController, RootIndexController
 from app.history.retention import retention_lifespan
@@ -71,14 +70,10 @@ async def caches_lifespan(app: Litestar) -> AsyncIterator[None]:
     except (asyncpg.PostgresError, OSError) as error:
         log.warning("caches: cannot listen (%s); reading the database per request", error)
     app.state.auth_cache, app.state.latest_cache = auth_cache, latest_cache
-    tasks = [asyncio.create_task(listener.run()), asyncio.create_task(auth_cache.run())]
     try:
-        yield
+        async with running(listener.run(), auth_cache.run()):
+            yield
     finally:
-        for task in tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
         app.state.auth_cache = app.state.latest_cache = None
         await listener.close()
         await auth_cache.close()

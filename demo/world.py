@@ -25,6 +25,8 @@ import sys
 import uuid
 from typing import Any
 
+from app.core.enums import RESERVED_SCOPES, Scope
+
 NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://demo.telemetry.invalid/world")
 SEED = 20260301
 
@@ -41,15 +43,9 @@ WEBHOOK_PORT = 8001
 WEBHOOK_SECRET = "whsec_ZGVtby13ZWJob29rLXNlY3JldC0wMDAwMDAwMDAwMDAw"  # noqa: S105 (published)
 DEMO_PASSWORD = "demo password 2026"  # noqa: S105 (a published demo password)
 
-ALL_SCOPES = [
-    "devices:read",
-    "telemetry:read",
-    "profiles:read",
-    "downlinks:write",
-    "members:read",
-    "members:manage",
-]
-READ_SCOPES = ["devices:read", "telemetry:read", "profiles:read"]
+# Every scope a route checks (the reserved ones give nothing yet), and the read-only ones.
+ALL_SCOPES = [str(scope) for scope in Scope if scope not in RESERVED_SCOPES]
+READ_SCOPES = [str(Scope.DEVICES_READ), str(Scope.TELEMETRY_READ), str(Scope.PROFILES_READ)]
 
 HOURS = 48
 UPLINK_EVERY_MINUTES = 240
@@ -60,15 +56,27 @@ def ident(kind: str, name: str | int) -> str:
 
 
 def field(
-    profile: str, identifier: str, label: str, unit: str, data_type: str, kind: str, **more: Any
+    identifier: str, label: str, unit: str, data_type: str, kind: str, **more: Any
 ) -> dict[str, Any]:
     return {
-        "id": ident("field", f"{profile}.{identifier}"),
         "identifier": identifier,
         "label": label,
         "unit": unit,
         "dataType": data_type,
         "kind": kind,
+        **more,
+    }
+
+
+def profile(
+    code: str, name: str, retain: bool, fields: list[dict[str, Any]], **more: Any
+) -> dict[str, Any]:
+    """A device profile named once by its model code, which makes its and its fields' ids."""
+    return {
+        "id": ident("profile", code),
+        "name": name,
+        "retainLastValue": retain,
+        "fields": [{"id": ident("field", f"{code}.{f['identifier']}"), **f} for f in fields],
         **more,
     }
 
@@ -84,16 +92,15 @@ def profiles() -> list[dict[str, Any]]:
         "sampleData": {"minutes": 15},
     }
     return [
-        {
-            "id": ident("profile", "TH-100"),
-            "name": "TH-100 climate",
-            "retainLastValue": False,
-            "fields": [
-                field("TH-100", "temperature", "Temperature", "°C", "number", "decoded"),
-                field("TH-100", "humidity", "Humidity", "%", "number", "decoded"),
-                field("TH-100", "battery", "Battery", "%", "number", "decoded", role="battery_pct"),
+        profile(
+            "TH-100",
+            "TH-100 climate",
+            False,
+            [
+                field("temperature", "Temperature", "°C", "number", "decoded"),
+                field("humidity", "Humidity", "%", "number", "decoded"),
+                field("battery", "Battery", "%", "number", "decoded", role="battery_pct"),
                 field(
-                    "TH-100",
                     "temp_f",
                     "Temperature (°F)",
                     "°F",
@@ -101,25 +108,22 @@ def profiles() -> list[dict[str, Any]]:
                     "formula",
                     formula="temperature * 9 / 5 + 32",
                 ),
-                field(
-                    "TH-100", "installed", "Installed", "", "date", "static", default="2026-01-01"
-                ),
+                field("installed", "Installed", "", "date", "static", default="2026-01-01"),
             ],
-            "downlinkTemplates": [{**interval, "id": ident("template", "TH-100.interval")}],
-            "alertRules": [
+            downlinkTemplates=[{**interval, "id": ident("template", "TH-100.interval")}],
+            alertRules=[
                 {"field": "temperature", "op": ">", "value": 28, "level": "warning"},
                 {"field": "temperature", "op": "<", "value": 5, "level": "alert"},
                 {"field": "battery", "op": "<", "value": 20, "level": "info"},
             ],
-        },
-        {
-            "id": ident("profile", "DOOR-20"),
-            "name": "DOOR-20 door sensor",
-            "retainLastValue": True,
-            "fields": [
-                field("DOOR-20", "door_raw", "Door contact", "", "number", "decoded"),
+        ),
+        profile(
+            "DOOR-20",
+            "DOOR-20 door sensor",
+            True,
+            [
+                field("door_raw", "Door contact", "", "number", "decoded"),
                 field(
-                    "DOOR-20",
                     "door",
                     "Door",
                     "",
@@ -129,13 +133,11 @@ def profiles() -> list[dict[str, Any]]:
                     map={"0": "closed", "1": "open"},
                     default="unknown",
                 ),
-                field("DOOR-20", "tamper", "Tamper", "", "boolean", "decoded"),
-                field(
-                    "DOOR-20", "battery", "Battery", "%", "number", "decoded", role="battery_pct"
-                ),
-                field("DOOR-20", "room", "Room", "", "string", "static", default="unassigned"),
+                field("tamper", "Tamper", "", "boolean", "decoded"),
+                field("battery", "Battery", "%", "number", "decoded", role="battery_pct"),
+                field("room", "Room", "", "string", "static", default="unassigned"),
             ],
-            "downlinkTemplates": [
+            downlinkTemplates=[
                 {**interval, "id": ident("template", "DOOR-20.interval")},
                 {
                     "id": ident("template", "DOOR-20.buzzer"),
@@ -150,20 +152,19 @@ def profiles() -> list[dict[str, Any]]:
                     "sampleData": {"on": True, "seconds": 5},
                 },
             ],
-            "alertRules": [
+            alertRules=[
                 {"field": "door", "op": "==", "value": "open", "level": "warning"},
                 {"field": "tamper", "op": "==", "value": True, "level": "alert"},
             ],
-        },
-        {
-            "id": ident("profile", "EM-3"),
-            "name": "EM-3 energy meter",
-            "retainLastValue": True,
-            "fields": [
-                field("EM-3", "energy_kwh", "Energy", "kWh", "number", "decoded"),
-                field("EM-3", "power_w", "Power", "W", "number", "decoded"),
+        ),
+        profile(
+            "EM-3",
+            "EM-3 energy meter",
+            True,
+            [
+                field("energy_kwh", "Energy", "kWh", "number", "decoded"),
+                field("power_w", "Power", "W", "number", "decoded"),
                 field(
-                    "EM-3",
                     "power_kw",
                     "Power (kW)",
                     "kW",
@@ -171,10 +172,10 @@ def profiles() -> list[dict[str, Any]]:
                     "formula",
                     formula="power_w / 1000",
                 ),
-                field("EM-3", "state", "State", "", "string", "decoded"),
-                field("EM-3", "phase_count", "Phases", "", "number", "static", default=3),
+                field("state", "State", "", "string", "decoded"),
+                field("phase_count", "Phases", "", "number", "static", default=3),
             ],
-            "downlinkTemplates": [
+            downlinkTemplates=[
                 {
                     "id": ident("template", "EM-3.limit"),
                     "key": "set_limit",
@@ -185,19 +186,18 @@ def profiles() -> list[dict[str, Any]]:
                     "sampleData": {"watts": 11000},
                 }
             ],
-            "alertRules": [{"field": "power_w", "op": ">=", "value": 9000, "level": "warning"}],
-        },
-        {
-            "id": ident("profile", "GT-5"),
-            "name": "GT-5 GPS tracker",
-            "retainLastValue": True,
-            "fields": [
-                field("GT-5", "position", "Position", "", "location", "decoded"),
-                field("GT-5", "speed", "Speed", "km/h", "number", "decoded"),
-                field("GT-5", "moving", "Moving", "", "boolean", "decoded"),
-                field("GT-5", "battery", "Battery", "%", "number", "decoded", role="battery_pct"),
+            alertRules=[{"field": "power_w", "op": ">=", "value": 9000, "level": "warning"}],
+        ),
+        profile(
+            "GT-5",
+            "GT-5 GPS tracker",
+            True,
+            [
+                field("position", "Position", "", "location", "decoded"),
+                field("speed", "Speed", "km/h", "number", "decoded"),
+                field("moving", "Moving", "", "boolean", "decoded"),
+                field("battery", "Battery", "%", "number", "decoded", role="battery_pct"),
                 field(
-                    "GT-5",
                     "speed_ms",
                     "Speed (m/s)",
                     "m/s",
@@ -205,11 +205,11 @@ def profiles() -> list[dict[str, Any]]:
                     "formula",
                     formula="speed / 3.6",
                 ),
-                field("GT-5", "firmware", "Firmware", "", "string", "static", default="1.4.2"),
+                field("firmware", "Firmware", "", "string", "static", default="1.4.2"),
             ],
-            "downlinkTemplates": [{**interval, "id": ident("template", "GT-5.interval")}],
-            "alertRules": [{"field": "speed", "op": ">", "value": 90, "level": "alert"}],
-        },
+            downlinkTemplates=[{**interval, "id": ident("template", "GT-5.interval")}],
+            alertRules=[{"field": "speed", "op": ">", "value": 90, "level": "alert"}],
+        ),
     ]
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from typing import Any
 
 import asyncpg
@@ -11,20 +10,10 @@ from litestar import Controller, Request, Response, get
 
 from app.accounts.structs import Features, Health, Identity, RateLimit, SubAccount
 from app.auth.principal import Principal
-from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
-from app.core.errors import UNAVAILABLE_RETRY_AFTER_S, error_responses, not_found
-from app.core.routing import reader
+from app.core.api import Limit, Listing, Offset, Single, parse_uuid
+from app.core.errors import UNAVAILABLE_RETRY_AFTER_S
+from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
-
-
-def sub_account_from_row(row: asyncpg.Record) -> SubAccount:
-    return SubAccount(
-        id=row["id"],
-        name=row["name"],
-        status=row["status"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-    )
 
 
 class HealthController(Controller):
@@ -91,46 +80,30 @@ class SubAccountController(Controller):
 
     @get(operation_id="listSubAccounts", summary="Sub-accounts visible to the key")
     async def list_sub_accounts(
-        self, pool: asyncpg.Pool, principal: Principal, limit: Limit = 50, offset: Offset = 0
+        self, principal: Principal, limit: Limit = 50, offset: Offset = 0
     ) -> Listing[SubAccount]:
-        rows = await reader(principal).fetch(
+        return await list_owned(
+            principal,
+            lambda row: from_row(SubAccount, row),
             QUERIES["accounts.list_sub_accounts"],
-            principal.partner_id,
-            principal.sub_account_id,
-            limit,
-            offset,
-        )
-        if rows:
-            total = rows[0]["total"]
-        else:
-            total = await pool.fetchval(
-                QUERIES["accounts.count_sub_accounts"],
-                principal.partner_id,
-                principal.sub_account_id,
-            )
-        return Listing(
-            data=[sub_account_from_row(r) for r in rows],
-            pagination=Pagination(limit=limit, offset=offset, total=total),
+            limit=limit,
+            offset=offset,
+            count=QUERIES["accounts.count_sub_accounts"],
         )
 
     @get(
         "/{sub_account_id:str}",
         operation_id="getSubAccount",
         summary="One sub-account",
-        responses=error_responses(403, 404),
     )
     async def get_sub_account(
         self, pool: asyncpg.Pool, principal: Principal, sub_account_id: str
     ) -> Single[SubAccount]:
-        wanted: uuid.UUID | None = parse_uuid(sub_account_id)
-        row = None
-        if wanted is not None:
-            row = await pool.fetchrow(
-                QUERIES["accounts.get_sub_account"],
-                principal.partner_id,
-                principal.sub_account_id,
-                wanted,
-            )
-        if row is None:
-            raise not_found("sub-account")
-        return Single(sub_account_from_row(row))
+        row = await fetch_owned(
+            pool,
+            principal,
+            "sub-account",
+            QUERIES["accounts.get_sub_account"],
+            parse_uuid(sub_account_id),
+        )
+        return Single(from_row(SubAccount, row))

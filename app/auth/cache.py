@@ -31,7 +31,7 @@ import asyncpg
 import msgspec
 
 from app.auth.errors import limited_error, unauthorized
-from app.auth.principal import Principal
+from app.auth.principal import Principal, principal_from_row
 from app.core.config import Settings
 from app.core.listener import Listener
 from app.core.sql import QUERIES
@@ -130,18 +130,7 @@ class AuthCache:
         if row is None:
             return None  # unknown keys are not cached
         info = KeyInfo(
-            principal=Principal(
-                key_id=row["key_id"],
-                partner_id=row["partner_id"],
-                sub_account_id=row["sub_account_id"],
-                scopes=frozenset(row["scopes"]),
-                api_write=row["api_write"],
-                retention_days=row["retention_days"],
-                networks_enabled=row["networks_enabled"],
-                multi_site_enabled=row["multi_site_enabled"],
-                rate_limit=row["per_minute"],
-                remaining=0,
-            ),
+            principal=principal_from_row(row, rate_limit=row["per_minute"], remaining=0),
             per_day=row["per_day"],
             expires_at=_epoch(row["expires_at"]),
             revoked_at=_epoch(row["revoked_at"]),

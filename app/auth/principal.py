@@ -9,6 +9,8 @@ from typing import Any
 
 import msgspec
 
+from app.core.reads import from_row
+
 KEY_PATTERN = re.compile(r"^svc_live_[A-Za-z0-9_\-]{32,}$")
 
 
@@ -38,16 +40,7 @@ class Principal(msgspec.Struct, frozen=True):
         return self.sub_account_id is None
 
 
-def principal_from_row(row: Any) -> Principal:
-    return Principal(
-        key_id=row["key_id"],
-        partner_id=row["partner_id"],
-        sub_account_id=row["sub_account_id"],
-        scopes=frozenset(row["scopes"]),
-        api_write=row["api_write"],
-        retention_days=row["retention_days"],
-        networks_enabled=row["networks_enabled"],
-        multi_site_enabled=row["multi_site_enabled"],
-        rate_limit=row["rate_limit"],
-        remaining=row["remaining"],
-    )
+def principal_from_row(row: Any, **given: Any) -> Principal:
+    """The principal of a key's row (authentication, or the key cache with its own
+    rate-limit columns `given`)."""
+    return from_row(Principal, row, scopes=frozenset(row["scopes"]), **given)

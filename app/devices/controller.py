@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import asyncpg
 from litestar import Controller, get
-from litestar.params import Parameter
 
 from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
-from app.core.api import Limit, Listing, Offset, Pagination, Single
-from app.core.errors import error_responses
-from app.core.routing import reader
+from app.core.api import Limit, Listing, Offset, Single
+from app.core.reads import empty_page, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
+    DescendantsFilter,
+    NetworkFilter,
+    OnlineFilter,
+    ProfileFilter,
+    SiteFilter,
+    StatusFilter,
+    SubAccountFilter,
     check_features,
     features,
     like_patterns,
@@ -24,7 +27,7 @@ from app.devices.filters import (
     parse_site_filter,
     parse_statuses,
 )
-from app.devices.structs import Device, DeviceDetail, device_fields, device_from_row
+from app.devices.structs import Device, DeviceDetail, converted_columns, device_from_row
 from app.profiles.service import profile_fields
 from app.profiles.structs import DeviceProfileDetail
 
@@ -50,30 +53,19 @@ class DeviceController(Controller):
             "(`:` and `-` are ignored for DevEUIs). `includeDescendants=true` widens "
             "`siteId` to the site's subtree."
         ),
-        responses=error_responses(400, 403),
         opt=features(networkId="networks", siteId="multi_site"),
     )
     async def list_devices(
         self,
-        pool: asyncpg.Pool,
         principal: Principal,
-        sub_account_id: Annotated[str | None, Parameter(query="subAccountId")] = None,
-        device_profile_id: Annotated[str | None, Parameter(query="deviceProfileId")] = None,
-        network_id: Annotated[
-            str | None, Parameter(query="networkId", description="A network id or `none`.")
-        ] = None,
-        status: Annotated[
-            str | None,
-            Parameter(description="`inventory`, `assigned`, `archived` or `all`."),
-        ] = None,
-        online: Annotated[str | None, Parameter(description="`true` or `false`.")] = None,
+        sub_account_id: SubAccountFilter = None,
+        device_profile_id: ProfileFilter = None,
+        network_id: NetworkFilter = None,
+        status: StatusFilter = None,
+        online: OnlineFilter = None,
         search: str | None = None,
-        site_id: Annotated[
-            str | None, Parameter(query="siteId", description="A site id or `none`.")
-        ] = None,
-        include_descendants: Annotated[
-            str | None, Parameter(query="includeDescendants", description="`true` or `false`.")
-        ] = None,
+        site_id: SiteFilter = None,
+        include_descendants: DescendantsFilter = None,
         limit: Limit = 50,
         offset: Offset = 0,
     ) -> Listing[Device]:
@@ -86,11 +78,11 @@ class DeviceController(Controller):
         descendants = parse_bool("includeDescendants", include_descendants) or False
         name_pattern, eui_pattern = like_patterns(search)
         if statuses == []:
-            return Listing(data=[], pagination=Pagination(limit=limit, offset=offset, total=0))
-        rows = await reader(principal).fetch(
+            return empty_page(limit, offset)
+        return await list_owned(
+            principal,
+            device_from_row,
             list_query(statuses, wanted_online),
-            principal.partner_id,
-            principal.sub_account_id,
             sub_account,
             profile,
             network.id,
@@ -102,12 +94,8 @@ class DeviceController(Controller):
             site.id,
             site.none,
             descendants,
-            limit,
-            offset,
-        )
-        return Listing(
-            data=[device_from_row(r) for r in rows if r["id"] is not None],
-            pagination=Pagination(limit=limit, offset=offset, total=rows[0]["total"]),
+            limit=limit,
+            offset=offset,
         )
 
     @get(
@@ -115,7 +103,6 @@ class DeviceController(Controller):
         operation_id="getDevice",
         summary="One device with its profile and field catalog",
         description="`{device_id}` is the service id or the DevEUI (any case, `:`/`-` allowed).",
-        responses=error_responses(403, 404),
     )
     async def get_device(
         self, pool: asyncpg.Pool, principal: Principal, device_id: str
@@ -130,7 +117,7 @@ class DeviceController(Controller):
             field_count=len(fields),
             fields=fields,
         )
-        return Single(DeviceDetail(**device_fields(row), device_profile=profile))
+        return Single(from_row(DeviceDetail, row, **converted_columns(row), device_profile=profile))
 
 
 def list_query(statuses: list[str] | None, online: bool | None) -> str:

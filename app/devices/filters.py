@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Request
+from litestar.params import Parameter
 
 from app.auth.guards import require_multi_site, require_networks
 from app.auth.principal import Principal
@@ -24,6 +25,23 @@ from app.core.enums import DeviceStatus
 from app.core.errors import invalid_parameter
 
 STATUSES = tuple(DeviceStatus)
+
+# The query parameters of the directory filters, declared once for every route that takes
+# them, so that a parameter has one name and one description in the OpenAPI document. They
+# arrive as text and are parsed by the functions below (strictly, with a 400 naming them).
+SubAccountFilter = Annotated[str | None, Parameter(query="subAccountId")]
+ProfileFilter = Annotated[str | None, Parameter(query="deviceProfileId")]
+NetworkFilter = Annotated[
+    str | None, Parameter(query="networkId", description="A network id or `none`.")
+]
+SiteFilter = Annotated[str | None, Parameter(query="siteId", description="A site id or `none`.")]
+DescendantsFilter = Annotated[
+    str | None, Parameter(query="includeDescendants", description="`true` or `false`.")
+]
+StatusFilter = Annotated[
+    str | None, Parameter(description="`inventory`, `assigned`, `archived` or `all`.")
+]
+OnlineFilter = Annotated[str | None, Parameter(description="`true` or `false`.")]
 
 FEATURES: dict[str, Callable[[Principal], None]] = {
     "networks": require_networks,

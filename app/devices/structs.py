@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
+from app.core.reads import from_row
 from app.profiles.structs import DeviceProfileDetail
 
 Status = Literal["inventory", "assigned", "archived"]
+S = TypeVar("S", bound=msgspec.Struct)
 
 
 class Location(msgspec.Struct):
@@ -50,42 +52,32 @@ class DeviceDetail(Device, rename="camel"):
 
 def to_location(value: Any) -> Location | None:
     """A stored location (jsonb) in the shape of D6; a missing altitude is null (D18)."""
-    if not isinstance(value, dict):
-        return None
-    try:
-        return msgspec.convert(value, Location, strict=False)
-    except msgspec.ValidationError:
-        return None
+    return _stored(value, Location)
 
 
 def to_battery(value: Any) -> Battery | None:
+    return _stored(value, Battery)
+
+
+def _stored(value: Any, shape: type[S]) -> S | None:
+    """A jsonb object as `shape`, or None where the stored value does not fit it (an old or
+    hand-written value must not fail the whole read)."""
     if not isinstance(value, dict):
         return None
     try:
-        return msgspec.convert(value, Battery, strict=False)
+        return msgspec.convert(value, shape, strict=False)
     except msgspec.ValidationError:
         return None
 
 
-def device_fields(row: Any) -> dict[str, Any]:
+def converted_columns(row: Any) -> dict[str, Any]:
+    """The fields of a device that its row does not hold as they are shown."""
     return {
-        "id": row["id"],
-        "dev_eui": row["dev_eui"],
-        "name": row["name"],
-        "serial_number": row["serial_number"],
-        "status": row["status"],
-        "sub_account_id": row["sub_account_id"],
         "device_profile_id": row["profile_id"],
-        "network_id": row["network_id"],
-        "site_id": row["site_id"],
-        "online": row["online"],
-        "signal_quality": row["signal_quality"],
         "battery": to_battery(row["battery"]),
-        "last_seen_at": row["last_seen_at"],
-        "last_uplink_at": row["last_uplink_at"],
         "location": to_location(row["location"]),
     }
 
 
 def device_from_row(row: Any) -> Device:
-    return Device(**device_fields(row))
+    return from_row(Device, row, **converted_columns(row))

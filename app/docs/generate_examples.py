@@ -13,7 +13,6 @@ import asyncio
 import importlib
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -76,6 +75,22 @@ BODIES: dict[str, dict[str, Any]] = {
 }
 
 
+Call = tuple[str, str, str, dict[str, str], Any]  # operation id, method, path, headers, body
+
+
+def _reads(resource: str, path: str, one: str, headers: dict[str, str]) -> list[Call]:
+    """A directory resource's two reads: a short page (`list<Resource>s`) and one item."""
+    return [
+        (f"list{resource}s", "GET", f"/api/v1/{path}?limit={LIST_ITEMS}", headers, None),
+        (f"get{resource}", "GET", f"/api/v1/{path}/{one}", headers, None),
+    ]
+
+
+def _post(operation_id: str, path: str, headers: dict[str, str], example: str) -> Call:
+    """A POST whose body is the example the document shows for it (BODIES)."""
+    return (operation_id, "POST", path, headers, BODIES[operation_id][example]["value"])
+
+
 def _shorten(value: Any, depth: int = 0) -> Any:
     if isinstance(value, list):
         keep = LIST_ITEMS if depth <= 1 else NESTED_ITEMS
@@ -106,7 +121,7 @@ async def _collect(database_url: str) -> dict[str, Any]:
         await connection.close()
     partner = {"Authorization": f"Bearer {demo.PARTNER_KEY}"}
     harbour = {"Authorization": f"Bearer {demo.HARBOUR_KEY}"}
-    calls: list[tuple[str, str, str, dict[str, str], Any]] = [
+    calls: list[Call] = [
         ("getIndex", "GET", "/", {}, None),
         ("getApiIndex", "GET", "/api/v1", {}, None),
         ("getHealth", "GET", "/api/v1/health", {}, None),
@@ -122,48 +137,20 @@ async def _collect(database_url: str) -> dict[str, Any]:
             partner,
             None,
         ),
-        ("listGateways", "GET", "/api/v1/gateways?limit=2", partner, None),
-        ("getGateway", "GET", f"/api/v1/gateways/{GATEWAY}", partner, None),
-        ("listDeviceProfiles", "GET", "/api/v1/device-profiles?limit=2", partner, None),
-        ("getDeviceProfile", "GET", f"/api/v1/device-profiles/{PROFILE}", partner, None),
-        ("listNetworks", "GET", "/api/v1/networks?limit=2", partner, None),
-        ("getNetwork", "GET", f"/api/v1/networks/{NETWORK}", partner, None),
-        ("listSites", "GET", "/api/v1/sites?limit=2", partner, None),
-        ("getSite", "GET", f"/api/v1/sites/{SITE}", partner, None),
-        ("listSubAccounts", "GET", "/api/v1/sub-accounts?limit=2", partner, None),
-        ("getSubAccount", "GET", f"/api/v1/sub-accounts/{SUB_ACCOUNT}", partner, None),
-        ("listMulticastGroups", "GET", "/api/v1/multicast-groups?limit=2", partner, None),
-        ("getMulticastGroup", "GET", f"/api/v1/multicast-groups/{GROUP}", partner, None),
+        *_reads("Gateway", "gateways", GATEWAY, partner),
+        *_reads("DeviceProfile", "device-profiles", PROFILE, partner),
+        *_reads("Network", "networks", NETWORK, partner),
+        *_reads("Site", "sites", SITE, partner),
+        *_reads("SubAccount", "sub-accounts", SUB_ACCOUNT, partner),
+        *_reads("MulticastGroup", "multicast-groups", GROUP, partner),
         ("listDownlinkTemplates", "GET", f"/api/v1/devices/{DEVICE}/downlinks", partner, None),
-        (
-            "sendDownlink",
-            "POST",
-            f"/api/v1/devices/{DEVICE}/downlinks",
-            partner,
-            BODIES["sendDownlink"]["byKey"]["value"],
-        ),
-        (
-            "executeMulticastGroup",
-            "POST",
-            f"/api/v1/multicast-groups/{GROUP}/execute",
-            partner,
-            BODIES["executeMulticastGroup"]["byKey"]["value"],
+        _post("sendDownlink", f"/api/v1/devices/{DEVICE}/downlinks", partner, "byKey"),
+        _post(
+            "executeMulticastGroup", f"/api/v1/multicast-groups/{GROUP}/execute", partner, "byKey"
         ),
         ("listMembers", "GET", "/api/v1/members?limit=2", harbour, None),
-        (
-            "addMember",
-            "POST",
-            "/api/v1/members",
-            harbour,
-            BODIES["addMember"]["newAccount"]["value"],
-        ),
-        (
-            "validateMember",
-            "POST",
-            "/api/v1/members/validate",
-            harbour,
-            BODIES["validateMember"]["login"]["value"],
-        ),
+        _post("addMember", "/api/v1/members", harbour, "newAccount"),
+        _post("validateMember", "/api/v1/members/validate", harbour, "login"),
     ]
     responses: dict[str, Any] = {}
     async with AsyncTestClient(app=create_app(settings)) as client:
@@ -217,16 +204,7 @@ def main() -> None:
     try:
         examples = asyncio.run(_collect(cluster.database_url(name)))
     finally:
-        subprocess.run(
-            [
-                str(cluster.pg_bindir() / "psql"),
-                cluster.database_url("postgres"),
-                "-qc",
-                f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)',
-            ],
-            check=False,
-            capture_output=True,
-        )
+        cluster.drop_database(name, check=False)
     OUT.write_text(json.dumps(examples, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     print(f"wrote {OUT}")
 

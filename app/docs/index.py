@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 import msgspec
-from litestar import Controller, get
+from litestar import Controller
+from litestar.handlers import HTTPRouteHandler
 from msgspec import Meta
 
 from app.core.api import API_PREFIX, Single
+from app.docs.page import service_get
 
 API_VERSION = "1.0.0"
 
@@ -33,36 +35,25 @@ INDEX = Single(
 DESCRIPTION = "Where the reference, the OpenAPI document and the health check are. No key."
 
 
+def index_route(operation_id: str, summary: str) -> HTTPRouteHandler:
+    """The index's route: the same answer at the root and in /api/v1, under two names."""
+
+    def index(self: Controller) -> Single[ServiceIndex]:
+        return INDEX
+
+    return service_get("/", operation_id, summary, DESCRIPTION)(index)
+
+
 class ApiIndexController(Controller):
     """Mounted in the /api/v1 router (public: no key)."""
 
     path = "/"
     opt = {"public": True}
-    tags = ["Service"]
-
-    @get(
-        operation_id="getApiIndex",
-        summary="Index of the API",
-        description=DESCRIPTION,
-        security=[],
-        sync_to_thread=False,
-    )
-    def api_index(self) -> Single[ServiceIndex]:
-        return INDEX
+    api_index = index_route("getApiIndex", "Index of the API")
 
 
 class RootIndexController(Controller):
     """Mounted at the root, outside /api/v1."""
 
     path = "/"
-    tags = ["Service"]
-
-    @get(
-        operation_id="getIndex",
-        summary="Index of the service",
-        description=DESCRIPTION,
-        security=[],
-        sync_to_thread=False,
-    )
-    def index(self) -> Single[ServiceIndex]:
-        return INDEX
+    index = index_route("getIndex", "Index of the service")

@@ -10,12 +10,14 @@ whether or not the script runs.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from litestar import Controller, Request, Response, get
 from litestar.enums import MediaType
+from litestar.handlers import HTTPRouteHandler
 from litestar.serialization import encode_json
 
 from app.core.api import API_PREFIX
@@ -84,21 +86,35 @@ def _asset(name: str) -> bytes:
     return (_assets_dir() / name).read_bytes()
 
 
+def service_get(
+    path: str, operation_id: str, summary: str, description: str, **options: Any
+) -> Callable[[Callable[..., Any]], HTTPRouteHandler]:
+    """A documented route of the Service tag that needs no key (`security=[]`; its
+    controller's opt makes it public) and answers without blocking work."""
+    return get(
+        path,
+        operation_id=operation_id,
+        summary=summary,
+        description=description,
+        tags=["Service"],
+        security=[],
+        include_in_schema=True,
+        sync_to_thread=False,
+        **options,
+    )
+
+
 class DocsController(Controller):
     path = "/"
     opt = {"public": True}
     include_in_schema = False
 
-    @get(
+    @service_get(
         "/openapi.json",
+        "getOpenApiDocument",
+        "This OpenAPI 3.1 document",
+        "The machine-readable contract of the API. No key.",
         media_type=MediaType.JSON,
-        sync_to_thread=False,
-        include_in_schema=True,
-        operation_id="getOpenApiDocument",
-        summary="This OpenAPI 3.1 document",
-        description="The machine-readable contract of the API. No key.",
-        tags=["Service"],
-        security=[],
     )
     def openapi_document(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         app = request.app
@@ -108,16 +124,12 @@ class DocsController(Controller):
             app.state.openapi_body = body
         return Response(body, media_type=MediaType.JSON)
 
-    @get(
+    @service_get(
         "/docs",
+        "getDocs",
+        "The interactive reference (Swagger UI, served by this service)",
+        "An HTML page; works without internet access. No key.",
         media_type=MediaType.HTML,
-        sync_to_thread=False,
-        include_in_schema=True,
-        operation_id="getDocs",
-        summary="The interactive reference (Swagger UI, served by this service)",
-        description="An HTML page; works without internet access. No key.",
-        tags=["Service"],
-        security=[],
     )
     def interactive_reference(self) -> Response[bytes]:
         return Response(

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import asyncpg
 from litestar import Controller, Request, Response, get, post
+from litestar.handlers import HTTPRouteHandler
 
 from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
-from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
+from app.core.api import Limit, Listing, Offset, Single, parse_uuid
 from app.core.body import json_body_operation, read_json_body
-from app.core.errors import ApiError, ErrorCode, error_responses, not_found
+from app.core.errors import ApiError, ErrorCode, not_found
+from app.core.reads import fetch_page, from_row
 from app.core.sql import QUERIES
 from app.downlinks.encoding import encode_payload
 from app.downlinks.queue import Planned, enqueue, load_templates, pick_template, require_reference
@@ -32,6 +35,26 @@ SEND_DESCRIPTION = (
 )
 
 
+def queueing_post(operation_id: str, summary: str, description: str) -> HTTPRouteHandler:
+    """The declaration of a route that queues downlinks (one device, or a multicast group):
+    the write scope and plan, 202 Accepted, the body of a send and the same refusals."""
+    return post(
+        operation_id=operation_id,
+        summary=summary,
+        description=description,
+        opt={"scope": "downlinks:write", "write": True},
+        status_code=202,
+        operation_class=json_body_operation(SendDownlink, SEND_DESCRIPTION),
+    )
+
+
+async def read_send(request: Request[Any, Any, Any]) -> tuple[SendDownlink, uuid.UUID | None]:
+    """The body of a send (one device or a group) and its parsed `templateId`: a 400 for a
+    body that names no template, before anything is looked up."""
+    body = await read_json_body(request, SEND_DECODER)
+    return body, require_reference(body)
+
+
 def device_rate_limited(retry_after: int) -> ApiError:
     return ApiError(
         429,
@@ -50,7 +73,6 @@ class DownlinkController(Controller):
         summary="The downlink templates of the device's profile",
         description="Needs `devices:read`. Inventory and archived devices answer 404.",
         opt={"scope": "devices:read"},
-        responses=error_responses(400, 403, 404),
     )
     async def list_templates(
         self,
@@ -61,42 +83,23 @@ class DownlinkController(Controller):
         offset: Offset = 0,
     ) -> Listing[DownlinkTemplate]:
         device = await resolve_device(pool, principal, device_id, live=True)
-        rows = await pool.fetch(
-            QUERIES["downlinks.list_templates"], device.profile_id, limit, offset
-        )
-        total = (
-            rows[0]["total"]
-            if rows
-            else await pool.fetchval(QUERIES["downlinks.count_templates"], device.profile_id)
-        )
-        return Listing(
-            data=[
-                DownlinkTemplate(
-                    template_id=row["id"],
-                    key=row["key"],
-                    name=row["name"],
-                    f_port=row["f_port"],
-                    confirmed=row["confirmed"],
-                    sample_data=row["sample_data"],
-                )
-                for row in rows
-            ],
-            pagination=Pagination(limit=limit, offset=offset, total=total),
+        return await fetch_page(
+            pool,
+            lambda row: from_row(DownlinkTemplate, row, template_id=row["id"]),
+            QUERIES["downlinks.list_templates"],
+            device.profile_id,
+            limit=limit,
+            offset=offset,
+            count=QUERIES["downlinks.count_templates"],
         )
 
-    @post(
-        operation_id="sendDownlink",
-        summary="Queue a downlink to one device",
-        description=(
-            "Needs `downlinks:write` and a plan with API write access. At most the device's "
-            "`downlinkRatePerHour` (default 30) items per rolling hour; over it 429 "
-            "`rate_limited` with `Retry-After` (seconds until a slot frees). `expiresAt` is "
-            "now + `expiresInSeconds`, else now + the device's configured expiry, else null."
-        ),
-        opt={"scope": "downlinks:write", "write": True},
-        status_code=202,
-        operation_class=json_body_operation(SendDownlink, SEND_DESCRIPTION),
-        responses=error_responses(400, 403, 404, 413, 415),
+    @queueing_post(
+        "sendDownlink",
+        "Queue a downlink to one device",
+        "Needs `downlinks:write` and a plan with API write access. At most the device's "
+        "`downlinkRatePerHour` (default 30) items per rolling hour; over it 429 "
+        "`rate_limited` with `Retry-After` (seconds until a slot frees). `expiresAt` is "
+        "now + `expiresInSeconds`, else now + the device's configured expiry, else null.",
     )
     async def send(
         self,
@@ -105,8 +108,7 @@ class DownlinkController(Controller):
         principal: Principal,
         device_id: str,
     ) -> Response[Single[QueuedDownlink]]:
-        body = await read_json_body(request, SEND_DECODER)
-        template_id = require_reference(body)
+        body, template_id = await read_send(request)
         device = await resolve_device(pool, principal, device_id, live=True)
         template = pick_template(await load_templates(pool, [device.profile_id]), body, template_id)
         payload = encode_payload(template.layout, template.sample_data, body.data)
@@ -114,7 +116,7 @@ class DownlinkController(Controller):
         async with pool.acquire() as connection, connection.transaction():
             outcome = (await enqueue(connection, [planned])).get(device.num)
         if outcome is None:
-            raise ApiError(404, ErrorCode.NOT_FOUND, "device not found")
+            raise not_found("device")  # No longer assigned when its row was locked.
         if outcome.queue_item_id is None:
             raise device_rate_limited(outcome.retry_after or 1)
         return Response(
@@ -142,7 +144,6 @@ class DownlinkController(Controller):
             "devices, another device's item and an unknown id answer 404."
         ),
         opt={"scope": "devices:read"},
-        responses=error_responses(403, 404),
     )
     async def get_item(
         self, pool: asyncpg.Pool, principal: Principal, device_id: str, queue_item_id: str
@@ -156,19 +157,4 @@ class DownlinkController(Controller):
         )
         if row is None:
             raise not_found("downlink")
-        return Single(
-            DownlinkItem(
-                queue_item_id=row["id"],
-                status=row["status"],
-                f_port=row["f_port"],
-                byte_count=row["byte_count"],
-                confirmed=row["confirmed"],
-                created_at=row["created_at"],
-                expires_at=row["expires_at"],
-                submitted_at=row["submitted_at"],
-                sent_at=row["sent_at"],
-                f_cnt_down=row["f_cnt_down"],
-                acknowledged_at=row["acknowledged_at"],
-                error=row["error"],
-            )
-        )
+        return Single(from_row(DownlinkItem, row, queue_item_id=row["id"]))

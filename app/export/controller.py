@@ -12,9 +12,14 @@ from litestar.response import Stream
 from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
 from app.core.enums import Scope
-from app.core.errors import error_responses
 from app.core.routing import reader
 from app.devices.filters import (
+    DescendantsFilter,
+    NetworkFilter,
+    OnlineFilter,
+    ProfileFilter,
+    SiteFilter,
+    SubAccountFilter,
     check_features,
     features,
     like_patterns,
@@ -91,7 +96,6 @@ class ExportController(Controller):
         operation_id="exportDeviceTelemetry",
         summary="Every reading of one device in a range, as CSV, NDJSON or Parquet",
         description=EXPORT_DESCRIPTION.format(what="device", fleet_columns=""),
-        responses=error_responses(400, 403, 404, 503),
     )
     async def export_device(
         self,
@@ -123,7 +127,6 @@ class ExportController(Controller):
             what="assigned devices that the filters of `GET /devices` select",
             fleet_columns=", `deviceId`, `devEui`; rows by device id, then time",
         ),
-        responses=error_responses(400, 403, 503),
         opt=features(networkId="networks", siteId="multi_site"),
     )
     async def export_fleet(
@@ -137,18 +140,12 @@ class ExportController(Controller):
         format: FormatParam = None,
         layout: LayoutParam = None,
         tz: TzParam = None,
-        sub_account_id: Annotated[str | None, Parameter(query="subAccountId")] = None,
-        device_profile_id: Annotated[str | None, Parameter(query="deviceProfileId")] = None,
-        network_id: Annotated[
-            str | None, Parameter(query="networkId", description="A network id or `none`.")
-        ] = None,
-        site_id: Annotated[
-            str | None, Parameter(query="siteId", description="A site id or `none`.")
-        ] = None,
-        include_descendants: Annotated[
-            str | None, Parameter(query="includeDescendants", description="`true` or `false`.")
-        ] = None,
-        online: Annotated[str | None, Parameter(description="`true` or `false`.")] = None,
+        sub_account_id: SubAccountFilter = None,
+        device_profile_id: ProfileFilter = None,
+        network_id: NetworkFilter = None,
+        site_id: SiteFilter = None,
+        include_descendants: DescendantsFilter = None,
+        online: OnlineFilter = None,
         search: str | None = None,
     ) -> Stream:
         network = parse_network_filter(principal, network_id)

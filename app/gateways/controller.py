@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import asyncpg
 from litestar import Controller, get
-from litestar.params import Parameter
 
 from app.auth.principal import Principal
 from app.auth.tenancy import split_reference
-from app.core.api import Limit, Listing, Offset, Pagination, Single
-from app.core.errors import error_responses, not_found
-from app.core.routing import reader
+from app.core.api import Limit, Listing, Offset, Single
+from app.core.reads import empty_page, fetch_owned, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
+    DescendantsFilter,
+    NetworkFilter,
+    OnlineFilter,
+    SiteFilter,
+    StatusFilter,
+    SubAccountFilter,
     check_features,
     features,
     parse_bool,
@@ -42,28 +44,17 @@ class GatewayController(Controller):
             "Ordered by name, then id; `status` as for devices. A gateway is online when "
             "assigned and it reported (stats or a relayed uplink) within 30 minutes."
         ),
-        responses=error_responses(400, 403),
         opt=features(networkId="networks", siteId="multi_site"),
     )
     async def list_gateways(
         self,
-        pool: asyncpg.Pool,
         principal: Principal,
-        sub_account_id: Annotated[str | None, Parameter(query="subAccountId")] = None,
-        network_id: Annotated[
-            str | None, Parameter(query="networkId", description="A network id or `none`.")
-        ] = None,
-        status: Annotated[
-            str | None,
-            Parameter(description="`inventory`, `assigned`, `archived` or `all`."),
-        ] = None,
-        online: Annotated[str | None, Parameter(description="`true` or `false`.")] = None,
-        site_id: Annotated[
-            str | None, Parameter(query="siteId", description="A site id or `none`.")
-        ] = None,
-        include_descendants: Annotated[
-            str | None, Parameter(query="includeDescendants", description="`true` or `false`.")
-        ] = None,
+        sub_account_id: SubAccountFilter = None,
+        network_id: NetworkFilter = None,
+        status: StatusFilter = None,
+        online: OnlineFilter = None,
+        site_id: SiteFilter = None,
+        include_descendants: DescendantsFilter = None,
         limit: Limit = 50,
         offset: Offset = 0,
     ) -> Listing[Gateway]:
@@ -74,11 +65,11 @@ class GatewayController(Controller):
         wanted_online = parse_bool("online", online)
         descendants = parse_bool("includeDescendants", include_descendants) or False
         if statuses == []:
-            return Listing(data=[], pagination=Pagination(limit=limit, offset=offset, total=0))
-        rows = await reader(principal).fetch(
+            return empty_page(limit, offset)
+        return await list_owned(
+            principal,
+            gateway_from_row,
             LIST_GATEWAYS,
-            principal.partner_id,
-            principal.sub_account_id,
             sub_account,
             statuses,
             network.id,
@@ -87,12 +78,8 @@ class GatewayController(Controller):
             site.id,
             site.none,
             descendants,
-            limit,
-            offset,
-        )
-        return Listing(
-            data=[gateway_from_row(r) for r in rows if r["id"] is not None],
-            pagination=Pagination(limit=limit, offset=offset, total=rows[0]["total"]),
+            limit=limit,
+            offset=offset,
         )
 
     @get(
@@ -100,17 +87,11 @@ class GatewayController(Controller):
         operation_id="getGateway",
         summary="One gateway",
         description="`{gateway_id}` is the service id or the GatewayEUI (any case, `:`/`-`).",
-        responses=error_responses(403, 404),
     )
     async def get_gateway(
         self, pool: asyncpg.Pool, principal: Principal, gateway_id: str
     ) -> Single[Gateway]:
-        wanted_id, eui = split_reference(gateway_id)
-        row = None
-        if wanted_id is not None or eui is not None:
-            row = await pool.fetchrow(
-                GET_GATEWAY, principal.partner_id, principal.sub_account_id, wanted_id, eui
-            )
-        if row is None:
-            raise not_found("gateway")
-        return Single(gateway_from_row(row))
+        keys = split_reference(gateway_id)
+        return Single(
+            gateway_from_row(await fetch_owned(pool, principal, "gateway", GET_GATEWAY, *keys))
+        )

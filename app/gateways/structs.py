@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 
 from app.core.enums import DeviceStatus
+from app.core.reads import from_row
 from app.devices.structs import Location, to_location
 
 
@@ -27,16 +28,4 @@ class Gateway(msgspec.Struct, rename="camel"):
 
 
 def gateway_from_row(row: Any) -> Gateway:
-    return Gateway(
-        id=row["id"],
-        gateway_eui=row["gateway_eui"],
-        name=row["name"],
-        status=row["status"],
-        sub_account_id=row["sub_account_id"],
-        network_id=row["network_id"],
-        site_id=row["site_id"],
-        online=row["online"],
-        last_seen_at=row["last_seen_at"],
-        last_stats_at=row["last_stats_at"],
-        location=to_location(row["location"]),
-    )
+    return from_row(Gateway, row, location=to_location(row["location"]))

@@ -8,9 +8,9 @@ import asyncpg
 from litestar import Controller, Request, Response, delete, get, post
 
 from app.auth.principal import Principal
-from app.core.api import Limit, Listing, Offset, Pagination, Single
+from app.core.api import Limit, Listing, Offset, Single
 from app.core.body import json_body_operation, read_json_body, read_json_object
-from app.core.errors import error_responses
+from app.core.reads import fetch_page, from_row
 from app.core.routing import reader
 from app.core.sql import QUERIES
 from app.members.service import add_member, remove_member
@@ -43,21 +43,19 @@ class MembersController(Controller):
         operation_id="listMembers",
         summary="Members of the key's sub-account, by email",
         opt={"scope": "members:read", "subaccount_key": True},
-        responses=error_responses(400, 403),
     )
     async def list_members(
-        self, pool: asyncpg.Pool, principal: Principal, limit: Limit = 50, offset: Offset = 0
+        self, principal: Principal, limit: Limit = 50, offset: Offset = 0
     ) -> Listing[Member]:
-        rows = await reader(principal).fetch(
-            QUERIES["members.list_members"], principal.sub_account_id, limit, offset
+        return await fetch_page(
+            reader(principal),
+            lambda row: from_row(Member, row),
+            QUERIES["members.list_members"],
+            principal.sub_account_id,
+            limit=limit,
+            offset=offset,
+            count=QUERIES["members.count_members"],
         )
-        total = (
-            rows[0]["total"]
-            if rows
-            else await pool.fetchval(QUERIES["members.count_members"], principal.sub_account_id)
-        )
-        members = [Member(**{k: v for k, v in dict(row).items() if k != "total"}) for row in rows]
-        return Listing(data=members, pagination=Pagination(limit=limit, offset=offset, total=total))
 
     @post(
         operation_id="addMember",
@@ -74,7 +72,6 @@ class MembersController(Controller):
         opt={"scope": "members:manage", "subaccount_key": True},
         status_code=201,
         operation_class=json_body_operation(AddMember, ADD_DESCRIPTION),
-        responses=error_responses(400, 403, 409, 413, 415, 422),
     )
     async def add(
         self, request: Request[Any, Any, Any], pool: asyncpg.Pool, principal: Principal
@@ -93,7 +90,6 @@ class MembersController(Controller):
         ),
         opt={"scope": "members:manage", "subaccount_key": True},
         status_code=200,
-        responses=error_responses(403, 404, 409),
     )
     async def remove(
         self, pool: asyncpg.Pool, principal: Principal, user_id: str
@@ -117,7 +113,6 @@ class MembersController(Controller):
         opt={"scope": "members:read"},
         status_code=200,
         operation_class=json_body_operation(Credentials, "`email` and `password`."),
-        responses=error_responses(400, 403, 413, 415),
     )
     async def validate(
         self, request: Request[Any, Any, Any], pool: asyncpg.Pool, principal: Principal

@@ -17,14 +17,14 @@ from typing import Any, Literal
 
 import asyncpg
 import msgspec
-from litestar import Controller, Request, Response, post
+from litestar import Controller, Request, Response
 
 from app.auth.principal import Principal
 from app.core.api import Single, parse_uuid
-from app.core.body import json_body_operation, read_json_body
-from app.core.errors import ApiError, error_responses, not_found
+from app.core.errors import ApiError
+from app.core.reads import fetch_owned
 from app.core.sql import QUERIES
-from app.downlinks.controller import SEND_DESCRIPTION
+from app.downlinks.controller import queueing_post, read_send
 from app.downlinks.encoding import encode_payload
 from app.downlinks.queue import (
     Planned,
@@ -33,10 +33,9 @@ from app.downlinks.queue import (
     find_template,
     load_templates,
     pick_template,
-    require_reference,
     template_error,
 )
-from app.downlinks.structs import SEND_DECODER, SendDownlink
+from app.downlinks.structs import SendDownlink
 
 
 class MemberResult(msgspec.Struct, rename="camel"):
@@ -111,10 +110,10 @@ class MulticastExecuteController(Controller):
     path = "/multicast-groups/{group_id:str}/execute"
     tags = ["Multicast groups"]
 
-    @post(
-        operation_id="executeMulticastGroup",
-        summary="Queue a downlink to every assigned member of a group",
-        description=(
+    @queueing_post(
+        "executeMulticastGroup",
+        "Queue a downlink to every assigned member of a group",
+        (
             "Needs `downlinks:write` and a plan with API write access. Body as a single send. "
             "Each member takes the template of its own profile (`key` is looked up per "
             "profile; `templateId` fits only members of that template's profile); a member "
@@ -125,10 +124,6 @@ class MulticastExecuteController(Controller):
             "queued, else `<code>: <detail>` with code `rate_limited`, `template_not_found` "
             "or `invalid_data`."
         ),
-        opt={"scope": "downlinks:write", "write": True},
-        status_code=202,
-        operation_class=json_body_operation(SendDownlink, SEND_DESCRIPTION),
-        responses=error_responses(400, 403, 404, 413, 415),
     )
     async def execute(
         self,
@@ -137,21 +132,14 @@ class MulticastExecuteController(Controller):
         principal: Principal,
         group_id: str,
     ) -> Response[Single[ExecuteResult]]:
-        body = await read_json_body(request, SEND_DECODER)
-        wanted = require_reference(body)
-        group_uuid = parse_uuid(group_id)
-        group = (
-            await pool.fetchrow(
-                QUERIES["multicast_execute.find_group"],
-                principal.partner_id,
-                principal.sub_account_id,
-                group_uuid,
-            )
-            if group_uuid
-            else None
+        body, wanted = await read_send(request)
+        group = await fetch_owned(
+            pool,
+            principal,
+            "multicast group",
+            QUERIES["multicast_execute.find_group"],
+            parse_uuid(group_id),
         )
-        if group is None:
-            raise not_found("multicast group")
         members = await pool.fetch(
             QUERIES["multicast_execute.assigned_members"], group["id"], group["sub_account_id"]
         )

@@ -45,17 +45,9 @@ class NetworkDetail(Network, rename="camel"):
     gateways: list[NetworkGateway]
 
 
-def rollup_fields(row: Any) -> dict[str, Any]:
+def offline_counts(row: Any) -> dict[str, int]:
+    """The offline counts of a network's rollups: the members that are not online."""
     return {
-        "id": row["id"],
-        "name": row["name"],
-        "site_id": row["site_id"],
-        "sub_account_id": row["sub_account_id"],
-        "device_count": row["device_count"],
-        "device_online_count": row["device_online_count"],
         "device_offline_count": row["device_count"] - row["device_online_count"],
-        "device_alerting_count": row["device_alerting_count"],
-        "gateway_count": row["gateway_count"],
-        "gateway_online_count": row["gateway_online_count"],
         "gateway_offline_count": row["gateway_count"] - row["gateway_online_count"],
     }

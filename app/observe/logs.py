@@ -14,7 +14,7 @@ import logging
 import sys
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -23,6 +23,7 @@ import structlog
 from structlog.typing import EventDict, WrappedLogger
 
 from app.core.config import Settings
+from app.core.tasks import running
 
 # The id of the request being served, set by the request observer for its task.
 REQUEST_ID: ContextVar[str | None] = ContextVar("request_id", default=None)
@@ -176,38 +177,28 @@ class AccessSink:
         self.stream.flush()
 
 
-class ConsoleAccess:
-    """The access line for humans (LOG_FORMAT=console), through structlog."""
+class ConsoleAccess(AccessSink):
+    """The access line for humans (LOG_FORMAT=console): the same record, each line through
+    structlog as soon as it is made (its renderer adds the time, level and logger)."""
+
+    MAX_PENDING = 1
+    FIELDS = ("request_id", "method", "route", "status", "duration_ms", "key_id")
 
     def __init__(self) -> None:
+        super().__init__(stream=None)
         self.log = structlog.get_logger("telemetry.access")
 
-    def request(
-        self,
-        request_id: str,
-        method: str,
-        route: str,
-        status: int,
-        duration_ms: float,
-        key_id: str | None,
-        at: float,
-    ) -> None:
-        self.log.info(
-            "request",
-            request_id=request_id,
-            method=method,
-            route=route,
-            status=status,
-            duration_ms=duration_ms,
-            key_id=key_id,
-        )
+    def flush(self) -> None:
+        batch, self.pending = self.pending, []
+        for line in batch:
+            self.log.info("request", **{name: line[name] for name in self.FIELDS})
 
 
 _line_encoder = msgspec.json.Encoder()
 ACCESS_SINK: AccessSink | None = None
 
 
-def access_logger(settings: Settings) -> AccessSink | ConsoleAccess:
+def access_logger(settings: Settings) -> AccessSink:
     """The writer of the one line per request (app/observe/requests.py)."""
     global ACCESS_SINK
     if settings.log_format == "console":
@@ -226,12 +217,9 @@ async def access_log_lifespan(app: Any) -> AsyncIterator[None]:
             if ACCESS_SINK is not None:
                 ACCESS_SINK.flush()
 
-    task = asyncio.create_task(flusher())
     try:
-        yield
+        async with running(flusher()):
+            yield
     finally:
-        task.cancel()
-        with suppress(asyncio.CancelledError):
-            await task
         if ACCESS_SINK is not None:
             ACCESS_SINK.flush()

@@ -110,14 +110,28 @@ def _initdb() -> None:
 
 def is_running() -> bool:
     """True when this checkout's server is up and accepting connections on PORT."""
-    if not (DATA_DIR / "postmaster.pid").exists():
+    return accepting(DATA_DIR, PORT)
+
+
+def accepting(directory: Path, port: int) -> bool:
+    """True when the server of the data directory is up and accepting connections on port
+    (the cluster's, or a standby's, app/ops/standby.py)."""
+    if not (directory / "postmaster.pid").exists():
         return False
     result = subprocess.run(
-        [str(pg_bindir() / "pg_isready"), "-h", "127.0.0.1", "-p", str(PORT)],
+        [str(pg_bindir() / "pg_isready"), "-h", "127.0.0.1", "-p", str(port)],
         capture_output=True,
         check=False,
     )
     return result.returncode == 0
+
+
+def start_arguments(directory: Path, port: int, options: str = "") -> list[str]:
+    """pg_ctl's arguments that start the server of the data directory on port, logging to
+    its server.log and waiting up to 60 s for it. The port of this run wins over the one
+    written at initdb."""
+    server_options = f"-p {port} {options}".rstrip()
+    return ["-l", str(directory / "server.log"), "-w", "-t", "60", "-o", server_options, "start"]
 
 
 def _postmaster_state() -> str:
@@ -142,21 +156,7 @@ def _start_server() -> None:
     """pg_ctl start, retried for a bounded time: right after a crash, backends of the dead
     postmaster may still hold its shared memory for a moment, and PostgreSQL refuses to
     start until they have exited."""
-    log = DATA_DIR / "server.log"
-    command = [
-        str(pg_bindir() / "pg_ctl"),
-        "-D",
-        str(DATA_DIR),
-        "-l",
-        str(log),
-        "-w",
-        "-t",
-        "60",
-        # The port of this run wins over the one written at initdb.
-        "-o",
-        f"-p {PORT}",
-        "start",
-    ]
+    command = [str(pg_bindir() / "pg_ctl"), "-D", str(DATA_DIR), *start_arguments(DATA_DIR, PORT)]
     deadline = time.monotonic() + START_RETRY_S
     while True:
         if _postmaster_state() == "stale":
@@ -203,6 +203,21 @@ def ensure_database(name: str) -> None:
     ).stdout.strip()
     if not exists:
         subprocess.run([*base, "-c", f'CREATE DATABASE "{name}"'], check=True, capture_output=True)
+
+
+def drop_database(name: str, check: bool = True) -> None:
+    """Drops a scratch database of the local cluster, ending its sessions (a test run's or
+    a generator's); `check=False` for a clean-up that must not hide the error before it."""
+    subprocess.run(
+        [
+            str(pg_bindir() / "psql"),
+            database_url("postgres"),
+            "-qc",
+            f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)',
+        ],
+        check=check,
+        capture_output=True,
+    )
 
 
 def stop() -> None:

@@ -80,12 +80,7 @@ def _pg_ctl(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def is_running(port: int) -> bool:
-    result = subprocess.run(
-        [str(cluster.pg_bindir() / "pg_isready"), "-h", "127.0.0.1", "-p", str(port)],
-        capture_output=True,
-        check=False,
-    )
-    return result.returncode == 0 and (data_dir(port) / "postmaster.pid").exists()
+    return cluster.accepting(data_dir(port), port)
 
 
 def base_backup(port: int) -> None:
@@ -132,17 +127,7 @@ def start(port: int | None = None) -> str:
         base_backup(port)
     if not is_running(port):
         log = directory / "server.log"
-        result = _pg_ctl(
-            directory,
-            "-l",
-            str(log),
-            "-w",
-            "-t",
-            "60",
-            "-o",
-            f"-p {port} {STANDBY_OPTIONS}",
-            "start",
-        )
+        result = _pg_ctl(directory, *cluster.start_arguments(directory, port, STANDBY_OPTIONS))
         if result.returncode != 0:
             tail = log.read_text()[-500:] if log.exists() else result.stderr
             raise RuntimeError(f"standby did not start: {tail.strip().splitlines()[-1:]}")

@@ -6,9 +6,8 @@ import asyncpg
 from litestar import Controller, get
 
 from app.auth.principal import Principal
-from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
-from app.core.errors import error_responses, not_found
-from app.core.routing import reader
+from app.core.api import Limit, Listing, Offset, Single, parse_uuid
+from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
 from app.profiles.service import profile_fields
 from app.profiles.structs import DeviceProfile, DeviceProfileDetail
@@ -26,51 +25,28 @@ class ProfileController(Controller):
         operation_id="listDeviceProfiles",
         summary="Device profiles visible to the key",
         description="A sub-account key sees the profiles used by its assigned devices.",
-        responses=error_responses(400, 403),
     )
     async def list_profiles(
-        self, pool: asyncpg.Pool, principal: Principal, limit: Limit = 50, offset: Offset = 0
+        self, principal: Principal, limit: Limit = 50, offset: Offset = 0
     ) -> Listing[DeviceProfile]:
-        rows = await reader(principal).fetch(
-            LIST_PROFILES, principal.partner_id, principal.sub_account_id, limit, offset
-        )
-        return Listing(
-            data=[
-                DeviceProfile(
-                    id=r["id"],
-                    name=r["name"],
-                    retain_last_value=r["retain_last_value"],
-                    field_count=r["field_count"],
-                )
-                for r in rows
-                if r["id"] is not None
-            ],
-            pagination=Pagination(limit=limit, offset=offset, total=rows[0]["total"]),
+        return await list_owned(
+            principal,
+            lambda row: from_row(DeviceProfile, row),
+            LIST_PROFILES,
+            limit=limit,
+            offset=offset,
         )
 
     @get(
         "/{profile_id:str}",
         operation_id="getDeviceProfile",
         summary="One device profile with its field catalog",
-        responses=error_responses(403, 404),
     )
     async def get_profile(
         self, pool: asyncpg.Pool, principal: Principal, profile_id: str
     ) -> Single[DeviceProfileDetail]:
-        wanted = parse_uuid(profile_id)
-        row = None
-        if wanted is not None:
-            row = await pool.fetchrow(
-                GET_PROFILE, principal.partner_id, principal.sub_account_id, wanted
-            )
-        if row is None:
-            raise not_found("device profile")
-        return Single(
-            DeviceProfileDetail(
-                id=row["id"],
-                name=row["name"],
-                retain_last_value=row["retain_last_value"],
-                field_count=row["field_count"],
-                fields=await profile_fields(pool, row["id"]),
-            )
+        row = await fetch_owned(
+            pool, principal, "device profile", GET_PROFILE, parse_uuid(profile_id)
         )
+        fields = await profile_fields(pool, row["id"])
+        return Single(from_row(DeviceProfileDetail, row, fields=fields))

@@ -6,6 +6,7 @@ import uuid
 
 import asyncpg
 
+from app.core.reads import from_row
 from app.core.sql import QUERIES
 from app.profiles.structs import ProfileField
 
@@ -16,15 +17,4 @@ async def profile_fields(
     connection: asyncpg.Pool | asyncpg.Connection, profile_id: uuid.UUID
 ) -> list[ProfileField]:
     rows = await connection.fetch(PROFILE_FIELDS, profile_id)
-    return [
-        ProfileField(
-            id=r["id"],
-            identifier=r["identifier"],
-            label=r["label"],
-            unit=r["unit"],
-            data_type=r["data_type"],
-            kind=r["kind"],
-            role=r["role"],
-        )
-        for r in rows
-    ]
+    return [from_row(ProfileField, row) for row in rows]

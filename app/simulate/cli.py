@@ -8,8 +8,7 @@ from typing import Any
 
 import uvloop
 
-from app.core.config import settings
-from app.core.db import connect
+from app.core.commands import add_command, run_with_connection
 
 
 def cmd_simulate(args: argparse.Namespace) -> None:
@@ -19,20 +18,16 @@ def cmd_simulate(args: argparse.Namespace) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     partner = parse_id("--partner", args.partner)
 
-    async def run() -> int:
-        connection = await connect(settings())
-        try:
-            devices = await load_devices(connection, partner, args.devices)
-        finally:
-            await connection.close()
-        if not devices:
-            raise ValueError(f"partner {partner} has no assigned devices")
-        print(
-            f"simulating {len(devices)} devices: {args.per_round} uplinks every {args.every}s "
-            f"to {args.url}",
-            flush=True,
-        )
-        return await simulate(
+    devices = run_with_connection(lambda conn: load_devices(conn, partner, args.devices))
+    if not devices:
+        raise ValueError(f"partner {partner} has no assigned devices")
+    print(
+        f"simulating {len(devices)} devices: {args.per_round} uplinks every {args.every}s "
+        f"to {args.url}",
+        flush=True,
+    )
+    stored = uvloop.run(
+        simulate(
             devices,
             url=args.url,
             token=args.token,
@@ -41,14 +36,16 @@ def cmd_simulate(args: argparse.Namespace) -> None:
             alert_chance=args.alert_chance,
             rounds=args.rounds,
         )
-
-    stored = uvloop.run(run())
+    )
     print(f"uplinks stored: {stored}")
 
 
 def add_commands(commands: Any) -> None:
-    simulate = commands.add_parser(
-        "simulate", help="post live-looking ChirpStack uplinks for a partner's devices"
+    simulate = add_command(
+        commands,
+        "simulate",
+        cmd_simulate,
+        help="post live-looking ChirpStack uplinks for a partner's devices",
     )
     simulate.add_argument("--partner", required=True, help="the partner whose devices report")
     simulate.add_argument("--token", required=True, help="the partner's integration token")
@@ -72,4 +69,3 @@ def add_commands(commands: Any) -> None:
         help="chance that an uplink breaks an alert rule (default 0.05)",
     )
     simulate.add_argument("--rounds", type=int, help="stop after this many rounds")
-    simulate.set_defaults(handler=cmd_simulate)

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import asyncpg
 from litestar import Controller, get
-from litestar.params import Parameter
 
 from app.auth.principal import Principal
-from app.core.api import Limit, Listing, Offset, Pagination, Single, parse_uuid
-from app.core.errors import error_responses, not_found
-from app.core.routing import reader
+from app.core.api import Limit, Listing, Offset, Single, parse_uuid
+from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
-from app.devices.filters import check_features, features, parse_plain_id
-from app.sites.structs import Site, site_from_row
+from app.devices.filters import (
+    SubAccountFilter,
+    check_features,
+    features,
+    parse_plain_id,
+)
+from app.sites.structs import Site
 
 LIST_SITES = QUERIES["sites.list_sites"]
 GET_SITE = QUERIES["sites.get_site"]
@@ -34,40 +35,31 @@ class SiteController(Controller):
             "sees the sites of its sub-accounts where the feature is on. Sites nest at most "
             "three levels; `parentSiteId` is null for a root site."
         ),
-        responses=error_responses(400, 403),
     )
     async def list_sites(
         self,
-        pool: asyncpg.Pool,
         principal: Principal,
-        sub_account_id: Annotated[str | None, Parameter(query="subAccountId")] = None,
+        sub_account_id: SubAccountFilter = None,
         limit: Limit = 50,
         offset: Offset = 0,
     ) -> Listing[Site]:
         sub_account = parse_plain_id("subAccountId", sub_account_id)
-        rows = await reader(principal).fetch(
-            LIST_SITES, principal.partner_id, principal.sub_account_id, sub_account, limit, offset
-        )
-        return Listing(
-            data=[site_from_row(r) for r in rows if r["id"] is not None],
-            pagination=Pagination(limit=limit, offset=offset, total=rows[0]["total"]),
+        return await list_owned(
+            principal,
+            lambda row: from_row(Site, row),
+            LIST_SITES,
+            sub_account,
+            limit=limit,
+            offset=offset,
         )
 
     @get(
         "/{site_id:str}",
         operation_id="getSite",
         summary="One site",
-        responses=error_responses(403, 404),
     )
     async def get_site(
         self, pool: asyncpg.Pool, principal: Principal, site_id: str
     ) -> Single[Site]:
-        wanted = parse_uuid(site_id)
-        row = None
-        if wanted is not None:
-            row = await pool.fetchrow(
-                GET_SITE, principal.partner_id, principal.sub_account_id, wanted
-            )
-        if row is None:
-            raise not_found("site")
-        return Single(site_from_row(row))
+        row = await fetch_owned(pool, principal, "site", GET_SITE, parse_uuid(site_id))
+        return Single(from_row(Site, row))

@@ -8,22 +8,22 @@ from typing import Any
 
 import uvloop
 
+from app.core.commands import (
+    CommandError,
+    add_command,
+    add_owner,
+    parse_expiry,
+    run_with_connection,
+)
 from app.core.config import settings
 
 
-def _run(work: Any) -> Any:
-    from app.cli import run_with_connection
-
-    return run_with_connection(work)
-
-
 def cmd_webhooks(args: argparse.Namespace) -> None:
-    from app.cli import CommandError, parse_expiry
     from app.webhooks import endpoints
 
     action = args.action
     if action == "create":
-        endpoint_id, secret = _run(
+        endpoint_id, secret = run_with_connection(
             lambda conn: endpoints.create(
                 conn,
                 partner_id=args.partner,
@@ -37,26 +37,30 @@ def cmd_webhooks(args: argparse.Namespace) -> None:
         print(f"{endpoint_id} enabled {args.url} (the secret below is shown once)")
         print(secret)
     elif action == "list":
-        for row in _run(
+        for row in run_with_connection(
             lambda conn: endpoints.list_endpoints(conn, args.partner, args.sub_account)
         ):
             print(row.line())
     elif action in ("enable", "disable"):
-        _run(lambda conn: endpoints.set_enabled(conn, args.id, action == "enable"))
+        run_with_connection(lambda conn: endpoints.set_enabled(conn, args.id, action == "enable"))
         print(f"{args.id} {action}d")
     elif action == "rotate-secret":
         overlap = endpoints.parse_duration(args.overlap)
-        secret, until = _run(lambda conn: endpoints.rotate_secret(conn, args.id, overlap))
+        secret, until = run_with_connection(
+            lambda conn: endpoints.rotate_secret(conn, args.id, overlap)
+        )
         print(f"{args.id} rotated; the previous secret also signs until {until.isoformat()}")
         print(secret)
     elif action == "test":
-        event_id = _run(lambda conn: endpoints.send_test(conn, args.id))
+        event_id = run_with_connection(lambda conn: endpoints.send_test(conn, args.id))
         print(f"{event_id} webhook.test queued for {args.id}")
     elif action == "deliveries":
-        for line in _run(lambda conn: endpoints.deliveries(conn, args.id, args.failed, args.limit)):
+        for line in run_with_connection(
+            lambda conn: endpoints.deliveries(conn, args.id, args.failed, args.limit)
+        ):
             print(line)
     elif action == "redeliver":
-        for endpoint_id in _run(
+        for endpoint_id in run_with_connection(
             lambda conn: endpoints.redeliver(conn, args.event_id, args.endpoint)
         ):
             print(f"{args.event_id} queued again for {endpoint_id}")
@@ -67,7 +71,7 @@ def cmd_webhooks(args: argparse.Namespace) -> None:
             raise CommandError(
                 f"--since: not an RFC 3339 date or timestamp: {args.since}"
             ) from None
-        for event_id in _run(lambda conn: endpoints.recover(conn, args.id, since)):
+        for event_id in run_with_connection(lambda conn: endpoints.recover(conn, args.id, since)):
             print(f"{event_id} queued again for {args.id}")
     elif action == "listen":
         from app.webhooks.listen import serve
@@ -81,15 +85,13 @@ def cmd_webhooks(args: argparse.Namespace) -> None:
 
 
 def add_commands(commands: Any) -> None:
-    webhooks = commands.add_parser("webhooks", help="webhook endpoints and delivery")
+    webhooks = add_command(
+        commands, "webhooks", cmd_webhooks, help="webhook endpoints and delivery"
+    )
     actions = webhooks.add_subparsers(dest="action", required=True)
     create = actions.add_parser("create", help="create an endpoint; prints its secret once")
-    owner = create.add_mutually_exclusive_group(required=True)
-    owner.add_argument(
-        "--partner", metavar="ID", help="the partner (events of all its sub-accounts)"
-    )
-    owner.add_argument(
-        "--sub-account", dest="sub_account", metavar="ID", help="one sub-account (its events only)"
+    add_owner(
+        create, "the partner (events of all its sub-accounts)", "one sub-account (its events only)"
     )
     create.add_argument("--url", required=True, help="https URL the events are posted to")
     create.add_argument("--events", help="comma-separated event types (default: all)")
@@ -127,4 +129,3 @@ def add_commands(commands: Any) -> None:
         "--secret", help="whsec_ secret to verify with (default: print without verifying)"
     )
     actions.add_parser("dispatch", help="run the dispatcher alone")
-    webhooks.set_defaults(handler=cmd_webhooks)

@@ -34,6 +34,7 @@ import msgspec
 from app.core.config import Settings
 from app.core.db import connect, create_pool
 from app.core.sql import QUERIES
+from app.core.tasks import running
 from app.webhooks.client import Client
 from app.webhooks.delivery import Job, Result, attempt
 
@@ -218,10 +219,5 @@ async def webhooks_lifespan(app: Any) -> AsyncIterator[None]:
     if not settings.webhook_dispatcher:
         yield
         return
-    task = asyncio.get_running_loop().create_task(Dispatcher(settings).run_forever())
-    try:
+    async with running(Dispatcher(settings).run_forever()):
         yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task

@@ -506,6 +506,16 @@ def check_placement(spec: DeviceSpec | GatewaySpec, scope: AccountScope | None, 
     return status
 
 
+def unique_eui(text: str, field: str, name: str, seen: dict[str, str], path: str) -> str:
+    """The item's EUI in canonical form, refused when another item of the world has it
+    (`seen` maps each EUI to the path of the item that has it)."""
+    value = eui(text, f"{path}.{field}")
+    if value in seen:
+        raise fail(f"{path}.{field}", f"same {name} as {seen[value]}")
+    seen[value] = path
+    return value
+
+
 def check_gateway(
     rows: Rows,
     gateway: GatewaySpec,
@@ -516,10 +526,7 @@ def check_gateway(
     path: str,
 ) -> None:
     rows.claim("gateways", gateway.id, path)
-    gateway_eui = eui(gateway.gateway_eui, f"{path}.gatewayEui")
-    if gateway_eui in gateway_euis:
-        raise fail(f"{path}.gatewayEui", f"same GatewayEUI as {gateway_euis[gateway_eui]}")
-    gateway_euis[gateway_eui] = path
+    gateway_eui = unique_eui(gateway.gateway_eui, "gatewayEui", "GatewayEUI", gateway_euis, path)
     status = check_placement(gateway, scope, path)
     rows.gateways.append(
         (
@@ -548,10 +555,7 @@ def check_device(
     now: datetime,
 ) -> None:
     rows.claim("devices", device.id, path)
-    dev_eui = eui(device.dev_eui, f"{path}.devEui")
-    if dev_eui in dev_euis:
-        raise fail(f"{path}.devEui", f"same DevEUI as {dev_euis[dev_eui]}")
-    dev_euis[dev_eui] = path
+    dev_eui = unique_eui(device.dev_eui, "devEui", "DevEUI", dev_euis, path)
     profile = profiles.get(device.device_profile_id)
     if profile is None:
         raise fail(f"{path}.deviceProfileId", "not a device profile of this partner")
