@@ -31,6 +31,18 @@ AS $$
                                         GREATEST(r.s, 1) * interval '1 microsecond') AS g)
 $$;
 
+-- A sum (taken in numeric) as float8, saturated to +-Infinity instead of raising "value out
+-- of range": a day
+-- of readings near the ingest bound (1e300) can sum past float8, and one such day must not
+-- stop the packing job for good. Reads merge an infinite partial without error and the
+-- API shows the sum and average of such a bucket as null.
+CREATE OR REPLACE FUNCTION saturate(p numeric) RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN abs(p) > 1.7976931348623157e308 THEN sign(p) * 'Infinity'::float8
+                ELSE p::float8 END
+$$;
+
 -- The runs of ascending times p_times (the inverse of packed_times): a run is a stretch of
 -- equal steps, and a time starts a new run when its step differs from the one before it,
 -- or is 0 (a time equal to the one before it is a run of its own: packed_times steps
@@ -205,7 +217,7 @@ BEGIN
     EXECUTE format(period_fn, period);
     EXECUTE format(reads, 'num', 'double precision', period);
     EXECUTE format(reads, 'other', 'jsonb', period);
-    EXECUTE format(pack, 'num', ', sum, min, max', ', sum(v), min(v), max(v)',
+    EXECUTE format(pack, 'num', ', sum, min, max', ', saturate(sum(v::numeric)), min(v), max(v)',
                    ', sum = excluded.sum, min = excluded.min, max = excluded.max');
     EXECUTE format(pack, 'other', '', '', '');
 END;
