@@ -41,24 +41,10 @@ RETURNS TABLE (
 LANGUAGE sql STABLE
 AS $$
     SELECT ak.id, ak.partner_id, ak.sub_account_id, ak.scopes, p.api_write, p.retention_days,
-           CASE WHEN ak.sub_account_id IS NOT NULL
-                THEN COALESCE(sa.networks_enabled, p.networks_enabled)
-                WHEN NOT EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id)
-                THEN p.networks_enabled
-                ELSE EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id
-                             AND COALESCE(s.networks_enabled, p.networks_enabled)) END,
-           CASE WHEN ak.sub_account_id IS NOT NULL
-                THEN COALESCE(sa.multi_site_enabled, p.multi_site_enabled)
-                WHEN NOT EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id)
-                THEN p.multi_site_enabled
-                ELSE EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id
-                             AND COALESCE(s.multi_site_enabled, p.multi_site_enabled)) END,
-           LEAST(p.tier_per_minute, COALESCE(sa.tier_per_minute, p.tier_per_minute)),
-           LEAST(p.tier_per_day, COALESCE(sa.tier_per_day, p.tier_per_day)),
-           ak.expires_at, ak.revoked_at
+           f.networks, f.multi_site, f.per_minute, f.per_day, ak.expires_at, ak.revoked_at
       FROM api_keys ak
       JOIN partners p ON p.id = ak.partner_id
-      LEFT JOIN sub_accounts sa ON sa.id = ak.sub_account_id
+     CROSS JOIN LATERAL key_features(ak.partner_id, ak.sub_account_id) f
      WHERE ak.key_hash = p_key_hash
 $$;
 
