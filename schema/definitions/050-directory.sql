@@ -96,16 +96,44 @@ AS $$
 $$;
 
 -- A network as the directory shows it, with its rollups: siteId only where multi-site is
--- on for its sub-account. `networks` says whether the network is visible at all.
+-- on for its sub-account.
 CREATE OR REPLACE VIEW network_directory AS
 SELECT n.id, n.name, n.sub_account_id,
        CASE WHEN f.multi_site THEN n.site_id END AS site_id,
        h.device_count, h.device_online_count, h.device_alerting_count,
-       h.gateway_count, h.gateway_online_count,
-       f.partner_id, f.networks
+       h.gateway_count, h.gateway_online_count
   FROM networks n
   JOIN sub_account_features f ON f.sub_account_id = n.sub_account_id
  CROSS JOIN LATERAL network_health(n.id) h;
+
+-- A multicast group as the directory shows it: deviceCount counts every member, whatever
+-- its status (inventory members stay listed).
+CREATE OR REPLACE VIEW multicast_group_directory AS
+SELECT g.id, g.name, g.sub_account_id,
+       (SELECT count(*) FROM multicast_members m WHERE m.group_id = g.id) AS device_count
+  FROM multicast_groups g;
+
+-- A device profile as the directory shows it, with the size of its field catalog.
+CREATE OR REPLACE VIEW profile_directory AS
+SELECT dp.id, dp.name, dp.retain_last_value,
+       (SELECT count(*) FROM profile_fields f WHERE f.profile_id = dp.id) AS field_count,
+       dp.partner_id
+  FROM device_profiles dp;
+
+-- The profiles a key sees (D10): every profile of a partner key's partner; for a
+-- sub-account key only those its own assigned devices use.
+CREATE OR REPLACE FUNCTION visible_profiles(p_partner_id uuid, p_key_sub_account_id uuid)
+RETURNS SETOF profile_directory
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT dp.*
+      FROM profile_directory dp
+     WHERE dp.partner_id = p_partner_id
+       AND (p_key_sub_account_id IS NULL
+            OR EXISTS (SELECT 1 FROM devices d
+                        WHERE d.sub_account_id = p_key_sub_account_id
+                          AND d.status = 'assigned' AND d.profile_id = dp.id))
+$$;
 
 -- The network of a networkId filter: p_network_id if it is partner p_partner_id's and the
 -- Networks feature is on for its sub-account (the sub-account of its members), else none.
@@ -234,8 +262,7 @@ AS $$
        AND (p_sub_account_id IS NULL OR d.sub_account_id = p_sub_account_id)
        AND (p_profile_id IS NULL OR d.profile_id = p_profile_id)
        AND (p_statuses IS NULL OR d.status = ANY (p_statuses))
-       AND placement_matches(
-               d.network_id, d.site_id, d.sub_account_id,
+       AND placement_matches(d.network_id, d.site_id, d.sub_account_id,
                p_network_id, d.network_id IN (SELECT filter_network(p_partner_id, p_network_id)),
                p_no_network, (SELECT accounts_with(p_partner_id, 'networks')),
                p_site_id, d.site_id IN (SELECT filter_sites(p_partner_id, p_site_id, p_descendants)),

@@ -1,7 +1,8 @@
 -- The device directory: list with every filter (api-spec 4.3, decisions D9, D17, D18) and
 -- the detail. Which devices a key sees through the filters is fleet_devices, and how a
 -- device is shown (live fields only while assigned, networkId/siteId only where the
--- feature is on) is the view device_directory, both in schema/definitions/050-directory.sql.
+-- feature is on) is the view device_directory, whose columns are the rows' (`d.*`), both
+-- in schema/definitions/050-directory.sql.
 -- Optional filters are written `($n IS NULL OR ...)`: each parameter set is planned with
 -- its values, so the branches of absent filters fold away (and so do the joins they alone
 -- need). $7 is NULL when every status is wanted.
@@ -35,9 +36,7 @@ total AS (
                     AND ($7::text[] IS NULL OR c.status = ANY ($7::text[])))
            ELSE (SELECT count(*) FROM matching) END AS total
 )
-SELECT t.total, d.id, d.dev_eui, d.name, d.serial_number, d.status, d.sub_account_id,
-       d.profile_id, d.network_id, d.site_id, d.online, d.signal_quality, d.battery,
-       d.last_seen_at, d.last_uplink_at, d.location
+SELECT t.total, d.*
   FROM total t
   LEFT JOIN page pg ON true
   LEFT JOIN device_directory d ON d.id = pg.id
@@ -60,8 +59,7 @@ WITH matching AS NOT MATERIALIZED (
        AND ($3::uuid IS NULL OR p.sub_account_id = $3)
        AND (($8::boolean AND p.online_until >= now())
             OR (NOT $8::boolean AND (p.online_until >= now()) IS NOT TRUE))
-       AND placement_matches(
-               p.network_id, p.site_id, p.sub_account_id,
+       AND placement_matches(p.network_id, p.site_id, p.sub_account_id,
                $5, p.network_id IN (SELECT filter_network($1, $5)),
                $6, (SELECT accounts_with($1, 'networks')),
                $11, p.site_id IN (SELECT filter_sites($1, $11, $13)),
@@ -98,9 +96,7 @@ total AS (
                             AND ($7::text[] IS NULL OR 'assigned' = ANY ($7::text[]))) a)
            ELSE (SELECT count(*) FROM matching) END AS total
 )
-SELECT t.total, d.id, d.dev_eui, d.name, d.serial_number, d.status, d.sub_account_id,
-       d.profile_id, d.network_id, d.site_id, d.online, d.signal_quality, d.battery,
-       d.last_seen_at, d.last_uplink_at, d.location
+SELECT t.total, d.*
   FROM total t
   LEFT JOIN page pg ON true
   LEFT JOIN device_directory d ON d.id = pg.id
@@ -108,10 +104,7 @@ SELECT t.total, d.id, d.dev_eui, d.name, d.serial_number, d.status, d.sub_accoun
 
 -- name: get_device
 -- One device by service id with its live fields, already resolved in the key's scope.
-SELECT d.id, d.dev_eui, d.name, d.serial_number, d.status, d.sub_account_id, d.profile_id,
-       d.network_id, d.site_id, d.online, d.signal_quality, d.battery, d.last_seen_at,
-       d.last_uplink_at, d.location,
-       dp.name AS profile_name, dp.retain_last_value AS profile_retain_last_value
+SELECT d.*, dp.name AS profile_name, dp.retain_last_value AS profile_retain_last_value
   FROM device_directory d
   JOIN device_profiles dp ON dp.id = d.profile_id
  WHERE d.id = $1

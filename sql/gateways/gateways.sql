@@ -13,21 +13,18 @@ WITH matching AS NOT MATERIALIZED (
        AND ($2::uuid IS NULL OR g.sub_account_id = $2)
        AND ($3::uuid IS NULL OR g.sub_account_id = $3)
        AND ($4::text[] IS NULL OR g.status = ANY ($4::text[]))
-       AND placement_matches(
-               g.network_id, g.site_id, g.sub_account_id,
+       AND placement_matches(g.network_id, g.site_id, g.sub_account_id,
                $5, g.network_id IN (SELECT filter_network($1, $5)),
                $6, (SELECT accounts_with($1, 'networks')),
                $8, g.site_id IN (SELECT filter_sites($1, $8, $10)),
                $9, (SELECT accounts_with($1, 'multi_site')))
        AND ($7::boolean IS NULL OR gateway_online(g.status, g.last_seen_at) = $7)
-),
-page AS (
-    SELECT id, name FROM matching ORDER BY name, id LIMIT $11 OFFSET $12
+
 )
 SELECT t.total, g.id, g.gateway_eui, g.name, g.status, g.sub_account_id, g.network_id,
        g.site_id, g.online, g.last_seen_at, g.last_stats_at, g.location
   FROM (SELECT count(*) AS total FROM matching) t
-  LEFT JOIN page pg ON true
+  LEFT JOIN (SELECT id, name FROM matching ORDER BY name, id LIMIT $11 OFFSET $12) pg ON true
   LEFT JOIN gateway_directory g ON g.id = pg.id
  ORDER BY pg.name, pg.id
 

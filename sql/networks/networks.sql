@@ -1,5 +1,5 @@
 -- Networks with their health rollups (api-spec 2.10, 4.8, decisions D17, D18). Visible
--- only in sub-accounts where the Networks feature is on (account_features). How a network
+-- only in sub-accounts where the Networks feature is on (scoped_sub_accounts). How a network
 -- is shown and rolled up is the view network_directory (network_health), and the member
 -- lists use the directory's online rules, all in schema/definitions/050-directory.sql.
 
@@ -8,25 +8,17 @@
 WITH matching AS NOT MATERIALIZED (
     SELECT n.id, n.name
       FROM networks n
-      JOIN sub_account_features f ON f.sub_account_id = n.sub_account_id
-     WHERE f.partner_id = $1
-       AND ($2::uuid IS NULL OR n.sub_account_id = $2)
-       AND ($3::uuid IS NULL OR n.sub_account_id = $3)
-       AND f.networks
-       AND placement_matches(
-               NULL, n.site_id, n.sub_account_id,
-               NULL, NULL, false, NULL,
+      JOIN scoped_sub_accounts($1, $2, $3) f ON f.sub_account_id = n.sub_account_id
+     WHERE f.networks
+       AND placement_matches(NULL, n.site_id, n.sub_account_id, NULL, NULL, false, NULL,
                $4, n.site_id IN (SELECT filter_sites($1, $4, $6)),
                $5, (SELECT accounts_with($1, 'multi_site')))
-),
-page AS (
-    SELECT id, name FROM matching ORDER BY name, id LIMIT $7 OFFSET $8
 )
 SELECT t.total, n.id, n.name, n.sub_account_id, n.site_id,
        n.device_count, n.device_online_count, n.device_alerting_count,
        n.gateway_count, n.gateway_online_count
   FROM (SELECT count(*) AS total FROM matching) t
-  LEFT JOIN page pg ON true
+  LEFT JOIN (SELECT id, name FROM matching ORDER BY name, id LIMIT $7 OFFSET $8) pg ON true
   LEFT JOIN network_directory n ON n.id = pg.id
  ORDER BY pg.name, pg.id
 
@@ -36,9 +28,8 @@ SELECT n.id, n.name, n.sub_account_id, n.site_id,
        n.device_count, n.device_online_count, n.device_alerting_count,
        n.gateway_count, n.gateway_online_count
   FROM network_directory n
- WHERE n.id = $3 AND n.partner_id = $1
-   AND ($2::uuid IS NULL OR n.sub_account_id = $2)
-   AND n.networks
+  JOIN scoped_sub_accounts($1, $2, NULL) f ON f.sub_account_id = n.sub_account_id
+ WHERE n.id = $3 AND f.networks
 
 -- name: network_devices
 -- The assigned member devices of one network ($1), by name.
