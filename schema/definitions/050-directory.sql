@@ -170,13 +170,14 @@ $$;
 
 -- The accounts of partner p_partner_id where the feature p_feature ('networks' or
 -- 'multi_site') is on: its sub-accounts, and the nil UUID for the partner itself (for its
--- inventory, which has no sub-account). Asked once per query (a scalar subquery), then
--- probed per row, which is cheaper than resolving each row's features by a join.
-CREATE OR REPLACE FUNCTION accounts_with(p_partner_id uuid, p_feature text)
-RETURNS uuid[]
+-- inventory, which has no sub-account). Gathered once per query into an array (an
+-- InitPlan), then probed per row, which is cheaper than resolving each row's features by
+-- a join.
+CREATE OR REPLACE FUNCTION feature_accounts(p_partner_id uuid, p_feature text)
+RETURNS SETOF uuid
 LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
-    SELECT COALESCE(array_agg(COALESCE(a.id, '00000000-0000-0000-0000-000000000000')), '{}')
+    SELECT COALESCE(a.id, '00000000-0000-0000-0000-000000000000')
       FROM (SELECT sa.id FROM sub_accounts sa WHERE sa.partner_id = p_partner_id
             UNION ALL
             SELECT NULL::uuid) a
@@ -189,7 +190,7 @@ $$;
 -- network is filter_network's), networkId=none (p_no_network), siteId p_site (with
 -- p_in_sites, whether the row's site is among filter_sites) and siteId=none (p_no_site).
 -- "None" matches only in the accounts where the feature is on (p_network_accounts,
--- p_site_accounts: accounts_with): elsewhere the field is hidden, not empty. The sets are
+-- p_site_accounts: feature_accounts): elsewhere the field is hidden, not empty. The sets are
 -- the caller's subqueries, evaluated only when their filter is given.
 CREATE OR REPLACE FUNCTION placement_matches(
     p_network_id            uuid,
@@ -263,10 +264,13 @@ AS $$
        AND (p_profile_id IS NULL OR d.profile_id = p_profile_id)
        AND (p_statuses IS NULL OR d.status = ANY (p_statuses))
        AND placement_matches(d.network_id, d.site_id, d.sub_account_id,
-               p_network_id, d.network_id IN (SELECT filter_network(p_partner_id, p_network_id)),
-               p_no_network, (SELECT accounts_with(p_partner_id, 'networks')),
-               p_site_id, d.site_id IN (SELECT filter_sites(p_partner_id, p_site_id, p_descendants)),
-               p_no_site, (SELECT accounts_with(p_partner_id, 'multi_site')))
+               p_network_id,
+               d.network_id IN (SELECT n FROM filter_network(p_partner_id, p_network_id) n),
+               p_no_network, ARRAY(SELECT a FROM feature_accounts(p_partner_id, 'networks') a),
+               p_site_id,
+               d.site_id IN (SELECT s
+                               FROM filter_sites(p_partner_id, p_site_id, p_descendants) s),
+               p_no_site, ARRAY(SELECT a FROM feature_accounts(p_partner_id, 'multi_site') a))
        AND (p_online IS NULL
             OR EXISTS (SELECT 1 FROM device_presence p
                         WHERE p.device_num = d.num AND p.online_until >= now()) = p_online)

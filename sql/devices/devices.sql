@@ -60,10 +60,10 @@ WITH matching AS NOT MATERIALIZED (
        AND (($8::boolean AND p.online_until >= now())
             OR (NOT $8::boolean AND (p.online_until >= now()) IS NOT TRUE))
        AND placement_matches(p.network_id, p.site_id, p.sub_account_id,
-               $5, p.network_id IN (SELECT filter_network($1, $5)),
-               $6, (SELECT accounts_with($1, 'networks')),
-               $11, p.site_id IN (SELECT filter_sites($1, $11, $13)),
-               $12, (SELECT accounts_with($1, 'multi_site')))
+               $5, p.network_id IN (SELECT n FROM filter_network($1, $5) n),
+               $6, ARRAY(SELECT a FROM feature_accounts($1, 'networks') a),
+               $11, p.site_id IN (SELECT s FROM filter_sites($1, $11, $13) s),
+               $12, ARRAY(SELECT a FROM feature_accounts($1, 'multi_site') a))
        AND ($4::uuid IS NULL AND $9::text IS NULL
             OR EXISTS (SELECT 1 FROM devices d
                         WHERE d.num = p.device_num

@@ -14,10 +14,10 @@ WITH matching AS NOT MATERIALIZED (
        AND ($3::uuid IS NULL OR g.sub_account_id = $3)
        AND ($4::text[] IS NULL OR g.status = ANY ($4::text[]))
        AND placement_matches(g.network_id, g.site_id, g.sub_account_id,
-               $5, g.network_id IN (SELECT filter_network($1, $5)),
-               $6, (SELECT accounts_with($1, 'networks')),
-               $8, g.site_id IN (SELECT filter_sites($1, $8, $10)),
-               $9, (SELECT accounts_with($1, 'multi_site')))
+               $5, g.network_id IN (SELECT n FROM filter_network($1, $5) n),
+               $6, ARRAY(SELECT a FROM feature_accounts($1, 'networks') a),
+               $8, g.site_id IN (SELECT s FROM filter_sites($1, $8, $10) s),
+               $9, ARRAY(SELECT a FROM feature_accounts($1, 'multi_site') a))
        AND ($7::boolean IS NULL OR gateway_online(g.status, g.last_seen_at) = $7)
 
 )

@@ -11,8 +11,8 @@ WITH matching AS NOT MATERIALIZED (
       JOIN scoped_sub_accounts($1, $2, $3) f ON f.sub_account_id = n.sub_account_id
      WHERE f.networks
        AND placement_matches(NULL, n.site_id, n.sub_account_id, NULL, NULL, false, NULL,
-               $4, n.site_id IN (SELECT filter_sites($1, $4, $6)),
-               $5, (SELECT accounts_with($1, 'multi_site')))
+               $4, n.site_id IN (SELECT s FROM filter_sites($1, $4, $6) s),
+               $5, ARRAY(SELECT a FROM feature_accounts($1, 'multi_site') a))
 )
 SELECT t.total, n.id, n.name, n.sub_account_id, n.site_id,
        n.device_count, n.device_online_count, n.device_alerting_count,
