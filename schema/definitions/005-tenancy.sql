@@ -50,10 +50,10 @@ SELECT sa.id AS sub_account_id, sa.partner_id, f.networks, f.multi_site
   FROM sub_accounts sa
  CROSS JOIN LATERAL account_features(sa.partner_id, sa.id) f;
 
--- The sub-accounts whose networks, sites and multicast groups a key sees, with their
--- features: partner p_partner_id's; for a sub-account key only its own
--- (p_key_sub_account_id); narrowed by a subAccountId filter (p_sub_account_id). The
--- tenancy rule of everything that belongs to a sub-account.
+-- The sub-accounts a key sees, with their features: partner p_partner_id's; for a
+-- sub-account key only its own (p_key_sub_account_id); narrowed by a subAccountId filter
+-- (p_sub_account_id). The tenancy rule of the sub-accounts themselves and of everything
+-- that belongs to one (networks, sites, multicast groups).
 CREATE OR REPLACE FUNCTION scoped_sub_accounts(
     p_partner_id uuid, p_key_sub_account_id uuid, p_sub_account_id uuid
 ) RETURNS SETOF sub_account_features
