@@ -3,7 +3,8 @@
 Without it every request wrote its key's usage row under a row lock. With it:
 - what a key is (tenancy, scopes, plan, features, tier limits, expiry, revocation) is kept
   per worker and dropped when PostgreSQL notifies `auth_changed` (triggers of
-  schema/050-auth-cache.sql, at commit of any change to a key, partner or sub-account);
+  schema/definitions/015-auth-cache.sql, at commit of any change to a key, partner or
+  sub-account);
 - permits of the per-minute limit and the daily quota are leased from the usage row
   (`api_lease`) and spent locally within the second they were granted for. Unused ones go
   back on the key's next lease or by the flush loop about once a second, so the counts

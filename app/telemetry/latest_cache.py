@@ -2,7 +2,7 @@
 
 Dashboards poll `/latest` with `If-None-Match`; with this cache a 304 (and a 200 of a
 stored body) needs no database round trip. An entry is dropped when PostgreSQL notifies
-`latest_changed` with the device's num (triggers of schema/051-latest-cache.sql, at
+`latest_changed` with the device's num (triggers of schema/definitions/020-latest.sql, at
 commit of a new stored body or of a change of the device's status or tenancy): that
 covers every app instance, a little after the commit. Within one `serve` instance a new
 body is seen at once: each entry keeps the device's slot of the generation table

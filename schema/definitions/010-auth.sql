@@ -1,7 +1,24 @@
 -- Authentication, tenancy and the rate-limit decision of one API request, in one round
 -- trip (decisions D2, D3, D4). The limits themselves are api_lease's
--- (schema/definitions/015-auth-cache.sql), the one implementation of the window.
+-- (schema/definitions/015-auth-cache.sql), the one implementation of the window, and
+-- what is known of a key is api_key_info's, as for the workers' key cache.
 -- Re-runnable: applied after the migrations on every migrate.
+
+-- The features and tier limits a key works with (D17, D18): a sub-account key has its
+-- sub-account's (account_features); a partner key has a feature that is on for at least
+-- one of its sub-accounts, or its own setting while it has none, and its own limits.
+CREATE OR REPLACE FUNCTION key_features(p_partner_id uuid, p_sub_account_id uuid)
+RETURNS TABLE (networks boolean, multi_site boolean, per_minute integer, per_day integer)
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT COALESCE(bool_or(s.networks), f.networks),
+           COALESCE(bool_or(s.multi_site), f.multi_site),
+           f.per_minute, f.per_day
+      FROM account_features(p_partner_id, p_sub_account_id) f
+      LEFT JOIN sub_account_features s
+        ON p_sub_account_id IS NULL AND s.partner_id = p_partner_id
+     GROUP BY f.networks, f.multi_site, f.per_minute, f.per_day
+$$;
 
 CREATE OR REPLACE FUNCTION api_authenticate(p_key_hash bytea, p_now timestamptz DEFAULT clock_timestamp())
 RETURNS TABLE (
@@ -25,31 +42,7 @@ DECLARE
     k           record;
     lease       record;
 BEGIN
-    SELECT ak.id, ak.partner_id, ak.sub_account_id, ak.scopes, ak.expires_at, ak.revoked_at,
-           p.api_write, p.retention_days,
-           CASE WHEN ak.sub_account_id IS NULL
-                THEN LEAST(p.tier_per_minute, p.tier_per_minute)
-                ELSE LEAST(p.tier_per_minute, COALESCE(sa.tier_per_minute, p.tier_per_minute)) END AS per_minute,
-           CASE WHEN ak.sub_account_id IS NULL
-                THEN p.tier_per_day
-                ELSE LEAST(p.tier_per_day, COALESCE(sa.tier_per_day, p.tier_per_day)) END AS per_day,
-           CASE WHEN ak.sub_account_id IS NOT NULL
-                THEN COALESCE(sa.networks_enabled, p.networks_enabled)
-                WHEN NOT EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id)
-                THEN p.networks_enabled
-                ELSE EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id
-                             AND COALESCE(s.networks_enabled, p.networks_enabled)) END AS networks,
-           CASE WHEN ak.sub_account_id IS NOT NULL
-                THEN COALESCE(sa.multi_site_enabled, p.multi_site_enabled)
-                WHEN NOT EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id)
-                THEN p.multi_site_enabled
-                ELSE EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id
-                             AND COALESCE(s.multi_site_enabled, p.multi_site_enabled)) END AS multi_site
-      INTO k
-      FROM api_keys ak
-      JOIN partners p ON p.id = ak.partner_id
-      LEFT JOIN sub_accounts sa ON sa.id = ak.sub_account_id
-     WHERE ak.key_hash = p_key_hash;
+    SELECT * INTO k FROM api_key_info(p_key_hash);
 
     IF NOT FOUND THEN
         RETURN QUERY SELECT 'unauthorized'::text, NULL::uuid, NULL::uuid, NULL::uuid, NULL::text[],
@@ -57,34 +50,34 @@ BEGIN
         RETURN;
     END IF;
     IF k.revoked_at IS NOT NULL AND k.revoked_at <= p_now THEN
-        RETURN QUERY SELECT 'key_revoked'::text, k.id, k.partner_id, k.sub_account_id, NULL::text[],
+        RETURN QUERY SELECT 'key_revoked'::text, k.key_id, k.partner_id, k.sub_account_id, NULL::text[],
             NULL::boolean, NULL::integer, NULL::boolean, NULL::boolean, NULL::integer, NULL::integer, NULL::integer;
         RETURN;
     END IF;
     IF k.expires_at IS NOT NULL AND k.expires_at <= p_now THEN
-        RETURN QUERY SELECT 'key_expired'::text, k.id, k.partner_id, k.sub_account_id, NULL::text[],
+        RETURN QUERY SELECT 'key_expired'::text, k.key_id, k.partner_id, k.sub_account_id, NULL::text[],
             NULL::boolean, NULL::integer, NULL::boolean, NULL::boolean, NULL::integer, NULL::integer, NULL::integer;
         RETURN;
     END IF;
 
     -- The one sliding window and daily quota (api_lease), asked for one permit.
     SELECT * INTO lease
-      FROM api_lease(k.id, floor(extract(epoch FROM p_now))::bigint, 1, 0, 0,
+      FROM api_lease(k.key_id, floor(extract(epoch FROM p_now))::bigint, 1, 0, 0,
                      k.per_minute, k.per_day);
     IF lease.outcome = 'rate_limited' THEN
-        RETURN QUERY SELECT 'rate_limited'::text, k.id, k.partner_id, k.sub_account_id, k.scopes,
-            k.api_write, k.retention_days, k.networks, k.multi_site, k.per_minute, 0,
+        RETURN QUERY SELECT 'rate_limited'::text, k.key_id, k.partner_id, k.sub_account_id, k.scopes,
+            k.api_write, k.retention_days, k.networks_enabled, k.multi_site_enabled, k.per_minute, 0,
             lease.retry_after;
         RETURN;
     END IF;
     IF lease.outcome = 'quota_exceeded' THEN
-        RETURN QUERY SELECT 'quota_exceeded'::text, k.id, k.partner_id, k.sub_account_id, k.scopes,
-            k.api_write, k.retention_days, k.networks, k.multi_site, k.per_minute,
+        RETURN QUERY SELECT 'quota_exceeded'::text, k.key_id, k.partner_id, k.sub_account_id, k.scopes,
+            k.api_write, k.retention_days, k.networks_enabled, k.multi_site_enabled, k.per_minute,
             GREATEST(k.per_minute - lease.in_window, 0), lease.retry_after;
         RETURN;
     END IF;
-    RETURN QUERY SELECT 'ok'::text, k.id, k.partner_id, k.sub_account_id, k.scopes,
-        k.api_write, k.retention_days, k.networks, k.multi_site, k.per_minute,
+    RETURN QUERY SELECT 'ok'::text, k.key_id, k.partner_id, k.sub_account_id, k.scopes,
+        k.api_write, k.retention_days, k.networks_enabled, k.multi_site_enabled, k.per_minute,
         GREATEST(k.per_minute - lease.in_window - 1, 0), 0;
 END;
 $$;

@@ -1,7 +1,9 @@
 -- The key cache and leased rate-limit permits of app/auth/cache.py (decisions D2-D4).
 -- Re-runnable: applied after the migrations on every migrate.
 
--- Notifies `auth_changed` with the partner whose keys may have changed ('*' for all).
+-- Invalidation of the per-worker key caches: any change to a key, a partner or a
+-- sub-account notifies `auth_changed` with the partner whose keys may have changed, at
+-- commit ('*' for all on TRUNCATE); every worker drops the cached keys of that partner.
 CREATE OR REPLACE FUNCTION auth_changed_notify() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -20,6 +22,21 @@ BEGIN
     RETURN NULL;
 END;
 $$;
+
+CREATE OR REPLACE TRIGGER api_keys_auth_changed AFTER UPDATE OR DELETE ON api_keys
+    FOR EACH ROW EXECUTE FUNCTION auth_changed_notify();
+CREATE OR REPLACE TRIGGER partners_auth_changed AFTER UPDATE OR DELETE ON partners
+    FOR EACH ROW EXECUTE FUNCTION auth_changed_notify();
+-- A new sub-account changes the features a partner key sees (D17, D18), so inserts count.
+CREATE OR REPLACE TRIGGER sub_accounts_auth_changed
+    AFTER INSERT OR UPDATE OR DELETE ON sub_accounts
+    FOR EACH ROW EXECUTE FUNCTION auth_changed_notify();
+CREATE OR REPLACE TRIGGER api_keys_auth_truncated AFTER TRUNCATE ON api_keys
+    FOR EACH STATEMENT EXECUTE FUNCTION auth_changed_notify();
+CREATE OR REPLACE TRIGGER partners_auth_truncated AFTER TRUNCATE ON partners
+    FOR EACH STATEMENT EXECUTE FUNCTION auth_changed_notify();
+CREATE OR REPLACE TRIGGER sub_accounts_auth_truncated AFTER TRUNCATE ON sub_accounts
+    FOR EACH STATEMENT EXECUTE FUNCTION auth_changed_notify();
 
 -- What a worker caches about a key: tenancy, scopes, plan, features and tier limits, with
 -- its expiry and revocation (checked by the worker at each request). No row: unknown key.
@@ -41,24 +58,10 @@ RETURNS TABLE (
 LANGUAGE sql STABLE
 AS $$
     SELECT ak.id, ak.partner_id, ak.sub_account_id, ak.scopes, p.api_write, p.retention_days,
-           CASE WHEN ak.sub_account_id IS NOT NULL
-                THEN COALESCE(sa.networks_enabled, p.networks_enabled)
-                WHEN NOT EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id)
-                THEN p.networks_enabled
-                ELSE EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id
-                             AND COALESCE(s.networks_enabled, p.networks_enabled)) END,
-           CASE WHEN ak.sub_account_id IS NOT NULL
-                THEN COALESCE(sa.multi_site_enabled, p.multi_site_enabled)
-                WHEN NOT EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id)
-                THEN p.multi_site_enabled
-                ELSE EXISTS (SELECT 1 FROM sub_accounts s WHERE s.partner_id = p.id
-                             AND COALESCE(s.multi_site_enabled, p.multi_site_enabled)) END,
-           LEAST(p.tier_per_minute, COALESCE(sa.tier_per_minute, p.tier_per_minute)),
-           LEAST(p.tier_per_day, COALESCE(sa.tier_per_day, p.tier_per_day)),
-           ak.expires_at, ak.revoked_at
+           f.networks, f.multi_site, f.per_minute, f.per_day, ak.expires_at, ak.revoked_at
       FROM api_keys ak
       JOIN partners p ON p.id = ak.partner_id
-      LEFT JOIN sub_accounts sa ON sa.id = ak.sub_account_id
+     CROSS JOIN LATERAL key_features(ak.partner_id, ak.sub_account_id) f
      WHERE ak.key_hash = p_key_hash
 $$;
 

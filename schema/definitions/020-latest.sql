@@ -102,8 +102,9 @@ BEGIN
 END;
 $$;
 
--- Notifies `latest_changed` with the device whose /latest answer may have changed (the
--- triggers on device_state and devices are in schema/051-latest-cache.sql).
+-- Invalidation of the per-worker /latest caches (app/telemetry/latest_cache.py): a change
+-- of a device's stored latest body or ETag, or of its status or tenancy, notifies
+-- `latest_changed` with the device's num at commit ('*' for all on TRUNCATE).
 CREATE OR REPLACE FUNCTION latest_changed_notify() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -117,3 +118,23 @@ BEGIN
     RETURN NULL;
 END;
 $$;
+
+CREATE OR REPLACE TRIGGER device_state_latest_changed AFTER UPDATE ON device_state
+    FOR EACH ROW
+    WHEN (OLD.latest_etag IS DISTINCT FROM NEW.latest_etag
+          OR (OLD.latest_body IS NULL) <> (NEW.latest_body IS NULL))
+    EXECUTE FUNCTION latest_changed_notify();
+CREATE OR REPLACE TRIGGER device_state_latest_deleted AFTER DELETE ON device_state
+    FOR EACH ROW EXECUTE FUNCTION latest_changed_notify();
+CREATE OR REPLACE TRIGGER devices_latest_changed AFTER UPDATE ON devices
+    FOR EACH ROW
+    WHEN ((OLD.status, OLD.partner_id, OLD.sub_account_id, OLD.dev_eui, OLD.id, OLD.num)
+          IS DISTINCT FROM
+          (NEW.status, NEW.partner_id, NEW.sub_account_id, NEW.dev_eui, NEW.id, NEW.num))
+    EXECUTE FUNCTION latest_changed_notify();
+CREATE OR REPLACE TRIGGER devices_latest_deleted AFTER DELETE ON devices
+    FOR EACH ROW EXECUTE FUNCTION latest_changed_notify();
+CREATE OR REPLACE TRIGGER device_state_latest_truncated AFTER TRUNCATE ON device_state
+    FOR EACH STATEMENT EXECUTE FUNCTION latest_changed_notify();
+CREATE OR REPLACE TRIGGER devices_latest_truncated AFTER TRUNCATE ON devices
+    FOR EACH STATEMENT EXECUTE FUNCTION latest_changed_notify();

@@ -1,8 +1,286 @@
--- Keeps device_counts (schema/032-device-counts.sql) in step with `devices`. Statement-level
+-- The directory (api-spec 2.2, 2.6, 2.10, 4.3, 4.4, 4.8, decisions D9, D17, D18): the
+-- rules of the device, gateway and network lists and of the fleet export, each written
+-- once, and the triggers that keep the directory's summary tables. Re-runnable.
+--
+-- The functions are LANGUAGE sql, so PostgreSQL inlines them into the calling query: with
+-- the filter values known at planning (custom plans) the clauses of absent filters fold
+-- away, and the indexes on partner, network, site and name drive the plans as if the
+-- rules were written out in each query.
+
+-- Online, for a device: its last uplink is within its own offline threshold.
+CREATE OR REPLACE FUNCTION device_online(p_last_uplink_at timestamptz, p_offline_minutes integer)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT COALESCE(p_last_uplink_at >= now() - make_interval(mins => p_offline_minutes), false)
+$$;
+
+-- Online, for a gateway: assigned and seen (stats or a relayed uplink) within 30 minutes.
+CREATE OR REPLACE FUNCTION gateway_online(p_status text, p_last_seen_at timestamptz)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT COALESCE(p_status = 'assigned' AND p_last_seen_at >= now() - interval '30 minutes',
+                    false)
+$$;
+
+-- A device as the directory shows it: live fields only while it is assigned; networkId and
+-- siteId only where the feature is on for its sub-account (account_features); the newer
+-- of the reported and the manually set location.
+CREATE OR REPLACE VIEW device_directory AS
+SELECT d.id, d.dev_eui, d.name, d.serial_number, d.status, d.sub_account_id, d.profile_id,
+       CASE WHEN f.networks THEN d.network_id END AS network_id,
+       CASE WHEN f.multi_site THEN d.site_id END AS site_id,
+       d.status = 'assigned'
+           AND device_online(ds.last_uplink_at, d.offline_threshold_minutes) AS online,
+       CASE WHEN d.status = 'assigned' THEN ds.signal_quality END AS signal_quality,
+       CASE WHEN d.status = 'assigned' THEN ds.battery END AS battery,
+       CASE WHEN d.status = 'assigned' THEN ds.last_seen_at END AS last_seen_at,
+       CASE WHEN d.status = 'assigned' THEN ds.last_uplink_at END AS last_uplink_at,
+       CASE WHEN d.status <> 'assigned' THEN NULL
+            WHEN ds.reported_location IS NULL THEN d.manual_location
+            WHEN d.manual_location IS NULL THEN ds.reported_location
+            WHEN COALESCE(ds.reported_location_at, '-infinity')
+                 >= COALESCE(d.manual_location_at, '-infinity') THEN ds.reported_location
+            ELSE d.manual_location END AS location
+  FROM devices d
+ CROSS JOIN LATERAL account_features(d.partner_id, d.sub_account_id) f
+  LEFT JOIN device_state ds ON ds.device_num = d.num;
+
+-- A gateway as the directory shows it: inventory and archived gateways show no live
+-- fields but keep a manually set location; the reported one wins while assigned.
+CREATE OR REPLACE VIEW gateway_directory AS
+SELECT g.id, g.gateway_eui, g.name, g.status, g.sub_account_id,
+       CASE WHEN f.networks THEN g.network_id END AS network_id,
+       CASE WHEN f.multi_site THEN g.site_id END AS site_id,
+       gateway_online(g.status, g.last_seen_at) AS online,
+       CASE WHEN g.status = 'assigned' THEN g.last_seen_at END AS last_seen_at,
+       CASE WHEN g.status = 'assigned' THEN g.last_stats_at END AS last_stats_at,
+       CASE WHEN g.status = 'assigned' THEN COALESCE(g.reported_location, g.manual_location)
+            ELSE g.manual_location END AS location,
+       g.partner_id
+  FROM gateways g
+ CROSS JOIN LATERAL account_features(g.partner_id, g.sub_account_id) f;
+
+-- The health rollups of a network: its members are the assigned devices and gateways in
+-- it (inventory items have no network; archived ones are not live). A device is alerting
+-- with at least one active alert of any level. The device counts read device_presence
+-- (schema/034): one row per assigned device with online_until = last uplink + its
+-- threshold, so members, online count and alert probe are one index-only scan of
+-- device_presence_network (network_id, online_until) INCLUDE (device_num); device_alerts
+-- holds active alerts only, so it is hashed once per query rather than probed per member.
+CREATE OR REPLACE FUNCTION network_health(p_network_id uuid)
+RETURNS TABLE (
+    device_count            bigint,
+    device_online_count     bigint,
+    device_alerting_count   bigint,
+    gateway_count           bigint,
+    gateway_online_count    bigint
+)
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT dev.device_count, dev.device_online_count, dev.device_alerting_count,
+           gw.gateway_count, gw.gateway_online_count
+      FROM (SELECT count(*) AS device_count,
+                   count(*) FILTER (WHERE p.online_until >= now()) AS device_online_count,
+                   count(*) FILTER (
+                       WHERE p.device_num IN (SELECT a.device_num FROM device_alerts a)
+                   ) AS device_alerting_count
+              FROM device_presence p
+             WHERE p.network_id = p_network_id) dev,
+           (SELECT count(*) AS gateway_count,
+                   count(*) FILTER (WHERE gateway_online(g.status, g.last_seen_at))
+                       AS gateway_online_count
+              FROM gateways g
+             WHERE g.network_id = p_network_id AND g.status = 'assigned') gw
+$$;
+
+-- A network as the directory shows it, with its rollups: siteId only where multi-site is
+-- on for its sub-account.
+CREATE OR REPLACE VIEW network_directory AS
+SELECT n.id, n.name, n.sub_account_id,
+       CASE WHEN f.multi_site THEN n.site_id END AS site_id,
+       h.device_count, h.device_online_count, h.device_alerting_count,
+       h.gateway_count, h.gateway_online_count
+  FROM networks n
+  JOIN sub_account_features f ON f.sub_account_id = n.sub_account_id
+ CROSS JOIN LATERAL network_health(n.id) h;
+
+-- A multicast group as the directory shows it: deviceCount counts every member, whatever
+-- its status (inventory members stay listed).
+CREATE OR REPLACE VIEW multicast_group_directory AS
+SELECT g.id, g.name, g.sub_account_id,
+       (SELECT count(*) FROM multicast_members m WHERE m.group_id = g.id) AS device_count
+  FROM multicast_groups g;
+
+-- A device profile as the directory shows it, with the size of its field catalog.
+CREATE OR REPLACE VIEW profile_directory AS
+SELECT dp.id, dp.name, dp.retain_last_value,
+       (SELECT count(*) FROM profile_fields f WHERE f.profile_id = dp.id) AS field_count,
+       dp.partner_id
+  FROM device_profiles dp;
+
+-- The profiles a key sees (D10): every profile of a partner key's partner; for a
+-- sub-account key only those its own assigned devices use.
+CREATE OR REPLACE FUNCTION visible_profiles(p_partner_id uuid, p_key_sub_account_id uuid)
+RETURNS SETOF profile_directory
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT dp.*
+      FROM profile_directory dp
+     WHERE dp.partner_id = p_partner_id
+       AND (p_key_sub_account_id IS NULL
+            OR EXISTS (SELECT 1 FROM devices d
+                        WHERE d.sub_account_id = p_key_sub_account_id
+                          AND d.status = 'assigned' AND d.profile_id = dp.id))
+$$;
+
+-- The network of a networkId filter: p_network_id if it is partner p_partner_id's and the
+-- Networks feature is on for its sub-account (the sub-account of its members), else none.
+CREATE OR REPLACE FUNCTION filter_network(p_partner_id uuid, p_network_id uuid)
+RETURNS SETOF uuid
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT n.id
+      FROM networks n
+      JOIN sub_account_features f ON f.sub_account_id = n.sub_account_id
+     WHERE n.id = p_network_id AND f.partner_id = p_partner_id AND f.networks
+$$;
+
+-- The sites of a siteId filter: p_site_id if it is partner p_partner_id's and multi-site
+-- is on for its sub-account; with p_descendants (includeDescendants) its whole subtree,
+-- which is at most 3 levels (D18).
+CREATE OR REPLACE FUNCTION filter_sites(p_partner_id uuid, p_site_id uuid, p_descendants boolean)
+RETURNS SETOF uuid
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    WITH root AS MATERIALIZED (
+        SELECT s.id
+          FROM sites s
+          JOIN sub_account_features f ON f.sub_account_id = s.sub_account_id
+         WHERE s.id = p_site_id AND f.partner_id = p_partner_id AND f.multi_site
+    )
+    SELECT id FROM root
+    UNION ALL
+    SELECT c.id FROM sites c WHERE p_descendants AND c.parent_site_id IN (SELECT id FROM root)
+    UNION ALL
+    SELECT g.id FROM sites c JOIN sites g ON g.parent_site_id = c.id
+     WHERE p_descendants AND c.parent_site_id IN (SELECT id FROM root)
+$$;
+
+-- The accounts of partner p_partner_id where the feature p_feature ('networks' or
+-- 'multi_site') is on: its sub-accounts, and the nil UUID for the partner itself (for its
+-- inventory, which has no sub-account). Gathered once per query into an array (an
+-- InitPlan), then probed per row, which is cheaper than resolving each row's features by
+-- a join.
+CREATE OR REPLACE FUNCTION feature_accounts(p_partner_id uuid, p_feature text)
+RETURNS SETOF uuid
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT COALESCE(a.id, '00000000-0000-0000-0000-000000000000')
+      FROM (SELECT sa.id FROM sub_accounts sa WHERE sa.partner_id = p_partner_id
+            UNION ALL
+            SELECT NULL::uuid) a
+     CROSS JOIN LATERAL account_features(p_partner_id, a.id) f
+     WHERE CASE p_feature WHEN 'networks' THEN f.networks WHEN 'multi_site' THEN f.multi_site END
+$$;
+
+-- The placement filters, for a device or gateway at p_network_id and p_site_id in
+-- sub-account p_sub_account_id: networkId p_network (with p_in_network, whether the row's
+-- network is filter_network's), networkId=none (p_no_network), siteId p_site (with
+-- p_in_sites, whether the row's site is among filter_sites) and siteId=none (p_no_site).
+-- "None" matches only in the accounts where the feature is on (p_network_accounts,
+-- p_site_accounts: feature_accounts): elsewhere the field is hidden, not empty. The sets are
+-- the caller's subqueries, evaluated only when their filter is given.
+CREATE OR REPLACE FUNCTION placement_matches(
+    p_network_id            uuid,
+    p_site_id               uuid,
+    p_sub_account_id        uuid,
+    p_network               uuid,
+    p_in_network            boolean,
+    p_no_network            boolean,
+    p_network_accounts      uuid[],
+    p_site                  uuid,
+    p_in_sites              boolean,
+    p_no_site               boolean,
+    p_site_accounts         uuid[]
+) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT (p_network IS NULL OR (p_network_id = p_network AND p_in_network))
+       AND (NOT p_no_network
+            OR (p_network_id IS NULL
+                AND COALESCE(p_sub_account_id, '00000000-0000-0000-0000-000000000000')
+                    = ANY (p_network_accounts)))
+       AND (p_site IS NULL OR p_in_sites)
+       AND (NOT p_no_site
+            OR (p_site_id IS NULL
+                AND COALESCE(p_sub_account_id, '00000000-0000-0000-0000-000000000000')
+                    = ANY (p_site_accounts)))
+$$;
+
+-- The search filter of the device list and export: p_pattern, a case-insensitive LIKE
+-- pattern, on the name or the serial number; p_eui_pattern, the same search in the form
+-- of a stored DevEUI (NULL when it cannot be part of one).
+CREATE OR REPLACE FUNCTION device_search_matches(
+    p_name text, p_serial_number text, p_dev_eui text, p_pattern text, p_eui_pattern text
+) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT p_pattern IS NULL
+        OR p_name ILIKE p_pattern
+        OR p_serial_number ILIKE p_pattern
+        OR (p_eui_pattern IS NOT NULL AND p_dev_eui LIKE p_eui_pattern)
+$$;
+
+-- The devices a key sees (tenant_sees; p_partner_id, p_key_sub_account_id) that match the
+-- GET /devices filters, in the order of that route's parameters (sql/devices/devices.sql
+-- list_devices); the export asks for its assigned devices with the same filters.
+-- p_statuses NULL is every status; p_online is a probe of device_presence (schema/034: a
+-- row per assigned device, online_until = last uplink + offline threshold), not a join of
+-- the wide device_state.
+CREATE OR REPLACE FUNCTION fleet_devices(
+    p_partner_id            uuid,
+    p_key_sub_account_id    uuid,
+    p_sub_account_id        uuid,
+    p_profile_id            uuid,
+    p_network_id            uuid,
+    p_no_network            boolean,
+    p_statuses              text[],
+    p_online                boolean,
+    p_search                text,
+    p_eui_search            text,
+    p_site_id               uuid,
+    p_no_site               boolean,
+    p_descendants           boolean
+) RETURNS SETOF devices
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT d.*
+      FROM devices d
+     WHERE tenant_sees(d.partner_id, d.sub_account_id, d.status, p_partner_id,
+                       p_key_sub_account_id)
+       AND (p_sub_account_id IS NULL OR d.sub_account_id = p_sub_account_id)
+       AND (p_profile_id IS NULL OR d.profile_id = p_profile_id)
+       AND (p_statuses IS NULL OR d.status = ANY (p_statuses))
+       AND placement_matches(d.network_id, d.site_id, d.sub_account_id,
+               p_network_id,
+               d.network_id IN (SELECT n FROM filter_network(p_partner_id, p_network_id) n),
+               p_no_network, ARRAY(SELECT a FROM feature_accounts(p_partner_id, 'networks') a),
+               p_site_id,
+               d.site_id IN (SELECT s
+                               FROM filter_sites(p_partner_id, p_site_id, p_descendants) s),
+               p_no_site, ARRAY(SELECT a FROM feature_accounts(p_partner_id, 'multi_site') a))
+       AND (p_online IS NULL
+            OR EXISTS (SELECT 1 FROM device_presence p
+                        WHERE p.device_num = d.num AND p.online_until >= now()) = p_online)
+       AND device_search_matches(d.name, d.serial_number, d.dev_eui, p_search, p_eui_search)
+$$;
+
+-- device_counts (schema/032-device-counts.sql) kept in step with `devices`. Statement-level
 -- triggers with transition tables, so a bulk load costs one upsert per (partner,
 -- sub-account, status) rather than one per row; an update that moves nothing (a renamed
--- device, a new location) writes nothing. Re-runnable.
-
+-- device, a new location) writes nothing.
 CREATE OR REPLACE FUNCTION device_counts_apply() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN

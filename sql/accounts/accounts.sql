@@ -1,20 +1,21 @@
 -- name: list_sub_accounts
 -- Sub-accounts visible to a key ($1 partner, $2 own sub-account or NULL), a page of them.
-SELECT id, name, status, created_at, updated_at, count(*) OVER () AS total
-  FROM sub_accounts
- WHERE partner_id = $1 AND ($2::uuid IS NULL OR id = $2)
- ORDER BY name, id
+SELECT sa.id, sa.name, sa.status, sa.created_at, sa.updated_at, count(*) OVER () AS total
+  FROM sub_accounts sa
+  JOIN scoped_sub_accounts($1, $2, NULL) f ON f.sub_account_id = sa.id
+ ORDER BY sa.name, sa.id
  LIMIT $3 OFFSET $4
 
 -- name: count_sub_accounts
 -- How many sub-accounts a key sees; used when a page is past the end.
-SELECT count(*) FROM sub_accounts WHERE partner_id = $1 AND ($2::uuid IS NULL OR id = $2)
+SELECT count(*) FROM scoped_sub_accounts($1, $2, NULL)
 
 -- name: get_sub_account
 -- One sub-account in the key's scope.
-SELECT id, name, status, created_at, updated_at
-  FROM sub_accounts
- WHERE id = $3 AND partner_id = $1 AND ($2::uuid IS NULL OR id = $2)
+SELECT sa.id, sa.name, sa.status, sa.created_at, sa.updated_at
+  FROM sub_accounts sa
+  JOIN scoped_sub_accounts($1, $2, NULL) f ON f.sub_account_id = sa.id
+ WHERE sa.id = $3
 
 -- name: describe_key
 -- The names behind a key, for GET /me.

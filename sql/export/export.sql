@@ -12,7 +12,7 @@
 --   $5 boolean[]  field map: numeric (readings_num_in) or not (readings_other_in)
 --   $6, $7        the range [from, to)
 --   $8 text[]     the field identifiers, by position (long layout and NDJSON keys)
--- Each device's readings are read by export_readings (schema/definitions/060-export.sql:
+-- Each device's readings are read by export_readings (schema/definitions/070-export.sql:
 -- raw rows and packed weeks through readings_<kind>_in), one (device, field) range at a
 -- time, and sorted per device; the devices are walked in id order by a nested loop, so
 -- the first rows leave as soon as the first device is read and memory holds one device's
@@ -23,53 +23,9 @@
 -- benchmarks/bench_export.py measures it.
 
 -- name: fleet_devices
--- Assigned devices the key sees ($1 partner, $2 key sub-account; tenant_sees) matching the GET /devices filters, in id order, at most $13 rows.
-WITH defaults AS MATERIALIZED (
-    SELECT networks_enabled AS networks, multi_site_enabled AS multi_site
-      FROM partners WHERE id = $1
-),
-network_filter AS MATERIALIZED (
-    SELECT n.id FROM networks n JOIN sub_accounts sa ON sa.id = n.sub_account_id
-     WHERE n.id = $5 AND sa.partner_id = $1
-       AND COALESCE(sa.networks_enabled, (SELECT networks FROM defaults))
-),
-root AS MATERIALIZED (
-    SELECT s.id FROM sites s JOIN sub_accounts sa ON sa.id = s.sub_account_id
-     WHERE s.id = $7 AND sa.partner_id = $1
-       AND COALESCE(sa.multi_site_enabled, (SELECT multi_site FROM defaults))
-),
-subtree AS MATERIALIZED (
-    SELECT id FROM root
-    UNION ALL
-    SELECT c.id FROM sites c WHERE $9 AND c.parent_site_id IN (SELECT id FROM root)
-    UNION ALL
-    SELECT g.id FROM sites c JOIN sites g ON g.parent_site_id = c.id
-     WHERE $9 AND c.parent_site_id IN (SELECT id FROM root)
-)
+-- Assigned devices the key sees ($1 partner, $2 key sub-account) matching the GET /devices filters (fleet_devices), in id order, at most $13 rows.
 SELECT d.num, d.id, d.dev_eui, d.profile_id
-  FROM devices d
-  LEFT JOIN sub_accounts sa ON sa.id = d.sub_account_id
- WHERE tenant_sees(d.partner_id, d.sub_account_id, d.status, $1, $2::uuid)
-   AND d.status = 'assigned'
-   AND ($3::uuid IS NULL OR d.sub_account_id = $3)
-   AND ($4::uuid IS NULL OR d.profile_id = $4)
-   AND ($5::uuid IS NULL
-        OR (d.network_id = $5
-            AND EXISTS (SELECT 1 FROM network_filter f WHERE f.id = d.network_id)))
-   AND (NOT $6::boolean
-        OR (d.network_id IS NULL
-            AND COALESCE(sa.networks_enabled, (SELECT networks FROM defaults))))
-   AND ($7::uuid IS NULL OR d.site_id IN (SELECT id FROM subtree))
-   AND (NOT $8::boolean
-        OR (d.site_id IS NULL
-            AND COALESCE(sa.multi_site_enabled, (SELECT multi_site FROM defaults))))
-   AND ($10::boolean IS NULL
-        OR EXISTS (SELECT 1 FROM device_presence p
-                    WHERE p.device_num = d.num AND p.online_until >= now()) = $10)
-   AND ($11::text IS NULL
-        OR d.name ILIKE $11
-        OR d.serial_number ILIKE $11
-        OR ($12::text IS NOT NULL AND d.dev_eui LIKE $12))
+  FROM fleet_devices($1, $2, $3, $4, $5, $6, ARRAY['assigned'], $10, $11, $12, $7, $8, $9) d
  ORDER BY d.id
  LIMIT $13
 

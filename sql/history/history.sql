@@ -114,16 +114,14 @@ SELECT p.time, p.value, s.id AS site_id
 -- name: context
 -- The device's field by identifier ($3) or id ($4) in its profile ($1), whether multi-site is on for the device's sub-account ($2), and the site num of $5 in the key's scope ($6 partner, $7 sub-account or NULL) with the feature on.
 SELECT f.num, f.identifier, f.data_type, f.kind,
-       COALESCE((SELECT COALESCE(sa.multi_site_enabled, p.multi_site_enabled)
-                   FROM sub_accounts sa JOIN partners p ON p.id = sa.partner_id
-                  WHERE sa.id = $2), false) AS multi_site,
+       COALESCE((SELECT af.multi_site FROM sub_account_features af
+                  WHERE af.sub_account_id = $2), false) AS multi_site,
        (SELECT s.num
           FROM sites s
-          JOIN sub_accounts sa ON sa.id = s.sub_account_id
-          JOIN partners p ON p.id = sa.partner_id
-         WHERE s.id = $5 AND sa.partner_id = $6
-           AND ($7::uuid IS NULL OR sa.id = $7)
-           AND COALESCE(sa.multi_site_enabled, p.multi_site_enabled)) AS site_num
+          JOIN sub_account_features af ON af.sub_account_id = s.sub_account_id
+         WHERE s.id = $5 AND af.partner_id = $6
+           AND ($7::uuid IS NULL OR af.sub_account_id = $7)
+           AND af.multi_site) AS site_num
   FROM (SELECT 1) one
   LEFT JOIN profile_fields f
     ON f.profile_id = $1 AND (f.identifier = $3 OR f.id = $4)

@@ -6,9 +6,8 @@ SELECT u.id AS user_id, u.email, u.name, m.role, u.status, u.mfa_enabled, u.last
   FROM memberships m
   JOIN users u ON u.id = m.user_id
   JOIN sub_accounts sa ON sa.id = m.sub_account_id
-  JOIN partners p ON p.id = sa.partner_id
-  LEFT JOIN sites s ON s.id = m.site_id
-                   AND coalesce(sa.multi_site_enabled, p.multi_site_enabled)
+ CROSS JOIN LATERAL account_features(sa.partner_id, sa.id) f
+  LEFT JOIN sites s ON s.id = m.site_id AND f.multi_site
  WHERE m.sub_account_id = $1
  ORDER BY u.email_key, u.id
  LIMIT $2 OFFSET $3
@@ -80,9 +79,8 @@ SELECT sa.id AS sub_account_id, sa.name AS sub_account_name, m.role,
        s.id AS site_id, s.name AS site_name
   FROM memberships m
   JOIN sub_accounts sa ON sa.id = m.sub_account_id
-  JOIN partners p ON p.id = sa.partner_id
-  LEFT JOIN sites s ON s.id = m.site_id
-                   AND coalesce(sa.multi_site_enabled, p.multi_site_enabled)
+ CROSS JOIN LATERAL account_features(sa.partner_id, sa.id) f
+  LEFT JOIN sites s ON s.id = m.site_id AND f.multi_site
  WHERE m.user_id = $1 AND sa.partner_id = $2 AND ($3::uuid IS NULL OR sa.id = $3)
  ORDER BY sa.name, sa.id
  LIMIT 1000

@@ -2,8 +2,8 @@
 -- A multicast group in the key's scope ($1 partner, $2 sub-account or NULL, $3 group id).
 SELECT g.id, g.sub_account_id
   FROM multicast_groups g
-  JOIN sub_accounts sa ON sa.id = g.sub_account_id
- WHERE g.id = $3 AND sa.partner_id = $1 AND ($2::uuid IS NULL OR g.sub_account_id = $2)
+  JOIN scoped_sub_accounts($1, $2, NULL) f ON f.sub_account_id = g.sub_account_id
+ WHERE g.id = $3
 
 -- name: assigned_members
 -- The group's assigned member devices of its own sub-account ($1 group, $2 sub-account), by name.
