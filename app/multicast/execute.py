@@ -137,7 +137,7 @@ class MulticastExecuteController(Controller):
             pool,
             principal,
             "multicast group",
-            QUERIES["multicast_execute.find_group"],
+            QUERIES["multicast.get_group"],
             parse_uuid(group_id),
         )
         members = await pool.fetch(

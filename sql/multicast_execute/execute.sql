@@ -1,10 +1,3 @@
--- name: find_group
--- A multicast group in the key's scope ($1 partner, $2 sub-account or NULL, $3 group id).
-SELECT g.id, g.sub_account_id
-  FROM multicast_groups g
-  JOIN scoped_sub_accounts($1, $2, NULL) f ON f.sub_account_id = g.sub_account_id
- WHERE g.id = $3
-
 -- name: assigned_members
 -- The group's assigned member devices of its own sub-account ($1 group, $2 sub-account), by name.
 SELECT d.id, d.num, d.dev_eui, d.profile_id
