@@ -10,8 +10,12 @@ from __future__ import annotations
 import itertools
 import secrets
 import uuid
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
+
+import asyncpg
+import pytest
 
 from app.world.loader import load_world
 from app.world.structs import ACTIVE_SCOPES, WorldSummary
@@ -96,6 +100,16 @@ class World:
         partner["subAccounts"].append(sub_account)
         self._partner_of[sub_account["id"]] = partner
         return sub_account
+
+    def tenancy(self, *sub_accounts: dict[str, Any], **overrides: Any) -> tuple[Entity, ...]:
+        """A partner (with `overrides`) and one sub-account per dict of overrides given, in
+        that order: (partner, *sub_accounts)."""
+        partner = self.partner(**overrides)
+        return (partner, *(self.sub_account(partner, **sub) for sub in sub_accounts))
+
+    def keys(self, *owners: Entity, scopes: list[str]) -> list[Secret]:
+        """One key per owner, in that order, all with the same scopes."""
+        return [self.key(owner, scopes) for owner in owners]
 
     def key(self, owner: Entity, scopes: list[str] | None = None, **overrides: Any) -> Secret:
         """A key of a partner or sub-account; returns the secret (its `.id` is the key id)."""
@@ -337,3 +351,30 @@ class World:
 async def load(pool_or_connection: Any, world: World, now: datetime | None = None) -> WorldSummary:
     """Loads the world through the real loader (one transaction)."""
     return await load_world(pool_or_connection, world.to_dict(), now)
+
+
+class Built(Protocol):
+    world: World
+
+
+B = TypeVar("B", bound=Built)
+
+
+def world_fixture(build: Callable[[], B]) -> Any:
+    """A module-scoped fixture that builds a world (`build()`, anything with a `.world`),
+    loads it and gives what was built: `setup = world_fixture(Setup)`."""
+
+    @pytest.fixture(scope="module")
+    async def fixture(pool: asyncpg.Pool) -> B:
+        built = build()
+        await load(pool, built.world)
+        return built
+
+    return fixture
+
+
+async def loaded(pool: asyncpg.Pool, built: B) -> B:
+    """Loads what `built` holds (its `.world`) and gives it back, for fixtures that go on
+    to write state after the load."""
+    await load(pool, built.world)
+    return built

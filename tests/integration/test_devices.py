@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
+from tests.factories import World, load, loaded
 from tests.helpers import bearer, committed
 
 DEVICE_KEYS = {
@@ -46,9 +46,10 @@ class Fleet:
     def __init__(self) -> None:
         w = World()
         self.world = w
-        self.p = w.partner(features={"networks": True, "multiSite": True})
-        self.a = w.sub_account(self.p)
-        self.b = w.sub_account(self.p, features={"networks": False, "multiSite": False})
+        both_off = {"features": {"networks": False, "multiSite": False}}
+        self.p, self.a, self.b = w.tenancy(
+            {}, both_off, features={"networks": True, "multiSite": True}
+        )
         self.prof = w.profile(
             self.p,
             fields=[
@@ -77,20 +78,17 @@ class Fleet:
         self.a4 = w.device(self.a, self.prof, name="Archived one", status="archived")
         self.b1 = w.device(self.b, self.prof, network=self.net_b, site=self.site_b, name="Bravo")
         self.inv = w.device(self.p, self.prof, name="Spare 100%")
-        self.q = w.partner()
-        self.qa = w.sub_account(self.q)
+        self.q, self.qa = w.tenancy({})
         self.q_prof = w.profile(self.q)
         self.q1 = w.device(self.qa, self.q_prof, name="Alpha foreign")
-        self.pkey = w.key(self.p, scopes=["devices:read"])
-        self.akey = w.key(self.a, scopes=["devices:read"])
-        self.bkey = w.key(self.b, scopes=["devices:read"])
-        self.qkey = w.key(self.q, scopes=["devices:read"])
+        self.pkey, self.akey, self.bkey, self.qkey = w.keys(
+            self.p, self.a, self.b, self.q, scopes=["devices:read"]
+        )
 
 
 @pytest.fixture(scope="module")
 async def fleet(pool: asyncpg.Pool) -> Fleet:
-    f = Fleet()
-    await load(pool, f.world)
+    f = await loaded(pool, Fleet())
     now = datetime.now(UTC)
     await set_state(
         pool, f.a1, last_seen_at=now - timedelta(minutes=2),

@@ -10,7 +10,7 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
+from tests.factories import World, loaded
 from tests.helpers import bearer
 
 GATEWAY_KEYS = {
@@ -24,9 +24,10 @@ class Setup:
     def __init__(self) -> None:
         w = World()
         self.world = w
-        self.p = w.partner(features={"networks": True, "multiSite": True})
-        self.a = w.sub_account(self.p)
-        self.b = w.sub_account(self.p, features={"networks": False, "multiSite": False})
+        both_off = {"features": {"networks": False, "multiSite": False}}
+        self.p, self.a, self.b = w.tenancy(
+            {}, both_off, features={"networks": True, "multiSite": True}
+        )
         self.campus = w.site(self.a, name="Campus")
         self.floor = w.site(self.a, parent=self.campus, name="Floor")
         self.net = w.network(self.a)
@@ -37,18 +38,14 @@ class Setup:
         self.g3 = w.gateway(self.a, name="GW archived", status="archived")
         self.gb = w.gateway(self.b, network=self.net_b, name="GW other sub")
         self.inv = w.gateway(self.p, name="GW spare", location=MANUAL)
-        self.q = w.partner()
-        self.qa = w.sub_account(self.q)
+        self.q, self.qa = w.tenancy({})
         self.qg = w.gateway(self.qa, name="GW foreign")
-        self.pkey = w.key(self.p, scopes=["devices:read"])
-        self.akey = w.key(self.a, scopes=["devices:read"])
-        self.bkey = w.key(self.b, scopes=["devices:read"])
+        self.pkey, self.akey, self.bkey = w.keys(self.p, self.a, self.b, scopes=["devices:read"])
 
 
 @pytest.fixture(scope="module")
 async def setup(pool: asyncpg.Pool) -> Setup:
-    s = Setup()
-    await load(pool, s.world)
+    s = await loaded(pool, Setup())
     now = datetime.now(UTC)
     reported = {"latitude": 10.0, "longitude": 20.0, "altitude": 30.0}
     for gateway, seen in ((s.g1, now - timedelta(minutes=10)), (s.g2, now - timedelta(hours=1)),

@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
+from tests.factories import World, load, loaded
 from tests.helpers import bearer
 from tests.integration.test_devices import set_state
 
@@ -26,10 +26,12 @@ class Setup:
     def __init__(self) -> None:
         w = World()
         self.world = w
-        self.p = w.partner(features={"networks": True, "multiSite": True})
-        self.a = w.sub_account(self.p)
-        self.b = w.sub_account(self.p, features={"networks": False})
-        self.c = w.sub_account(self.p, features={"multiSite": False})
+        self.p, self.a, self.b, self.c = w.tenancy(
+            {},
+            {"features": {"networks": False}},
+            {"features": {"multiSite": False}},
+            features={"networks": True, "multiSite": True},
+        )
         self.prof = w.profile(self.p)
         w.alert_rule(self.prof, "temperature", ">", 30, level="info")
         w.alert_rule(self.prof, "temperature", ">", 40, level="alert")
@@ -50,19 +52,16 @@ class Setup:
         self.g_on = w.gateway(self.a, network=self.north, name="G on")
         self.g_off = w.gateway(self.a, network=self.north, name="G off")
         w.device(self.b, self.prof, network=self.south)
-        self.q = w.partner(features={"networks": True})
-        self.qa = w.sub_account(self.q)
+        self.q, self.qa = w.tenancy({}, features={"networks": True})
         self.q_net = w.network(self.qa)
-        self.pkey = w.key(self.p, scopes=["devices:read"])
-        self.akey = w.key(self.a, scopes=["devices:read"])
-        self.bkey = w.key(self.b, scopes=["devices:read"])
-        self.ckey = w.key(self.c, scopes=["devices:read"])
+        self.pkey, self.akey, self.bkey, self.ckey = w.keys(
+            self.p, self.a, self.b, self.c, scopes=["devices:read"]
+        )
 
 
 @pytest.fixture(scope="module")
 async def setup(pool: asyncpg.Pool) -> Setup:
-    s = Setup()
-    await load(pool, s.world)
+    s = await loaded(pool, Setup())
     now = datetime.now(UTC)
     await set_state(pool, s.d_online, last_seen_at=now, last_uplink_at=now - timedelta(minutes=1),
                     signal_quality=90)  # fmt: skip

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import uuid
 
-import asyncpg
-import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
+from tests.factories import World, world_fixture
 from tests.helpers import bearer
 
 
@@ -16,9 +14,7 @@ class Setup:
     def __init__(self) -> None:
         w = World()
         self.world = w
-        self.p = w.partner()
-        self.a = w.sub_account(self.p)
-        self.b = w.sub_account(self.p)
+        self.p, self.a, self.b = w.tenancy({}, {})
         self.used = w.profile(
             self.p, name="Used by A", retainLastValue=True,
             fields=[
@@ -36,16 +32,11 @@ class Setup:
         w.device(self.b, self.only_b)
         self.q = w.partner()
         self.q_prof = w.profile(self.q, name="Foreign")
-        self.pkey = w.key(self.p, scopes=["profiles:read"])
-        self.akey = w.key(self.a, scopes=["profiles:read"])
+        self.pkey, self.akey = w.keys(self.p, self.a, scopes=["profiles:read"])
         self.devices_only = w.key(self.p, scopes=["devices:read"])
 
 
-@pytest.fixture(scope="module")
-async def setup(pool: asyncpg.Pool) -> Setup:
-    s = Setup()
-    await load(pool, s.world)
-    return s
+setup = world_fixture(Setup)
 
 
 async def test_partner_key_lists_every_profile(client: AsyncTestClient, setup: Setup) -> None:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import uuid
 
-import asyncpg
-import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
+from tests.factories import World, world_fixture
 from tests.helpers import bearer
 
 
@@ -16,28 +14,20 @@ class Setup:
     def __init__(self) -> None:
         w = World()
         self.world = w
-        self.p = w.partner(features={"multiSite": True})
-        self.a = w.sub_account(self.p)
-        self.b = w.sub_account(self.p, features={"multiSite": False})
+        multi_site_off = {"features": {"multiSite": False}}
+        self.p, self.a, self.b = w.tenancy({}, multi_site_off, features={"multiSite": True})
         self.campus = w.site(self.a, name="Campus")
         self.building = w.site(self.a, parent=self.campus, name="Building")
         self.floor = w.site(self.a, parent=self.building, name="Floor")
         self.b_site = w.site(self.b, name="B site")
         self.a2 = w.sub_account(self.p)
         self.sibling = w.site(self.a2, name="Sibling site")
-        self.q = w.partner(features={"multiSite": True})
-        self.qa = w.sub_account(self.q)
+        self.q, self.qa = w.tenancy({}, features={"multiSite": True})
         self.q_site = w.site(self.qa, name="Foreign")
-        self.pkey = w.key(self.p, scopes=["devices:read"])
-        self.akey = w.key(self.a, scopes=["devices:read"])
-        self.bkey = w.key(self.b, scopes=["devices:read"])
+        self.pkey, self.akey, self.bkey = w.keys(self.p, self.a, self.b, scopes=["devices:read"])
 
 
-@pytest.fixture(scope="module")
-async def setup(pool: asyncpg.Pool) -> Setup:
-    s = Setup()
-    await load(pool, s.world)
-    return s
+setup = world_fixture(Setup)
 
 
 async def test_list_and_detail(client: AsyncTestClient, setup: Setup) -> None:
