@@ -275,8 +275,15 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float = 
     raise RuntimeError(f"server did not come up: {url}")
 
 
-def start_server(database_url: str, workers: int = 2, env: dict[str, str] | None = None) -> Server:
-    """`telemetry serve --workers N` on a free loopback port with the given DATABASE_URL."""
+def start_server(
+    database_url: str,
+    workers: int = 2,
+    env: dict[str, str] | None = None,
+    new_session: bool = False,
+) -> Server:
+    """`telemetry serve --workers N` on a free loopback port with the given DATABASE_URL
+    (`new_session`: in a process group of its own, so that it and its workers can be
+    killed at once)."""
     port = free_port()
     process = subprocess.Popen(
         [
@@ -298,6 +305,7 @@ def start_server(database_url: str, workers: int = 2, env: dict[str, str] | None
         },
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=new_session,
     )
     base_url = f"http://127.0.0.1:{port}"
     _wait_until_up(f"{base_url}/api/v1/health", process)

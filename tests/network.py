@@ -19,7 +19,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from app.core.config import PROJECT_ROOT
-from tests.conftest import free_port
+from benchmarks.common import free_port
 
 T = TypeVar("T")
 TELEMETRY = str(Path(sys.executable).parent / "telemetry")

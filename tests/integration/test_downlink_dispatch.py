@@ -5,7 +5,7 @@ the real protocol with the real stubs (tests/fake_chirpstack.py)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,14 +22,6 @@ from tests.helpers import bearer
 from tests.network import Broker, Process, Publisher, eventually
 
 TIMEOUT_S = "0.5"  # a hung call counts as an unknown outcome after this long
-
-
-@pytest.fixture(scope="module")
-async def fake() -> AsyncIterator[FakeChirpStack]:
-    server = FakeChirpStack()
-    await server.start()
-    yield server
-    await server.stop()
 
 
 class Dispatcher:
@@ -125,9 +117,14 @@ def network_event(event: str, dev_eui: str, **fields: Any) -> str:
     return MessageToJson(message)
 
 
-async def post_event(client: AsyncTestClient, world: dict[str, Any], event: str, body: str) -> None:
+async def post_event(
+    client: AsyncTestClient, world: dict[str, Any], event: str, dev_eui: str, **fields: Any
+) -> None:
+    """ChirpStack's `event` (its `network_event`) about `dev_eui`, through the ingest route."""
     response = await client.post(
-        f"/ingest/chirpstack?event={event}", content=body, headers=bearer(world["token"])
+        f"/ingest/chirpstack?event={event}",
+        content=network_event(event, dev_eui, **fields),
+        headers=bearer(world["token"]),
     )
     assert response.status_code == 204, response.text
 
@@ -151,31 +148,16 @@ async def test_a_downlink_reaches_chirpstack_and_walks_to_acknowledged(
     assert submitted["submittedAt"] is not None and submitted["sentAt"] is None
     assert submitted["byteCount"] == 2 and submitted["confirmed"] is True
 
-    await post_event(
-        client,
-        world,
-        "txack",
-        network_event("txack", dev["devEui"], queue_item_id=sent.id, f_cnt_down=12),
-    )
+    await post_event(client, world, "txack", dev["devEui"], queue_item_id=sent.id, f_cnt_down=12)
     body = await item(client, world, queued["queueItemId"])
     assert (body["status"], body["fCntDown"]) == ("sent", 12) and body["sentAt"] is not None
     await post_event(
-        client,
-        world,
-        "ack",
-        network_event(
-            "ack", dev["devEui"], queue_item_id=sent.id, acknowledged=True, f_cnt_down=12
-        ),
+        client, world, "ack", dev["devEui"], queue_item_id=sent.id, acknowledged=True, f_cnt_down=12
     )
     body = await item(client, world, queued["queueItemId"])
     assert body["status"] == "acknowledged" and body["acknowledgedAt"] is not None
     # A late or repeated event changes nothing.
-    await post_event(
-        client,
-        world,
-        "txack",
-        network_event("txack", dev["devEui"], queue_item_id=sent.id, f_cnt_down=12),
-    )
+    await post_event(client, world, "txack", dev["devEui"], queue_item_id=sent.id, f_cnt_down=12)
     assert (await item(client, world, queued["queueItemId"]))["status"] == "acknowledged"
     assert fake.service.enqueue_calls[dev["devEui"]] == 1
 
@@ -190,39 +172,28 @@ async def test_nack_and_downlink_error_logs(
     second = await send(client, world, 2)
     await reaches(client, world, second["queueItemId"], "submitted")
     one, two = fake.service.items_of(dev["devEui"])
-    await post_event(
-        client,
-        world,
-        "ack",
-        network_event("ack", dev["devEui"], queue_item_id=one.id, acknowledged=False),
-    )
+    await post_event(client, world, "ack", dev["devEui"], queue_item_id=one.id, acknowledged=False)
     assert (await item(client, world, first["queueItemId"]))["status"] == "nacked"
     # A log event that is not a downlink error is ignored; a DOWNLINK_* one fails the item.
     await post_event(
         client,
         world,
         "log",
-        network_event(
-            "log",
-            dev["devEui"],
-            code=integration.LogCode.UPLINK_CODEC,
-            description="codec",
-            context={"queue_item_id": two.id},
-        ),
+        dev["devEui"],
+        code=integration.LogCode.UPLINK_CODEC,
+        description="codec",
+        context={"queue_item_id": two.id},
     )
     assert (await item(client, world, second["queueItemId"]))["status"] == "submitted"
     await post_event(
         client,
         world,
         "log",
-        network_event(
-            "log",
-            dev["devEui"],
-            level=integration.LogLevel.ERROR,
-            code=integration.LogCode.DOWNLINK_GATEWAY,
-            description="gateway refused",
-            context={"queue_item_id": two.id},
-        ),
+        dev["devEui"],
+        level=integration.LogLevel.ERROR,
+        code=integration.LogCode.DOWNLINK_GATEWAY,
+        description="gateway refused",
+        context={"queue_item_id": two.id},
     )
     body = await item(client, world, second["queueItemId"])
     assert body["status"] == "failed"
@@ -386,9 +357,7 @@ async def test_an_item_sent_before_its_answer_arrived_is_found_by_its_txack(
     # The network transmits it (it leaves ChirpStack's queue) and reports the txack before
     # the dispatcher knows the item's id.
     sent = fake.service.transmit(dev_eui)
-    await post_event(
-        client, world, "txack", network_event("txack", dev_eui, queue_item_id=sent.id, f_cnt_down=3)
-    )
+    await post_event(client, world, "txack", dev_eui, queue_item_id=sent.id, f_cnt_down=3)
     fake.service.getqueue_down.discard(dev_eui)
     body = await reaches(client, world, queued["queueItemId"], "sent")
     assert body["fCntDown"] == 3

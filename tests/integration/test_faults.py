@@ -31,7 +31,7 @@ import pytest
 from app.auth.principal import hash_secret
 from app.core.config import PROJECT_ROOT
 from app.core.db import init_connection
-from tests.conftest import free_port
+from benchmarks.common import free_port
 from tests.factories import World, load
 from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs

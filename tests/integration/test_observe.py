@@ -26,7 +26,7 @@ from litestar.testing import AsyncTestClient
 from app.core.config import PROJECT_ROOT, Settings
 from app.main import create_app
 from app.observe.logs import configure_logging
-from tests.conftest import free_port
+from benchmarks.common import free_port
 from tests.factories import World, load
 from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs

@@ -23,7 +23,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import LiveServer, free_port, start_server
+from benchmarks.common import free_port
+from tests.conftest import LiveServer, start_server
 from tests.factories import World, load
 from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
