@@ -14,7 +14,7 @@ from litestar.testing import AsyncTestClient
 from tests.factories import World, load
 from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_ingest import INGEST, latest, post, th_world
+from tests.integration.test_ingest import INGEST, latest, th_loaded, th_world, up
 
 
 async def test_static_values_and_formulas_over_them_before_the_first_uplink(
@@ -86,8 +86,7 @@ async def test_calibrated_device_has_derived_even_without_formulas(
 
 
 async def test_etag_and_conditional_requests(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     url = f"/api/v1/devices/{t['device']['id']}/latest"
     first = await client.get(url, headers=bearer(t["key"]))
     assert first.status_code == 200
@@ -107,7 +106,7 @@ async def test_etag_and_conditional_requests(client: AsyncTestClient, pool: asyn
     assert response.status_code == 200 and response.json() == first.json()
 
     # An uplink changes the body, and so the ETag.
-    await post(client, t["token"], "up", cs.uplink(t["device"]["devEui"], {"temperature": 3}))
+    await up(client, t, {"temperature": 3})
     changed = await client.get(url, headers=bearer(t["key"], **{"If-None-Match": etag}))
     assert changed.status_code == 200
     assert changed.headers["etag"] != etag
@@ -129,17 +128,11 @@ async def test_latest_reads_its_own_writes_at_once(
 ) -> None:
     """A dashboard that sees 204 from ingest and asks /latest at once gets the new body,
     even when the worker has not yet read PostgreSQL's notification of the commit."""
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     url = f"/api/v1/devices/{t['device']['id']}/latest"
     etag = (await client.get(url, headers=bearer(t["key"]))).headers["etag"]
     for value in range(40):
-        assert (
-            await post(
-                client, t["token"], "up", cs.uplink(t["device"]["devEui"], {"temperature": value})
-            )
-            == 204
-        )
+        assert await up(client, t, {"temperature": value}) == 204
         response = await client.get(url, headers=bearer(t["key"], **{"If-None-Match": etag}))
         assert response.status_code == 200, value
         assert response.json()["data"]["values"]["temperature"] == value
@@ -293,8 +286,7 @@ async def test_world_file_naming_an_unknown_device_is_refused(pool: asyncpg.Pool
 async def test_live_ingest_and_conditional_get_over_a_real_socket(
     live_server: Any, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     url = f"/api/v1/devices/{t['device']['id']}/latest"
     async with live_server.client() as http:
         response = await http.post(
