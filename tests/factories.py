@@ -178,6 +178,21 @@ class World:
         field.update(overrides)
         return field
 
+    def formula(self, identifier: str, formula: str, **overrides: Any) -> Entity:
+        """A field computed by `formula` over the profile's other fields."""
+        return self.field(identifier, kind="formula", formula=formula, **overrides)
+
+    def mapping(self, identifier: str, source: str, values: dict[str, str], default: str) -> Entity:
+        """A string field mapping `source`'s value through `values` (`default` otherwise)."""
+        return self.field(
+            identifier,
+            kind="mapping",
+            dataType="string",
+            source=source,
+            map=values,
+            default=default,
+        )
+
     def profile(
         self, partner: Entity, fields: list[Entity] | None = None, **overrides: Any
     ) -> Entity:

@@ -962,16 +962,9 @@ async def test_derived_fields_have_their_stored_values(
         partner,
         fields=[
             w.field("temperature"),
-            w.field("double", kind="formula", formula="temperature * 2"),
-            w.field(
-                "band",
-                kind="mapping",
-                dataType="string",
-                source="temperature",
-                map={"10": "ten"},
-                default="other",
-            ),
-            w.field("warm", kind="formula", formula="temperature > 20", dataType="boolean"),
+            w.formula("double", "temperature * 2"),
+            w.mapping("band", "temperature", {"10": "ten"}, "other"),
+            w.formula("warm", "temperature > 20", dataType="boolean"),
         ],
     )
     device = w.device(sub, profile, calibration={"temperature": {"scale": 2, "offset": 1}})

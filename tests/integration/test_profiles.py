@@ -21,7 +21,7 @@ class Setup:
                 w.field("temperature", unit="°C", label="Temperature"),
                 w.field("battery", unit="%", label="Battery", role="battery_pct"),
                 w.field("label", dataType="string", kind="static", label="Label"),
-                w.field("feels", kind="formula", formula="temperature + 1", label="Feels"),
+                w.formula("feels", "temperature + 1", label="Feels"),
             ],
         )  # fmt: skip
         self.only_b = w.profile(self.p, name="Used by B")

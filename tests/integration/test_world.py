@@ -61,15 +61,8 @@ def rich_world() -> tuple[World, dict[str, Any]]:
         w.field("temperature", unit="°C"),
         w.field("battery", role="battery_pct", unit="%"),
         w.field("door_raw"),
-        w.field("temp_f", kind="formula", formula="temperature * 9 / 5 + 32"),
-        w.field(
-            "door",
-            dataType="string",
-            kind="mapping",
-            source="door_raw",
-            map={"0": "closed", "1": "open"},
-            default="unknown",
-        ),
+        w.formula("temp_f", "temperature * 9 / 5 + 32"),
+        w.mapping("door", "door_raw", {"0": "closed", "1": "open"}, "unknown"),
         w.field("installed", dataType="date", kind="static", default="2026-01-01"),
     ]
     prof = w.profile(p, fields=fields, retainLastValue=True)
