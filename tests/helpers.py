@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import asyncpg
+import httpx
 from litestar.testing import AsyncTestClient
 
 
@@ -28,3 +29,9 @@ async def committed(client: AsyncTestClient, pool: asyncpg.Pool, sql: str, *args
             return
         await asyncio.sleep(0.02)
     raise AssertionError("no notification reached the worker")
+
+
+def assert_error(response: httpx.Response, status: int, code: str) -> None:
+    """The response is `status` with error `code` in the envelope."""
+    assert response.status_code == status, response.text
+    assert response.json()["error"]["code"] == code

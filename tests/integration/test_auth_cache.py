@@ -19,7 +19,7 @@ from app.core.config import Settings
 from app.main import create_app
 from tests.conftest import LiveServer
 from tests.factories import World, load
-from tests.helpers import bearer, committed
+from tests.helpers import assert_error, bearer, committed
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_admin_cli import telemetry
 from tests.integration.test_ingest import INGEST, th_world
@@ -102,7 +102,7 @@ async def test_expiry_is_checked_at_each_request(
             break
         await asyncio.sleep(0.2)
     response = await client.get("/api/v1/me", headers=bearer(key))
-    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_expired")
+    assert_error(response, 401, "key_expired")
 
 
 async def test_tier_scope_and_feature_changes_are_seen(
@@ -114,8 +114,7 @@ async def test_tier_scope_and_feature_changes_are_seen(
     key = w.key(sa, scopes=["devices:read"])
     await load(pool, w)
     response = await client.get("/api/v1/networks", headers=bearer(key))
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "networks_disabled"
+    assert_error(response, 403, "networks_disabled")
     assert response.headers["x-ratelimit-limit"] == "100"
 
     await committed(
@@ -140,7 +139,7 @@ async def test_tier_scope_and_feature_changes_are_seen(
         client, pool, "UPDATE api_keys SET scopes = '{}' WHERE id = $1", uuid.UUID(key.id)
     )
     response = await client.get("/api/v1/networks", headers=bearer(key))
-    assert (response.status_code, response.json()["error"]["code"]) == (403, "insufficient_scope")
+    assert_error(response, 403, "insufficient_scope")
 
 
 async def test_a_new_sub_account_changes_what_a_partner_key_sees(
@@ -263,11 +262,11 @@ async def test_telemetry_auth_cache_0_authenticates_per_request(
         remaining.append(response.headers["x-ratelimit-remaining"])
     assert remaining == ["2", "1", "0"]
     response = await uncached_client.get("/api/v1/me", headers=bearer(key))
-    assert (response.status_code, response.json()["error"]["code"]) == (429, "rate_limited")
+    assert_error(response, 429, "rate_limited")
     assert await day_count(pool, key.id) == 3
     await pool.execute("UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id))
     response = await uncached_client.get("/api/v1/me", headers=bearer(key))
-    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
+    assert_error(response, 401, "key_revoked")
 
 
 async def test_a_lost_listener_falls_back_then_the_cache_returns(
@@ -320,7 +319,7 @@ async def test_a_lost_listener_falls_back_then_the_cache_returns(
         client, pool, "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
     )
     response = await client.get("/api/v1/me", headers=bearer(key))
-    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
+    assert_error(response, 401, "key_revoked")
 
 
 async def test_latest_through_the_cache_counts_and_checks_in_order(
@@ -347,15 +346,15 @@ async def test_latest_through_the_cache_counts_and_checks_in_order(
     response = await client.get(f"/api/v1/devices/{uuid.uuid4()}/latest", headers=bearer(key))
     assert (response.status_code, response.headers["x-ratelimit-remaining"]) == (404, "0")
     response = await client.get(url, headers=bearer(key))
-    assert (response.status_code, response.json()["error"]["code"]) == (429, "rate_limited")
+    assert_error(response, 429, "rate_limited")
     response = await client.get(url, headers=bearer(no_scope))
-    assert (response.status_code, response.json()["error"]["code"]) == (403, "insufficient_scope")
+    assert_error(response, 403, "insufficient_scope")
     assert await day_count(pool, key.id) == 4
     await committed(
         client, pool, "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
     )
     response = await client.get(url, headers=bearer(key))
-    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
+    assert_error(response, 401, "key_revoked")
 
 
 async def test_a_new_uplink_is_seen_at_once_with_the_old_etag_over_the_live_server(
@@ -409,4 +408,4 @@ async def test_a_device_leaving_the_tenancy_is_404_at_once(
         uuid.UUID(t["device"]["id"]),
     )
     response = await client.get(url, headers=bearer(t["key"]))
-    assert (response.status_code, response.json()["error"]["code"]) == (404, "not_found")
+    assert_error(response, 404, "not_found")

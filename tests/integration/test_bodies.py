@@ -9,7 +9,7 @@ from litestar.testing import AsyncTestClient
 
 from tests.conftest import LiveServer
 from tests.factories import World, load
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 
 
 async def make_key(pool: asyncpg.Pool) -> str:
@@ -51,8 +51,7 @@ async def test_body_over_64_kib_is_413(client: AsyncTestClient, pool: asyncpg.Po
     key = await make_key(pool)
     big = b'{"email": "body@example.com", "password": "' + b"x" * (64 * 1024) + b'"}'
     response = await post(client, key, big, "application/json")
-    assert response.status_code == 413
-    assert response.json()["error"]["code"] == "payload_too_large"
+    assert_error(response, 413, "payload_too_large")
     # Exactly 64 KiB is still accepted.
     head = b'{"email": "body@example.com", "password": "'
     exact = head + b"x" * (64 * 1024 - len(head) - 2) + b'"}'
@@ -80,8 +79,7 @@ async def test_body_over_64_kib_is_413_on_the_real_server(
                 content=content,
                 headers={**bearer(key), "Content-Type": "application/json"},
             )
-            assert response.status_code == 413
-            assert response.json()["error"]["code"] == "payload_too_large"
+            assert_error(response, 413, "payload_too_large")
 
 
 async def test_malformed_json_and_non_objects_are_invalid_body(
@@ -154,5 +152,4 @@ async def test_unknown_body_fields_are_ignored(client: AsyncTestClient, pool: as
         "application/json",
     )
     # The body was read (the unknown field ignored) and its credentials checked.
-    assert response.status_code == 401
-    assert response.json()["error"]["code"] == "invalid_credentials"
+    assert_error(response, 401, "invalid_credentials")

@@ -12,7 +12,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load, loaded
-from tests.helpers import bearer, committed
+from tests.helpers import assert_error, bearer, committed
 
 DEVICE_KEYS = {
     "id", "devEui", "name", "serialNumber", "status", "subAccountId", "deviceProfileId",
@@ -326,8 +326,7 @@ async def test_partner_key_gets_403_only_when_off_everywhere(
     await load(pool, w)
     assert await names(client, key, networkId=net["id"]) == ["Only one"]
     response = await client.get("/api/v1/devices", params={"siteId": "none"}, headers=bearer(key))
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "multi_site_disabled"
+    assert_error(response, 403, "multi_site_disabled")
 
 
 async def test_feature_switches_come_before_every_400(
@@ -434,8 +433,7 @@ async def test_scope_is_devices_read(
     await load(pool, w)
     for path in ("/api/v1/devices", f"/api/v1/devices/{uuid.uuid4()}"):
         response = await client.get(path, headers=bearer(key))
-        assert response.status_code == 403
-        assert response.json()["error"]["code"] == "insufficient_scope"
+        assert_error(response, 403, "insufficient_scope")
 
 
 async def test_live_fields_from_the_ingest_pipeline(

@@ -13,7 +13,7 @@ from litestar.testing import AsyncTestClient
 
 from tests.conftest import LiveServer
 from tests.factories import World, load
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 
 ALL_TYPES_LAYOUT = [
     {"field": "a", "type": "uint8"},
@@ -147,8 +147,7 @@ async def test_template_list_needs_devices_read(
     response = await client.get(
         f"/api/v1/devices/{s.device['id']}/downlinks", headers=bearer(telemetry_only)
     )
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "insufficient_scope"
+    assert_error(response, 403, "insufficient_scope")
 
 
 async def test_inventory_archived_foreign_and_unknown_devices_are_404_on_both_routes(
@@ -240,8 +239,7 @@ async def test_key_and_template_id_together_must_name_the_same_template(
     different = await send(
         client, s.write, s.device["id"], {"key": "set_interval", "templateId": s.all_types["id"]}
     )
-    assert different.status_code == 400
-    assert different.json()["error"]["code"] == "invalid_body"
+    assert_error(different, 400, "invalid_body")
     assert "templateId" in different.json()["error"]["message"]
 
 
@@ -388,16 +386,14 @@ async def test_scope_and_write_access_come_before_the_body_and_the_device(
         content=b"{not json",
         headers={**bearer(s.read_only), "Content-Type": "text/plain"},
     )
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "insufficient_scope"
+    assert_error(response, 403, "insufficient_scope")
     # Scope but no plan write access: write_not_enabled, again before body and device.
     response = await client.post(
         f"/api/v1/devices/{uuid.uuid4()}/downlinks",
         content=b"{not json",
         headers={**bearer(both), "Content-Type": "application/json"},
     )
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "write_not_enabled"
+    assert_error(response, 403, "write_not_enabled")
     # Body validation comes before device resolution (400 before 404).
     writer = await Setup().load(pool)
     response = await send(
@@ -416,8 +412,7 @@ async def test_rate_limit_per_device_with_retry_after(
         response = await send(client, s.write, s.device["id"], {"key": "set_interval"})
         assert response.status_code == 202
     response = await send(client, s.write, s.device["id"], {"key": "set_interval"})
-    assert response.status_code == 429
-    assert response.json()["error"]["code"] == "rate_limited"
+    assert_error(response, 429, "rate_limited")
     retry = int(response.headers["retry-after"])
     assert 3500 <= retry <= 3600
     # Another device has its own window.

@@ -11,7 +11,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, loaded
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 
 GATEWAY_KEYS = {
     "id", "gatewayEui", "name", "status", "subAccountId", "networkId", "siteId", "online",
@@ -124,8 +124,7 @@ async def test_filters(client: AsyncTestClient, setup: Setup) -> None:
                          ({"networkId": "x"}, "networkId"), ({"limit": 0}, "limit"),
                          ({"offset": -1}, "offset")):  # fmt: skip
         response = await client.get("/api/v1/gateways", params=params, headers=bearer(setup.pkey))
-        assert response.status_code == 400
-        assert response.json()["error"]["code"] == "invalid_parameter"
+        assert_error(response, 400, "invalid_parameter")
         assert name in response.json()["error"]["message"]
 
 

@@ -25,7 +25,7 @@ from app.auth.principal import hash_secret
 from app.core.config import PROJECT_ROOT
 from tests.conftest import LiveServer
 from tests.factories import World, load
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_ingest import th_world
 
@@ -348,12 +348,10 @@ async def test_12_every_401_of_members_validate_carries_a_challenge(
     await load(pool, world)
     body = {"email": "nobody@example.com", "password": "not the password"}
     member = await client.post("/api/v1/members/validate", json=body, headers=bearer(key))
-    assert member.status_code == 401
-    assert member.json()["error"]["code"] == "invalid_credentials"
+    assert_error(member, 401, "invalid_credentials")
     assert member.headers["www-authenticate"] == 'Bearer realm="members"'
     refused = await client.post(
         "/api/v1/members/validate", json=body, headers={"Authorization": "Bearer svc_live_x"}
     )
-    assert refused.status_code == 401
-    assert refused.json()["error"]["code"] == "unauthorized"
+    assert_error(refused, 401, "unauthorized")
     assert refused.headers["www-authenticate"] == "Bearer"

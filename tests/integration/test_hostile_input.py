@@ -9,6 +9,7 @@ import asyncpg
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
+from tests.helpers import assert_error
 
 
 async def test_nul_characters_are_refused_in_bodies_and_queries(
@@ -25,12 +26,10 @@ async def test_nul_characters_are_refused_in_bodies_and_queries(
         content=b'{"email": "a\\u0000b@example.com", "password": "whatever-long"}',
         headers={**headers, "Content-Type": "application/json"},
     )
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == "invalid_body"
+    assert_error(response, 400, "invalid_body")
 
     response = await client.get("/api/v1/devices?search=a%00b", headers=headers)
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == "invalid_parameter"
+    assert_error(response, 400, "invalid_parameter")
 
 
 async def test_offsets_beyond_any_list_are_invalid(

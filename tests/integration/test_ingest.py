@@ -18,6 +18,7 @@ from app.ops.admin import set_device_status
 from app.telemetry import catalog
 from app.telemetry.pipeline import Uplink, store_uplink
 from tests.factories import World, load
+from tests.helpers import assert_error
 from tests.integration import test_ingest_helpers as cs
 
 INGEST = "/ingest/chirpstack"
@@ -485,8 +486,7 @@ async def test_refusals(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
     good = cs.uplink(t["device"]["devEui"], {"temperature": 1})
 
     response = await client.post(f"{INGEST}?event=up", content=good)
-    assert response.status_code == 401
-    assert response.json()["error"]["code"] == "unauthorized"
+    assert_error(response, 401, "unauthorized")
     assert response.headers["www-authenticate"] == "Bearer"
     assert await post(client, "not-a-token", "up", good) == 401
     assert await post(client, "not-a-token", "txack", "{}") == 401

@@ -9,7 +9,7 @@ import asyncpg
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 
 PASSWORD = "correct horse battery staple"
 
@@ -180,8 +180,7 @@ async def test_partner_key_without_any_membership_is_not_a_member(
     nobody = s.world.user(s.partner, password=PASSWORD)
     await s.load(pool)
     response = await validate(client, s.partner_key, nobody["email"], PASSWORD)
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "not_a_member"
+    assert_error(response, 403, "not_a_member")
 
 
 async def test_validate_changes_nothing(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
@@ -217,5 +216,4 @@ async def test_validate_needs_members_read(client: AsyncTestClient, pool: asyncp
         content=b"not json",
         headers={**bearer(manage_only), "Content-Type": "text/plain"},
     )
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "insufficient_scope"
+    assert_error(response, 403, "insufficient_scope")

@@ -9,7 +9,7 @@ import asyncpg
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 
 
 class Setup:
@@ -226,15 +226,13 @@ async def test_group_scope_guards_and_empty_groups(
         content=b"garbage",
         headers={**bearer(no_write_scope), "Content-Type": "text/plain"},
     )
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "insufficient_scope"
+    assert_error(response, 403, "insufficient_scope")
 
 
 async def test_plan_without_write_access(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
     s = await Setup(api_write=False).load(pool)
     response = await execute(client, s.key, s.group["id"], {"key": "set_interval"})
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "write_not_enabled"
+    assert_error(response, 403, "write_not_enabled")
     assert await queued_payloads(pool, s.group["id"]) == {}
 
 

@@ -10,7 +10,7 @@ from litestar.testing import AsyncTestClient
 
 from app.ops.admin import set_device_status
 from tests.factories import World, loaded
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 
 
 class Setup:
@@ -83,5 +83,4 @@ async def test_404s(client: AsyncTestClient, setup: Setup) -> None:
     for key, group in ((setup.akey, setup.b_group["id"]), (setup.pkey, setup.q_group["id"]),
                        (setup.pkey, str(uuid.uuid4())), (setup.pkey, "zz")):  # fmt: skip
         response = await client.get(f"/api/v1/multicast-groups/{group}", headers=bearer(key))
-        assert response.status_code == 404
-        assert response.json()["error"]["code"] == "not_found"
+        assert_error(response, 404, "not_found")

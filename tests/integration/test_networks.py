@@ -12,7 +12,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load, loaded
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 from tests.integration.test_devices import set_state
 
 NETWORK_KEYS = {
@@ -148,8 +148,7 @@ async def test_partner_key_sees_only_subaccounts_with_the_feature(
     for key in (setup.bkey,):
         for path in ("/api/v1/networks", f"/api/v1/networks/{setup.south['id']}"):
             response = await client.get(path, headers=bearer(key))
-            assert response.status_code == 403
-            assert response.json()["error"]["code"] == "networks_disabled"
+            assert_error(response, 403, "networks_disabled")
 
 
 async def test_site_filters(client: AsyncTestClient, setup: Setup) -> None:
@@ -164,12 +163,10 @@ async def test_site_filters(client: AsyncTestClient, setup: Setup) -> None:
     assert (await listing(client, setup.pkey, siteId=setup.site_c["id"]))["data"] == []
     response = await client.get("/api/v1/networks", params={"siteId": "none"},
                                 headers=bearer(setup.ckey))  # fmt: skip
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "multi_site_disabled"
+    assert_error(response, 403, "multi_site_disabled")
     response = await client.get("/api/v1/networks", params={"siteId": "bad"},
                                 headers=bearer(setup.akey))  # fmt: skip
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == "invalid_parameter"
+    assert_error(response, 400, "invalid_parameter")
 
 
 async def test_feature_switches_come_before_every_400(
@@ -200,16 +197,14 @@ async def test_partner_with_feature_off_everywhere(
     key = w.key(p, scopes=["devices:read"])
     await load(pool, w)
     response = await client.get("/api/v1/networks", headers=bearer(key))
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "networks_disabled"
+    assert_error(response, 403, "networks_disabled")
 
 
 async def test_404s_and_paging(client: AsyncTestClient, setup: Setup) -> None:
     for key, reference in ((setup.akey, setup.west["id"]), (setup.pkey, setup.q_net["id"]),
                            (setup.pkey, str(uuid.uuid4())), (setup.pkey, "x")):  # fmt: skip
         response = await client.get(f"/api/v1/networks/{reference}", headers=bearer(key))
-        assert response.status_code == 404
-        assert response.json()["error"]["code"] == "not_found"
+        assert_error(response, 404, "not_found")
     body = await listing(client, setup.pkey, limit=1, offset=1)
     assert [n["name"] for n in body["data"]] == ["North"]
     assert body["pagination"] == {"limit": 1, "offset": 1, "total": 3}

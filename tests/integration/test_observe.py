@@ -28,7 +28,7 @@ from app.main import create_app
 from app.observe.logs import configure_logging
 from benchmarks.common import free_port
 from tests.factories import World, load
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 from tests.integration import test_ingest_helpers as cs
 
 
@@ -201,8 +201,7 @@ async def test_metrics_add_up_over_workers(served: Served, pool: asyncpg.Pool) -
 def test_metrics_need_no_key_and_are_not_on_the_api_port(served: Served) -> None:
     assert httpx.get(served.metrics_url, timeout=5).status_code == 200
     api = httpx.get(f"{served.base_url}/metrics", timeout=5)
-    assert api.status_code == 404
-    assert api.json()["error"]["code"] == "not_found"
+    assert_error(api, 404, "not_found")
 
 
 @get("/api/v1/boom", opt={"public": True}, sync_to_thread=False)

@@ -7,7 +7,7 @@ import uuid
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, world_fixture
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 
 
 class Setup:
@@ -63,8 +63,7 @@ async def test_sub_account_key_sees_profiles_of_its_assigned_devices(
         response = await client.get(
             f"/api/v1/device-profiles/{profile['id']}", headers=bearer(setup.akey)
         )
-        assert response.status_code == 404
-        assert response.json()["error"]["code"] == "not_found"
+        assert_error(response, 404, "not_found")
 
 
 async def test_detail_has_every_field(client: AsyncTestClient, setup: Setup) -> None:
@@ -94,8 +93,7 @@ async def test_404_scope_and_paging(client: AsyncTestClient, setup: Setup) -> No
         )
         assert response.status_code == 404
     response = await client.get("/api/v1/device-profiles", headers=bearer(setup.devices_only))
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "insufficient_scope"
+    assert_error(response, 403, "insufficient_scope")
     response = await client.get(
         "/api/v1/device-profiles", params={"limit": 1, "offset": 3}, headers=bearer(setup.pkey)
     )
@@ -109,5 +107,4 @@ async def test_404_scope_and_paging(client: AsyncTestClient, setup: Setup) -> No
     response = await client.get(
         "/api/v1/device-profiles", params={"limit": 201}, headers=bearer(setup.pkey)
     )
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == "invalid_parameter"
+    assert_error(response, 400, "invalid_parameter")

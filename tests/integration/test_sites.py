@@ -7,7 +7,7 @@ import uuid
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, world_fixture
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 
 
 class Setup:
@@ -64,8 +64,7 @@ async def test_partner_key_covers_subaccounts_with_the_feature(
 async def test_feature_off_is_403(client: AsyncTestClient, setup: Setup) -> None:
     for path in ("/api/v1/sites", f"/api/v1/sites/{setup.b_site['id']}"):
         response = await client.get(path, headers=bearer(setup.bkey))
-        assert response.status_code == 403
-        assert response.json()["error"]["code"] == "multi_site_disabled"
+        assert_error(response, 403, "multi_site_disabled")
 
 
 async def test_feature_off_comes_before_paging_400s(client: AsyncTestClient, setup: Setup) -> None:
@@ -81,8 +80,6 @@ async def test_sites_outside_scope_are_404(client: AsyncTestClient, setup: Setup
                       (setup.pkey, setup.q_site["id"]), (setup.akey, str(uuid.uuid4())),
                       (setup.akey, "nope")):  # fmt: skip
         response = await client.get(f"/api/v1/sites/{site}", headers=bearer(key))
-        assert response.status_code == 404
-        assert response.json()["error"]["code"] == "not_found"
+        assert_error(response, 404, "not_found")
     response = await client.get("/api/v1/sites", params={"offset": -1}, headers=bearer(setup.akey))
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == "invalid_parameter"
+    assert_error(response, 400, "invalid_parameter")
