@@ -368,6 +368,21 @@ async def load(pool_or_connection: Any, world: World, now: datetime | None = Non
     return await load_world(pool_or_connection, world.to_dict(), now)
 
 
+async def partner_key(
+    pool: asyncpg.Pool,
+    scopes: list[str] | None = None,
+    key: dict[str, Any] | None = None,
+    **partner: Any,
+) -> tuple[Entity, Secret]:
+    """A world of one partner (`partner`: its overrides) with one key (`scopes`, and the
+    key's other overrides in `key`), loaded: (partner, key)."""
+    w = World()
+    made = w.partner(**partner)
+    secret = w.key(made, scopes, **(key or {}))
+    await load(pool, w)
+    return made, secret
+
+
 class Built(Protocol):
     world: World
 

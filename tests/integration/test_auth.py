@@ -10,7 +10,7 @@ import httpx
 from litestar.testing import AsyncTestClient
 
 from tests.conftest import LiveServer
-from tests.factories import World, load
+from tests.factories import World, load, partner_key
 from tests.helpers import assert_error, bearer
 
 
@@ -77,10 +77,7 @@ async def test_me_needs_no_scope_and_describes_the_binding(
 async def test_missing_scope_is_403_insufficient_scope(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner()
-    key = world.key(partner, scopes=["telemetry:read"])
-    await load(pool, world)
+    _, key = await partner_key(pool, scopes=["telemetry:read"])
     response = await client.get("/api/v1/sub-accounts", headers=bearer(key))
     assert_error(response, 403, "insufficient_scope")
 
@@ -88,10 +85,7 @@ async def test_missing_scope_is_403_insufficient_scope(
 async def test_per_minute_limit_counts_down_then_429_with_retry_after(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner(tier={"perMinute": 5, "perDay": 1000})
-    key = world.key(partner)
-    await load(pool, world)
+    partner, key = await partner_key(pool, tier={"perMinute": 5, "perDay": 1000})
 
     remaining = []
     for _ in range(5):
@@ -133,10 +127,7 @@ async def test_sub_account_key_gets_the_lower_tier(
 async def test_daily_quota_is_429_quota_exceeded_until_midnight(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner(tier={"perMinute": 100, "perDay": 2})
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool, tier={"perMinute": 100, "perDay": 2})
     for _ in range(2):
         assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
     response = await client.get("/api/v1/me", headers=bearer(key))
@@ -151,10 +142,7 @@ async def test_daily_quota_is_429_quota_exceeded_until_midnight(
 async def test_rate_limit_headers_on_authenticated_errors_too(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner(tier={"perMinute": 50, "perDay": 1000})
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool, tier={"perMinute": 50, "perDay": 1000})
     response = await client.get(f"/api/v1/sub-accounts/{uuid.uuid4()}", headers=bearer(key))
     assert response.status_code == 404
     assert response.json() == {"error": {"code": "not_found", "message": "sub-account not found"}}
@@ -163,10 +151,7 @@ async def test_rate_limit_headers_on_authenticated_errors_too(
 
 
 async def test_unknown_path_does_not_count(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    world = World()
-    partner = world.partner(tier={"perMinute": 50, "perDay": 1000})
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool, tier={"perMinute": 50, "perDay": 1000})
     for _ in range(3):
         response = await client.get("/api/v1/nothing-here", headers=bearer(key))
         assert response.status_code == 404
@@ -182,10 +167,7 @@ async def test_wrong_method_is_405_in_the_envelope(client: AsyncTestClient) -> N
 async def test_61st_request_is_429_across_two_workers(
     live_server: LiveServer, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner(tier={"perMinute": 60, "perDay": 100000})
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool, tier={"perMinute": 60, "perDay": 100000})
     async with live_server.client() as http:
 
         async def call() -> httpx.Response:

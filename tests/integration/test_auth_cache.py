@@ -18,7 +18,7 @@ from app.auth.principal import hash_secret
 from app.core.config import Settings
 from app.main import create_app
 from tests.conftest import LiveServer
-from tests.factories import World, load
+from tests.factories import World, load, partner_key
 from tests.helpers import assert_error, bearer, committed
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_admin_cli import telemetry
@@ -52,10 +52,7 @@ async def test_the_in_process_app_serves_from_the_cache(
 ) -> None:
     cache = cache_of(client)
     assert cache.active
-    w = World()
-    partner = w.partner()
-    key = w.key(partner)
-    await load(pool, w)
+    partner, key = await partner_key(pool)
     assert hash_secret(key) not in cache.keys
     assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
     # The key is now cached; its next request is answered from the same entry (no
@@ -71,10 +68,7 @@ async def test_the_in_process_app_serves_from_the_cache(
 async def test_a_committed_revocation_drops_the_cached_key(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w = World()
-    p = w.partner()
-    key = w.key(p)
-    await load(pool, w)
+    _, key = await partner_key(pool)
     for _ in range(3):
         assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
     await committed(
@@ -89,10 +83,7 @@ async def test_a_committed_revocation_drops_the_cached_key(
 async def test_expiry_is_checked_at_each_request(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w = World()
-    p = w.partner()
-    key = w.key(p, expiresAt="now+PT2S")
-    await load(pool, w)
+    _, key = await partner_key(pool, key={"expiresAt": "now+PT2S"})
     assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
     expires = await pool.fetchval(
         "SELECT expires_at FROM api_keys WHERE id = $1", uuid.UUID(key.id)
@@ -165,10 +156,7 @@ async def test_a_new_sub_account_changes_what_a_partner_key_sees(
 
 
 async def test_unused_permits_are_given_back(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    w = World()
-    p = w.partner(tier={"perMinute": 1_000_000, "perDay": 10_000_000})
-    key = w.key(p)
-    await load(pool, w)
+    _, key = await partner_key(pool, tier={"perMinute": 1_000_000, "perDay": 10_000_000})
     served = 0
     for _ in range(4):
         batch = await asyncio.gather(
@@ -182,10 +170,7 @@ async def test_unused_permits_are_given_back(client: AsyncTestClient, pool: asyn
 async def test_leases_never_exceed_the_limit_across_two_workers(
     live_server: LiveServer, pool: asyncpg.Pool
 ) -> None:
-    w = World()
-    p = w.partner(tier={"perMinute": 200, "perDay": 100_000})
-    key = w.key(p)
-    await load(pool, w)
+    _, key = await partner_key(pool, tier={"perMinute": 200, "perDay": 100_000})
     limits = httpx.Limits(max_connections=300, max_keepalive_connections=0)
     async with httpx.AsyncClient(base_url=live_server.base_url, timeout=30, limits=limits) as http:
         responses = await asyncio.gather(
@@ -204,10 +189,7 @@ async def test_leases_never_exceed_the_limit_across_two_workers(
 async def test_a_large_budget_burst_is_counted_exactly_across_two_workers(
     live_server: LiveServer, pool: asyncpg.Pool
 ) -> None:
-    w = World()
-    p = w.partner(tier={"perMinute": 1_000_000, "perDay": 10_000_000})
-    key = w.key(p)
-    await load(pool, w)
+    _, key = await partner_key(pool, tier={"perMinute": 1_000_000, "perDay": 10_000_000})
     limits = httpx.Limits(max_connections=64)
     async with httpx.AsyncClient(base_url=live_server.base_url, timeout=30, limits=limits) as http:
         responses = await asyncio.gather(
@@ -222,10 +204,7 @@ async def test_a_large_budget_burst_is_counted_exactly_across_two_workers(
 async def test_cli_revocation_is_seen_by_the_next_request_on_both_workers(
     live_server: LiveServer, migrated: str, pool: asyncpg.Pool
 ) -> None:
-    w = World()
-    p = w.partner()
-    key = w.key(p)
-    await load(pool, w)
+    _, key = await partner_key(pool)
     fresh = httpx.Limits(max_keepalive_connections=0)
     async with httpx.AsyncClient(base_url=live_server.base_url, timeout=10, limits=fresh) as http:
         for _ in range(6):
@@ -251,10 +230,7 @@ async def test_telemetry_auth_cache_0_authenticates_per_request(
     uncached_client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     assert getattr(uncached_client.app.state, "auth_cache", None) is None
-    w = World()
-    p = w.partner(tier={"perMinute": 3, "perDay": 1000})
-    key = w.key(p)
-    await load(pool, w)
+    _, key = await partner_key(pool, tier={"perMinute": 3, "perDay": 1000})
     remaining = []
     for _ in range(3):
         response = await uncached_client.get("/api/v1/me", headers=bearer(key))
@@ -273,10 +249,7 @@ async def test_a_lost_listener_falls_back_then_the_cache_returns(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     cache = cache_of(client)
-    w = World()
-    p = w.partner(tier={"perMinute": 50, "perDay": 1000})
-    key = w.key(p)
-    await load(pool, w)
+    _, key = await partner_key(pool, tier={"perMinute": 50, "perDay": 1000})
     assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
     assert cache._listener is not None
     pid = cache._listener.get_server_pid()

@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load, loaded
+from tests.factories import World, load, loaded, partner_key
 from tests.helpers import assert_error, bearer, committed
 
 DEVICE_KEYS = {
@@ -427,10 +427,7 @@ async def test_detail_404s(client: AsyncTestClient, fleet: Fleet) -> None:
 async def test_scope_is_devices_read(
     client: AsyncTestClient, fleet: Fleet, pool: asyncpg.Pool
 ) -> None:
-    w = World()
-    p = w.partner()
-    key = w.key(p, scopes=["telemetry:read", "profiles:read"])
-    await load(pool, w)
+    _, key = await partner_key(pool, scopes=["telemetry:read", "profiles:read"])
     for path in ("/api/v1/devices", f"/api/v1/devices/{uuid.uuid4()}"):
         response = await client.get(path, headers=bearer(key))
         assert_error(response, 403, "insufficient_scope")

@@ -24,7 +24,7 @@ from litestar.testing import AsyncTestClient
 from app.auth.principal import hash_secret
 from app.core.config import PROJECT_ROOT
 from tests.conftest import LiveServer
-from tests.factories import World, load
+from tests.factories import World, load, partner_key
 from tests.helpers import assert_error, bearer
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_ingest import th_world
@@ -129,10 +129,7 @@ def _utc(text: str) -> datetime:
 
 
 async def _limited_key(pool: asyncpg.Pool, per_minute: int, per_day: int = 10_000) -> Any:
-    world = World()
-    partner = world.partner(tier={"perMinute": per_minute, "perDay": per_day})
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool, tier={"perMinute": per_minute, "perDay": per_day})
     return key
 
 
@@ -342,10 +339,7 @@ async def test_12_server_level_refusals_use_the_envelope(
 async def test_12_every_401_of_members_validate_carries_a_challenge(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner()
-    key = world.key(partner, scopes=["members:read"])
-    await load(pool, world)
+    _, key = await partner_key(pool, scopes=["members:read"])
     body = {"email": "nobody@example.com", "password": "not the password"}
     member = await client.post("/api/v1/members/validate", json=body, headers=bearer(key))
     assert_error(member, 401, "invalid_credentials")

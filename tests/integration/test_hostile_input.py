@@ -8,17 +8,14 @@ import uuid
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
+from tests.factories import World, load, partner_key
 from tests.helpers import assert_error
 
 
 async def test_nul_characters_are_refused_in_bodies_and_queries(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner()
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool)
     headers = {"Authorization": f"Bearer {key}"}
 
     response = await client.post(
@@ -35,10 +32,7 @@ async def test_nul_characters_are_refused_in_bodies_and_queries(
 async def test_offsets_beyond_any_list_are_invalid(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner()
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool)
     headers = {"Authorization": f"Bearer {key}"}
     for path in ("/api/v1/devices", "/api/v1/multicast-groups", "/api/v1/device-profiles"):
         response = await client.get(f"{path}?offset=504715958699948507136", headers=headers)

@@ -7,7 +7,7 @@ import uuid
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
+from tests.factories import World, load, partner_key
 from tests.helpers import bearer
 
 
@@ -77,10 +77,7 @@ async def test_sub_account_key_sees_only_its_own(
 
 
 async def test_paging_parameters_are_validated(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    world = World()
-    partner = world.partner()
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool)
     for query, name in [
         ("limit=0", "limit"),
         ("limit=201", "limit"),
