@@ -100,8 +100,7 @@ async def test_tier_scope_and_feature_changes_are_seen(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner(tier={"perMinute": 100, "perDay": 1000}, features={"networks": False})
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({}, tier={"perMinute": 100, "perDay": 1000}, features={"networks": False})
     key = w.key(sa, scopes=["devices:read"])
     await load(pool, w)
     response = await client.get("/api/v1/networks", headers=bearer(key))
@@ -299,8 +298,7 @@ async def test_latest_through_the_cache_counts_and_checks_in_order(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner(tier={"perMinute": 4, "perDay": 1000})
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({}, tier={"perMinute": 4, "perDay": 1000})
     prof = w.profile(p, fields=[w.field("temperature")])
     dev = w.device(sa, prof)
     w.uplink(dev, at="now-PT1M", values={"temperature": 20.5})

@@ -14,8 +14,7 @@ from tests.helpers import assert_error, bearer
 
 async def make_key(pool: asyncpg.Pool) -> str:
     world = World()
-    partner = world.partner(plan={"apiWrite": True, "retentionDays": 30})
-    sub = world.sub_account(partner)
+    partner, sub = world.tenancy({}, plan={"apiWrite": True, "retentionDays": 30})
     world.user(partner, email="body@example.com")
     key = world.key(sub, scopes=["members:read", "members:manage", "downlinks:write"])
     await load(pool, world)
@@ -118,8 +117,7 @@ async def test_whole_numbers_take_json_integers_only(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     world = World()
-    partner = world.partner(plan={"apiWrite": True, "retentionDays": 30})
-    sub = world.sub_account(partner)
+    partner, sub = world.tenancy({}, plan={"apiWrite": True, "retentionDays": 30})
     profile = world.profile(partner)
     world.downlink_template(profile, key="k")
     device = world.device(sub, profile)

@@ -45,8 +45,7 @@ def test_password_is_masked() -> None:
 
 async def test_world_load_shows_progress_and_summary(migrated: str, tmp_path: Path) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     device = w.device(sa, w.profile(p, fields=[w.field("temperature")]))
     for minute in range(1500):
         w.uplink(device, at=f"now-PT{minute + 1}M", values={"temperature": minute / 10})

@@ -344,8 +344,7 @@ async def test_feature_switches_come_before_every_400(
         assert response.status_code == 403, params
         assert response.json()["error"]["code"] == code
     w = World()
-    p = w.partner(features={"networks": True, "multiSite": False})
-    sa = w.sub_account(p)
+    _, sa = w.tenancy({}, features={"networks": True, "multiSite": False})
     key = w.key(sa, scopes=["devices:read"])
     await load(pool, w)
     for params in ({"networkId": "bad", "siteId": "x"}, {"siteId": "x", "limit": 0}):
@@ -437,8 +436,7 @@ async def test_live_fields_from_the_ingest_pipeline(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     prof = w.profile(p, fields=[w.field("temperature"), w.field("battery", role="battery_pct")])
     dev = w.device(sa, prof, name="Piped")
     w.uplink(dev, at="now-PT10M", values={"temperature": 21.5, "battery": 64}, rssi=-50, snr=10)
@@ -455,8 +453,7 @@ async def test_live_fields_from_the_ingest_pipeline(
 
 async def test_totals_follow_moves_and_deletes(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     prof = w.profile(p)
     devices = [w.device(sa, prof, name=f"Counted {i}") for i in range(3)]
     w.device(p, prof, name="Counted spare")

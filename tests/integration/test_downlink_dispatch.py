@@ -56,8 +56,7 @@ async def downlink_world(
     pool: asyncpg.Pool, fake: FakeChirpStack, devices: int = 1, confirmed: bool = True
 ) -> dict[str, Any]:
     w = World()
-    p = w.partner(plan={"apiWrite": True, "retentionDays": 30})
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({}, plan={"apiWrite": True, "retentionDays": 30})
     profile = w.profile(p)
     w.downlink_template(profile, key="set_interval", fPort=10, confirmed=confirmed)
     devs = [w.device(sa, profile) for _ in range(devices)]
@@ -238,8 +237,7 @@ async def test_a_wrong_api_token_is_a_refusal(
     client: AsyncTestClient, pool: asyncpg.Pool, fake: FakeChirpStack, dispatcher: Dispatcher
 ) -> None:
     w = World()
-    p = w.partner(plan={"apiWrite": True})
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({}, plan={"apiWrite": True})
     profile = w.profile(p)
     w.downlink_template(profile, key="set_interval")
     dev = w.device(sa, profile)
@@ -444,8 +442,7 @@ async def test_network_events_over_mqtt_move_downlinks_too(
     broker = Broker(tmp_path / "mosquitto")
     broker.start()
     w = World()
-    p = w.partner(plan={"apiWrite": True})
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({}, plan={"apiWrite": True})
     profile = w.profile(p)
     w.downlink_template(profile, key="set_interval", fPort=10, confirmed=True)
     dev = w.device(sa, profile)

@@ -84,11 +84,9 @@ async def setup(pool: asyncpg.Pool) -> Setup:
     other_device = w.device(other_sub, profile)
     inventory = w.device(partner, profile)
     archived = w.device(sub, profile, status="archived")
-    foreign_partner = w.partner(tier=tier)
-    foreign_sub = w.sub_account(foreign_partner)
+    foreign_partner, foreign_sub = w.tenancy({}, tier=tier)
     foreign = w.device(foreign_sub, w.profile(foreign_partner))
-    short = w.partner(plan={"retentionDays": 1}, tier=tier)
-    short_sub = w.sub_account(short)
+    short, short_sub = w.tenancy({}, plan={"retentionDays": 1}, tier=tier)
     short_device = w.device(short_sub, w.profile(short))
     setup = Setup(
         partner_key=w.key(partner, scopes=["telemetry:read"]),

@@ -40,8 +40,7 @@ UNREADABLE_BODIES = {
 
 async def _partner_world(pool: asyncpg.Pool) -> dict[str, Any]:
     world = World()
-    partner = world.partner(plan={"apiWrite": True, "retentionDays": 90})
-    sub_account = world.sub_account(partner)
+    partner, sub_account = world.tenancy({}, plan={"apiWrite": True, "retentionDays": 90})
     key = world.key(sub_account)
     token = world.integration(partner)
     await load(pool, world)

@@ -27,8 +27,7 @@ INGEST = "/ingest/chirpstack"
 def th_world(retain: bool = False) -> tuple[World, dict[str, Any]]:
     """A partner with a TH-100-like profile (operations.md's example) and one device."""
     w = World()
-    p = w.partner(plan={"apiWrite": True, "retentionDays": 90})
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({}, plan={"apiWrite": True, "retentionDays": 90})
     prof = w.profile(
         p,
         retainLastValue=retain,
@@ -452,8 +451,7 @@ async def test_gateways_of_the_same_partner_only(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w, t = th_world()
-    other = w.partner()
-    other_sa = w.sub_account(other)
+    _, other_sa = w.tenancy({})
     foreign = w.gateway(other_sa, gatewayEui="00000000000000cc")
     mine = w.gateway(t["sa"], gatewayEui="00000000000000dd")
     await load(pool, w)
@@ -478,8 +476,7 @@ async def test_gateways_of_the_same_partner_only(
 async def test_refusals(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
     w, t = th_world()
     inventory = w.device(t["partner"], t["profile"])
-    other = w.partner()
-    other_sa = w.sub_account(other)
+    other, other_sa = w.tenancy({})
     other_profile = w.profile(other)
     foreign = w.device(other_sa, other_profile)
     await load(pool, w)

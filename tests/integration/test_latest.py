@@ -21,8 +21,7 @@ async def test_static_values_and_formulas_over_them_before_the_first_uplink(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     prof = w.profile(
         p,
         fields=[
@@ -66,8 +65,7 @@ async def test_calibrated_device_has_derived_even_without_formulas(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     prof = w.profile(p, fields=[w.field("temperature"), w.field("humidity")])
     dev = w.device(sa, prof, calibration={"temperature": {"scale": 2, "offset": 1}})
     key = w.key(sa, scopes=["telemetry:read"])
@@ -136,8 +134,7 @@ async def test_304_counts_toward_the_rate_limit(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner(tier={"perMinute": 3, "perDay": 1000})
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({}, tier={"perMinute": 3, "perDay": 1000})
     dev = w.device(sa, w.profile(p))
     key = w.key(sa, scopes=["telemetry:read"])
     await load(pool, w)
@@ -302,8 +299,7 @@ async def test_a_thousand_events_with_duplicates_store_exactly_the_distinct_ones
     live_server: Any, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     prof = w.profile(p, fields=[w.field(name) for name in ("a", "b", "c", "d")])
     devices = [w.device(sa, prof) for _ in range(20)]
     token = w.integration(p)

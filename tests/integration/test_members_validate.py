@@ -33,8 +33,7 @@ class Setup:
         self.key_c = world.key(self.sub_c, scopes=["members:read"])
         self.partner_key = world.key(self.partner, scopes=["members:read"])
         # Another workspace with the same email and password: never mixed in.
-        other = world.partner()
-        other_sub = world.sub_account(other)
+        other, other_sub = world.tenancy({})
         twin = world.user(other, email="ana@example.com", password=PASSWORD)
         world.member(other_sub, twin, role="subaccount_admin")
 

@@ -36,8 +36,7 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
 
 async def mqtt_world(pool: asyncpg.Pool, broker: Broker, devices: int = 3) -> dict[str, Any]:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     profile = w.profile(p)
     devs = [w.device(sa, profile) for _ in range(devices)]
     warm = w.device(sa, profile)

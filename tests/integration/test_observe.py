@@ -106,8 +106,7 @@ async def test_access_log_line_per_request_with_request_id(
     served: Served, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     device = w.device(sa, w.profile(p))
     key = w.key(p, ["devices:read"])
     await load(pool, w)
@@ -145,8 +144,7 @@ async def test_access_log_line_per_request_with_request_id(
 
 async def test_metrics_add_up_over_workers(served: Served, pool: asyncpg.Pool) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     prof = w.profile(p, fields=[w.field("temperature")])
     device = w.device(sa, prof)
     w.gateway(sa, gatewayEui="0016c001ff10a235")

@@ -110,8 +110,7 @@ async def test_the_api_works_through_pgbouncer_in_transaction_mode(
     pool: object, migrated: str, bouncer: Bouncer
 ) -> None:
     w = World()
-    partner = w.partner(tier={"perMinute": 30, "perDay": 100000})
-    sub = w.sub_account(partner)
+    partner, sub = w.tenancy({}, tier={"perMinute": 30, "perDay": 100000})
     profile = w.profile(partner, fields=[w.field("temperature")])
     devices = [w.device(sub, profile) for _ in range(3)]
     token = w.integration(partner)

@@ -58,8 +58,7 @@ async def test_sub_account_key_sees_only_its_own(
     partner = world.partner()
     own = world.sub_account(partner, name="Own")
     sibling = world.sub_account(partner, name="Sibling")
-    other_partner = world.partner()
-    foreign = world.sub_account(other_partner)
+    _, foreign = world.tenancy({})
     key = world.key(own, scopes=["devices:read"])
     await load(pool, world)
 

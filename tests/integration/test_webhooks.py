@@ -195,8 +195,7 @@ async def test_uplink_event_shows_what_latest_shows(h: Hooks) -> None:
     # The event carries the device's state as /latest builds it (latest_body): with retain
     # last value the older field is `retained`, and calibration makes `derived`.
     w = World()
-    partner = w.partner(plan={"apiWrite": True, "retentionDays": 30})
-    sa = w.sub_account(partner)
+    partner, sa = w.tenancy({}, plan={"apiWrite": True, "retentionDays": 30})
     profile = w.profile(
         partner, fields=[w.field("temperature"), w.field("humidity")], retainLastValue=True
     )

@@ -540,8 +540,7 @@ async def test_relative_times_are_evaluated_once(pool: asyncpg.Pool) -> None:
 
 async def test_zero_argument_builders_make_a_valid_world(pool: asyncpg.Pool) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     prof = w.profile(p)
     w.device(sa, prof)
     w.device(p, prof)
