@@ -18,7 +18,7 @@ from app.auth.principal import hash_secret
 from app.core.config import Settings
 from app.main import create_app
 from tests.conftest import LiveServer
-from tests.factories import World, load, partner_key
+from tests.factories import Secret, World, load, partner_key
 from tests.helpers import assert_error, bearer, committed
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_admin_cli import telemetry
@@ -47,6 +47,11 @@ def cache_of(client: AsyncTestClient) -> AuthCache:
     return cache
 
 
+async def change_key(client: AsyncTestClient, pool: asyncpg.Pool, key: Secret, change: str) -> None:
+    """Sets `change` (SQL) on the key's row and waits for the app to hear of it."""
+    await committed(client, pool, f"UPDATE api_keys SET {change} WHERE id = $1", uuid.UUID(key.id))
+
+
 async def test_the_in_process_app_serves_from_the_cache(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
@@ -71,9 +76,7 @@ async def test_a_committed_revocation_drops_the_cached_key(
     _, key = await partner_key(pool)
     for _ in range(3):
         assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
-    await committed(
-        client, pool, "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
-    )
+    await change_key(client, pool, key, "revoked_at = now()")
     response = await client.get("/api/v1/me", headers=bearer(key))
     assert response.status_code == 401
     assert response.headers["www-authenticate"] == "Bearer"
@@ -125,9 +128,7 @@ async def test_tier_scope_and_feature_changes_are_seen(
     assert response.headers["x-ratelimit-limit"] == "7"
     assert response.headers["x-ratelimit-remaining"] == "4", "3 requests so far"
 
-    await committed(
-        client, pool, "UPDATE api_keys SET scopes = '{}' WHERE id = $1", uuid.UUID(key.id)
-    )
+    await change_key(client, pool, key, "scopes = '{}'")
     response = await client.get("/api/v1/networks", headers=bearer(key))
     assert_error(response, 403, "insufficient_scope")
 
@@ -287,9 +288,7 @@ async def test_a_lost_listener_falls_back_then_the_cache_returns(
     assert cache.active, "the worker listens again"
     response = await client.get("/api/v1/me", headers=bearer(key))
     assert response.headers["x-ratelimit-remaining"] == "47"
-    await committed(
-        client, pool, "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
-    )
+    await change_key(client, pool, key, "revoked_at = now()")
     response = await client.get("/api/v1/me", headers=bearer(key))
     assert_error(response, 401, "key_revoked")
 
@@ -321,9 +320,7 @@ async def test_latest_through_the_cache_counts_and_checks_in_order(
     response = await client.get(url, headers=bearer(no_scope))
     assert_error(response, 403, "insufficient_scope")
     assert await day_count(pool, key.id) == 4
-    await committed(
-        client, pool, "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
-    )
+    await change_key(client, pool, key, "revoked_at = now()")
     response = await client.get(url, headers=bearer(key))
     assert_error(response, 401, "key_revoked")
 

@@ -37,6 +37,20 @@ class Setup:
         twin = world.user(other, email="ana@example.com", password=PASSWORD)
         world.member(other_sub, twin, role="subaccount_admin")
 
+    def ana(self, **answer: Any) -> dict[str, Any]:
+        """The answer that Ana's credentials are valid: who she is, then `answer`."""
+        who = {"valid": True, "userId": self.user["id"], "email": "Ana@Example.com", "name": "Ana"}
+        return {"data": {**who, **answer}}
+
+    def in_b(self) -> dict[str, Any]:
+        """Where Ana's membership of sub-account B is."""
+        return {
+            "subAccountId": self.sub_b["id"],
+            "subAccountName": "Beta",
+            "siteId": self.site["id"],
+            "siteName": "Floor 2",
+        }
+
     async def load(self, pool: asyncpg.Pool) -> Setup:
         await load(pool, self.world)
         return self
@@ -56,20 +70,7 @@ async def test_sub_account_key_answers_its_own_membership(
     s = await Setup().load(pool)
     response = await validate(client, s.key_b, "  ANA@example.com ", PASSWORD)
     assert response.status_code == 200
-    assert response.json() == {
-        "data": {
-            "valid": True,
-            "userId": s.user["id"],
-            "email": "Ana@Example.com",
-            "name": "Ana",
-            "role": "subaccount_viewer",
-            "mfaEnabled": True,
-            "subAccountId": s.sub_b["id"],
-            "subAccountName": "Beta",
-            "siteId": s.site["id"],
-            "siteName": "Floor 2",
-        }
-    }
+    assert response.json() == s.ana(role="subaccount_viewer", mfaEnabled=True, **s.in_b())
     response = await validate(client, s.key_a, "ana@example.com", PASSWORD)
     data = response.json()["data"]
     assert (data["role"], data["subAccountName"], data["siteId"]) == (
@@ -85,31 +86,19 @@ async def test_partner_key_answers_every_membership(
     s = await Setup().load(pool)
     response = await validate(client, s.partner_key, "ana@example.com", PASSWORD)
     assert response.status_code == 200
-    assert response.json() == {
-        "data": {
-            "valid": True,
-            "userId": s.user["id"],
-            "email": "Ana@Example.com",
-            "name": "Ana",
-            "mfaEnabled": True,
-            "memberships": [
-                {
-                    "subAccountId": s.sub_a["id"],
-                    "subAccountName": "Alpha",
-                    "role": "subaccount_admin",
-                    "siteId": None,
-                    "siteName": None,
-                },
-                {
-                    "subAccountId": s.sub_b["id"],
-                    "subAccountName": "Beta",
-                    "role": "subaccount_viewer",
-                    "siteId": s.site["id"],
-                    "siteName": "Floor 2",
-                },
-            ],
-        }
-    }
+    assert response.json() == s.ana(
+        mfaEnabled=True,
+        memberships=[
+            {
+                "subAccountId": s.sub_a["id"],
+                "subAccountName": "Alpha",
+                "role": "subaccount_admin",
+                "siteId": None,
+                "siteName": None,
+            },
+            {"role": "subaccount_viewer", **s.in_b()},
+        ],
+    )
 
 
 async def test_unknown_email_and_wrong_password_answer_identically(
