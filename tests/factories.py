@@ -11,6 +11,7 @@ import itertools
 import secrets
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
@@ -381,6 +382,18 @@ async def partner_key(
     secret = w.key(made, scopes, **(key or {}))
     await load(pool, w)
     return made, secret
+
+
+@dataclass
+class ReadKeys:
+    """The keys a read route's tests ask with: the partner's, its sub-account's and
+    another sub-account's, one without the route's scope, and another partner's."""
+
+    partner_key: str
+    sub_key: str
+    other_sub_key: str
+    no_scope_key: str
+    foreign_key: str
 
 
 class Built(Protocol):

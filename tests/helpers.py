@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import asyncpg
 import httpx
@@ -35,3 +36,12 @@ def assert_error(response: httpx.Response, status: int, code: str) -> None:
     """The response is `status` with error `code` in the envelope."""
     assert response.status_code == status, response.text
     assert response.json()["error"]["code"] == code
+
+
+async def names_listed(client: AsyncTestClient, path: str, key: str, **params: Any) -> list[str]:
+    """The names a list route answers with (200, and the page holds all `total` of them)."""
+    response = await client.get(path, params=params, headers=bearer(key))
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["pagination"]["total"] == len(body["data"])
+    return [item["name"] for item in body["data"]]

@@ -12,7 +12,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load, loaded, partner_key
-from tests.helpers import assert_error, bearer, committed
+from tests.helpers import assert_error, bearer, committed, names_listed
 
 DEVICE_KEYS = {
     "id", "devEui", "name", "serialNumber", "status", "subAccountId", "deviceProfileId",
@@ -117,11 +117,7 @@ async def fleet(pool: asyncpg.Pool) -> Fleet:
 
 
 async def names(client: AsyncTestClient, key: str, **params: Any) -> list[str]:
-    response = await client.get("/api/v1/devices", params=params, headers=bearer(key))
-    assert response.status_code == 200, response.text
-    body = response.json()
-    assert body["pagination"]["total"] == len(body["data"])
-    return [d["name"] for d in body["data"]]
+    return await names_listed(client, "/api/v1/devices", key, **params)
 
 
 async def test_partner_key_lists_every_status_by_name(

@@ -20,7 +20,7 @@ from litestar.testing import AsyncTestClient
 from app.core.config import Settings
 from app.main import create_app
 from tests.conftest import LiveServer, start_server
-from tests.factories import World, load
+from tests.factories import ReadKeys, World, load
 from tests.helpers import bearer
 from tests.integration.test_history import assert_error, iso, nums, parse
 
@@ -36,12 +36,7 @@ STRINGS = ["=SUM(A1)", "+1", "-x", "@cmd", "\tTab", "plain", 'say "hi", then\nle
 
 
 @dataclass
-class Setup:
-    partner_key: str
-    sub_key: str
-    other_sub_key: str
-    no_scope_key: str
-    foreign_key: str
+class Setup(ReadKeys):
     short_key: str
     device: dict[str, Any]
     second: dict[str, Any]
@@ -52,6 +47,20 @@ class Setup:
     short_device: dict[str, Any]
     sub: dict[str, Any]
     profile: dict[str, Any]
+
+
+async def lone_device(pool: asyncpg.Pool, **partner: Any) -> tuple[dict[str, Any], str, int, int]:
+    """A partner of its own (ten years kept) with one device of the default profile, loaded:
+    (device, a telemetry:read key of the partner, the device's num, its field's num)."""
+    w = World()
+    made = w.partner(plan={"retentionDays": 3650}, **partner)
+    profile = w.profile(made)
+    device = w.device(w.sub_account(made), profile)
+    key = w.key(made, scopes=["telemetry:read"])
+    await load(pool, w)
+    [num] = await nums(pool, "devices", [device["id"]])
+    [field] = await nums(pool, "profile_fields", [profile["fields"][0]["id"]])
+    return device, key, num, field
 
 
 async def record_many(pool: asyncpg.Pool, rows: list[tuple[Any, ...]]) -> None:
@@ -355,14 +364,7 @@ async def test_tz_adds_local_time_with_the_offset_of_the_moment(
         at, local = parse(row[0]), datetime.fromisoformat(row[1])
         assert local == at and local.utcoffset() == timedelta(hours=5, minutes=45)
     # Across a DST change: Berlin's clocks went back on 2026-10-25 at 01:00 UTC.
-    w = World()
-    partner = w.partner(plan={"retentionDays": 3650})
-    profile = w.profile(partner)
-    device = w.device(w.sub_account(partner), profile)
-    key = w.key(partner, scopes=["telemetry:read"])
-    await load(pool, w)
-    [num] = await nums(pool, "devices", [device["id"]])
-    [temp] = await nums(pool, "profile_fields", [profile["fields"][0]["id"]])
+    device, key, num, temp = await lone_device(pool)
     changes = [datetime(2026, 10, 25, 0, 30, tzinfo=UTC), datetime(2026, 10, 25, 1, 30, tzinfo=UTC)]
     await record_many(pool, [(num, at, {temp: 1.0}, {}) for at in changes])
     response = await client.get(
@@ -554,16 +556,9 @@ def msgspec_replace(settings: Settings, **changes: Any) -> Settings:
 @pytest.fixture(scope="module")
 async def big(pool: asyncpg.Pool) -> tuple[str, dict[str, Any]]:
     """One device with 300,000 readings (about 16 MB of CSV), far more than socket buffers."""
-    w = World()
-    partner = w.partner(
-        plan={"retentionDays": 3650}, tier={"perMinute": 100_000, "perDay": 10_000_000}
+    device, key, num, field = await lone_device(
+        pool, tier={"perMinute": 100_000, "perDay": 10_000_000}
     )
-    profile = w.profile(partner)
-    device = w.device(w.sub_account(partner), profile)
-    key = w.key(partner, scopes=["telemetry:read"])
-    await load(pool, w)
-    [num] = await nums(pool, "devices", [device["id"]])
-    [field] = await nums(pool, "profile_fields", [profile["fields"][0]["id"]])
     start = NOW - timedelta(days=30)
     async with pool.acquire() as connection, connection.transaction():
         await connection.execute(

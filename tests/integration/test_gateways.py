@@ -11,7 +11,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, loaded
-from tests.helpers import assert_error, bearer
+from tests.helpers import assert_error, bearer, names_listed
 
 GATEWAY_KEYS = {
     "id", "gatewayEui", "name", "status", "subAccountId", "networkId", "siteId", "online",
@@ -60,11 +60,7 @@ async def setup(pool: asyncpg.Pool) -> Setup:
 
 
 async def names(client: AsyncTestClient, key: str, **params: Any) -> list[str]:
-    response = await client.get("/api/v1/gateways", params=params, headers=bearer(key))
-    assert response.status_code == 200, response.text
-    body = response.json()
-    assert body["pagination"]["total"] == len(body["data"])
-    return [g["name"] for g in body["data"]]
+    return await names_listed(client, "/api/v1/gateways", key, **params)
 
 
 async def test_partner_key_lists_every_status(client: AsyncTestClient, setup: Setup) -> None:

@@ -16,7 +16,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from app.history.retention import compact_closed_chunks
-from tests.factories import World, load
+from tests.factories import ReadKeys, World, load
 from tests.helpers import bearer
 
 HISTORY = "/api/v1/devices/{}/history"
@@ -60,12 +60,7 @@ async def record(
 
 
 @dataclass
-class Setup:
-    partner_key: str
-    sub_key: str
-    other_sub_key: str
-    no_scope_key: str
-    foreign_key: str
+class Setup(ReadKeys):
     single_site_key: str
     device: dict[str, Any]
     device_num: int

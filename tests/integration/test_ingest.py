@@ -88,7 +88,8 @@ async def up(client: AsyncTestClient, t: dict[str, Any], values: Any, **uplink: 
 
 async def th_loaded(pool: asyncpg.Pool, retain: bool = False) -> dict[str, Any]:
     """`th_world`, loaded: what it made, by name."""
-    t = await th_loaded(pool, retain)
+    w, t = th_world(retain)
+    await load(pool, w)
     return t
 
 
