@@ -396,6 +396,28 @@ class ReadKeys:
     foreign_key: str
 
 
+class Writer:
+    """A partner whose plan writes or not (30 days kept), with sub-accounts `sub` and
+    `other_sub` and a `profile`: where the downlink tests' worlds start."""
+
+    def __init__(self, api_write: bool = True) -> None:
+        self.world = World()
+        self.partner, self.sub, self.other_sub = self.world.tenancy(
+            {}, {}, plan={"apiWrite": api_write, "retentionDays": 30}
+        )
+        self.profile = self.world.profile(self.partner)
+
+
+class Switched:
+    """Partner `p` with networks and multi-site on, and its sub-accounts `a` (as the
+    partner) and `b` (both off): where the device and gateway listings' worlds start."""
+
+    def __init__(self) -> None:
+        self.world = World()
+        on, off = {"networks": True, "multiSite": True}, {"networks": False, "multiSite": False}
+        self.p, self.a, self.b = self.world.tenancy({}, {"features": off}, features=on)
+
+
 class Built(Protocol):
     world: World
 

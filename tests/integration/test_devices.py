@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load, loaded, partner_key
+from tests.factories import Switched, World, load, loaded, partner_key
 from tests.helpers import assert_error, bearer, committed, names_listed
 
 DEVICE_KEYS = {
@@ -39,17 +39,13 @@ async def set_state(pool: asyncpg.Pool, device: dict[str, Any], **columns: Any) 
     )
 
 
-class Fleet:
+class Fleet(Switched):
     """Partner P (networks and multi-site on by default) with sub-accounts A and B (B has
     both features off), a partner inventory, and a second partner Q."""
 
     def __init__(self) -> None:
-        w = World()
-        self.world = w
-        both_off = {"features": {"networks": False, "multiSite": False}}
-        self.p, self.a, self.b = w.tenancy(
-            {}, both_off, features={"networks": True, "multiSite": True}
-        )
+        super().__init__()
+        w = self.world
         self.prof = w.profile(
             self.p,
             fields=[

@@ -10,7 +10,7 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, loaded
+from tests.factories import Switched, loaded
 from tests.helpers import assert_error, bearer, names_listed
 
 GATEWAY_KEYS = {
@@ -20,14 +20,10 @@ GATEWAY_KEYS = {
 MANUAL = {"latitude": 52.1, "longitude": 4.3, "altitude": None}
 
 
-class Setup:
+class Setup(Switched):
     def __init__(self) -> None:
-        w = World()
-        self.world = w
-        both_off = {"features": {"networks": False, "multiSite": False}}
-        self.p, self.a, self.b = w.tenancy(
-            {}, both_off, features={"networks": True, "multiSite": True}
-        )
+        super().__init__()
+        w = self.world
         self.campus = w.site(self.a, name="Campus")
         self.floor = w.site(self.a, parent=self.campus, name="Floor")
         self.net = w.network(self.a)

@@ -8,7 +8,7 @@ from typing import Any
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
+from tests.factories import World, loaded
 from tests.helpers import assert_error, bearer
 
 PASSWORD = "correct horse battery staple"
@@ -51,10 +51,6 @@ class Setup:
             "siteName": "Floor 2",
         }
 
-    async def load(self, pool: asyncpg.Pool) -> Setup:
-        await load(pool, self.world)
-        return self
-
 
 async def validate(client: AsyncTestClient, key: str, email: str, password: str) -> Any:
     return await client.post(
@@ -67,7 +63,7 @@ async def validate(client: AsyncTestClient, key: str, email: str, password: str)
 async def test_sub_account_key_answers_its_own_membership(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     response = await validate(client, s.key_b, "  ANA@example.com ", PASSWORD)
     assert response.status_code == 200
     assert response.json() == s.ana(role="subaccount_viewer", mfaEnabled=True, **s.in_b())
@@ -83,7 +79,7 @@ async def test_sub_account_key_answers_its_own_membership(
 async def test_partner_key_answers_every_membership(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     response = await validate(client, s.partner_key, "ana@example.com", PASSWORD)
     assert response.status_code == 200
     assert response.json() == s.ana(
@@ -106,7 +102,7 @@ async def test_unknown_email_and_wrong_password_answer_identically(
 ) -> None:
     s = Setup()
     s.world.user(s.partner, email="invited@example.com", password=None, status="pending_invite")
-    await s.load(pool)
+    await loaded(pool, s)
     answers = [
         await validate(client, s.key_a, "nobody@example.com", PASSWORD),
         await validate(client, s.key_a, "ana@example.com", "wrong password!"),
@@ -139,7 +135,7 @@ async def test_lock_status_and_membership_come_after_the_password(
     for user in (locked, was_locked, suspended, pending):
         w.member(s.sub_a, user)
     w.member(s.sub_c, loner)
-    await s.load(pool)
+    await loaded(pool, s)
 
     cases = [
         (s.key_a, locked, PASSWORD, (403, "account_locked")),
@@ -166,13 +162,13 @@ async def test_partner_key_without_any_membership_is_not_a_member(
 ) -> None:
     s = Setup()
     nobody = s.world.user(s.partner, password=PASSWORD)
-    await s.load(pool)
+    await loaded(pool, s)
     response = await validate(client, s.partner_key, nobody["email"], PASSWORD)
     assert_error(response, 403, "not_a_member")
 
 
 async def test_validate_changes_nothing(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     user_id = uuid.UUID(s.user["id"])
     before = await pool.fetchrow("SELECT * FROM users WHERE id = $1", user_id)
     for _ in range(8):
@@ -190,7 +186,7 @@ async def test_site_hidden_when_multi_site_off_for_that_sub_account(
 ) -> None:
     s = Setup()
     s.sub_b["features"] = {"multiSite": False}
-    await s.load(pool)
+    await loaded(pool, s)
     response = await validate(client, s.key_b, "ana@example.com", PASSWORD)
     assert (response.json()["data"]["siteId"], response.json()["data"]["siteName"]) == (None, None)
 
@@ -198,7 +194,7 @@ async def test_site_hidden_when_multi_site_off_for_that_sub_account(
 async def test_validate_needs_members_read(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
     s = Setup()
     manage_only = s.world.key(s.sub_a, scopes=["members:manage"])
-    await s.load(pool)
+    await loaded(pool, s)
     response = await client.post(
         "/api/v1/members/validate",
         content=b"not json",
