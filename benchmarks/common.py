@@ -235,6 +235,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def stop_process(process: subprocess.Popen[Any], grace_s: float = 15, kill_s: float = 5) -> None:
+    """SIGTERM, then SIGKILL if it has not ended within `grace_s`; a no-op if it has ended."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=kill_s)
+
+
 class Server:
     """A server process on 127.0.0.1; stop it with `.stop()` or use `with`."""
 
@@ -243,13 +254,7 @@ class Server:
         self.process = process
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=5)
+        stop_process(self.process)
 
     def __enter__(self) -> Server:
         return self

@@ -60,6 +60,13 @@ class World:
     def _n(self) -> int:
         return next(self._serial)
 
+    @staticmethod
+    def _add(into: list[Entity], entity: Entity, overrides: dict[str, Any]) -> Entity:
+        """`entity` with the caller's `overrides`, added to the list that holds its kind."""
+        entity.update(overrides)
+        into.append(entity)
+        return entity
+
     def _is_partner(self, owner: Entity) -> bool:
         return any(owner is partner for partner in self.partners)
 
@@ -144,9 +151,7 @@ class World:
             "name": f"User {n}",
             "password": "correct horse battery staple",
         }
-        user.update(overrides)
-        partner["users"].append(user)
-        return user
+        return self._add(partner["users"], user, overrides)
 
     def member(
         self,
@@ -161,9 +166,7 @@ class World:
             "role": role,
             "siteId": site["id"] if site else None,
         }
-        member.update(overrides)
-        sub_account["members"].append(member)
-        return member
+        return self._add(sub_account["members"], member, overrides)
 
     # Catalog -----------------------------------------------------------------------------
 
@@ -206,9 +209,7 @@ class World:
             "downlinkTemplates": [],
             "alertRules": [],
         }
-        profile.update(overrides)
-        partner["profiles"].append(profile)
-        return profile
+        return self._add(partner["profiles"], profile, overrides)
 
     def downlink_template(self, profile: Entity, **overrides: Any) -> Entity:
         n = self._n()
@@ -221,9 +222,7 @@ class World:
             "layout": [{"field": "minutes", "type": "uint16be"}],
             "sampleData": {"minutes": 15},
         }
-        template.update(overrides)
-        profile["downlinkTemplates"].append(template)
-        return template
+        return self._add(profile["downlinkTemplates"], template, overrides)
 
     def alert_rule(
         self, profile: Entity, field: str, op: str, value: Any, level: str = "warning"
@@ -241,9 +240,7 @@ class World:
             "name": f"Site {n}",
             "parentSiteId": parent["id"] if parent else None,
         }
-        site.update(overrides)
-        sub_account["sites"].append(site)
-        return site
+        return self._add(sub_account["sites"], site, overrides)
 
     def network(self, sub_account: Entity, site: Entity | None = None, **overrides: Any) -> Entity:
         n = self._n()
@@ -252,9 +249,7 @@ class World:
             "name": f"Network {n}",
             "siteId": site["id"] if site else None,
         }
-        network.update(overrides)
-        sub_account["networks"].append(network)
-        return network
+        return self._add(sub_account["networks"], network, overrides)
 
     # Equipment ---------------------------------------------------------------------------
 
@@ -324,9 +319,7 @@ class World:
             "name": f"Group {n}",
             "deviceIds": [device["id"] for device in devices or []],
         }
-        group.update(overrides)
-        sub_account["multicastGroups"].append(group)
-        return group
+        return self._add(sub_account["multicastGroups"], group, overrides)
 
     # Telemetry ---------------------------------------------------------------------------
 
