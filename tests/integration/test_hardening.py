@@ -27,7 +27,7 @@ from tests.conftest import LiveServer
 from tests.factories import World, load, partner_key
 from tests.helpers import assert_error, bearer
 from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_ingest import th_world
+from tests.integration.test_ingest import th_loaded
 
 RFC3339_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
 
@@ -77,8 +77,7 @@ def _with_time(body: str, when: str) -> bytes:
 async def test_2_ingest_times_outside_the_window_are_stored_with_the_receive_time(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world, t = th_world()
-    await load(pool, world)
+    t = await th_loaded(pool)
     device, gateway = t["device"], t["gateway"]
     headers = bearer(t["key"])
     for n, when in enumerate(
@@ -214,8 +213,7 @@ def test_7_a_second_server_on_a_taken_port_fails_at_once(live_server: LiveServer
 async def test_10_paging_integers_are_whole_numbers_and_timestamps_are_whole(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world, t = th_world()
-    await load(pool, world)
+    t = await th_loaded(pool)
     headers = bearer(t["key"])
     lists = ["/api/v1/devices", "/api/v1/gateways", "/api/v1/multicast-groups"]
     for path in lists:
@@ -268,8 +266,7 @@ def _get(path: str, key: str, method: str = "GET", extra: str = "") -> bytes:
 async def test_11_an_id_is_one_path_segment_and_head_options_answer_like_get(
     live_server: LiveServer, pool: asyncpg.Pool
 ) -> None:
-    world, t = th_world()
-    await load(pool, world)
+    t = await th_loaded(pool)
     key = t["key"]
     for path in (
         "/api/v1/devices/%2F",
@@ -304,8 +301,7 @@ async def test_11_an_id_is_one_path_segment_and_head_options_answer_like_get(
 async def test_12_server_level_refusals_use_the_envelope(
     live_server: LiveServer, pool: asyncpg.Pool
 ) -> None:
-    world, t = th_world()
-    await load(pool, world)
+    t = await th_loaded(pool)
     key = t["key"]
     long_query = "/api/v1/devices?search=" + "a" * 20_000
     status, _, body = _raw(live_server, _get(long_query, key))
