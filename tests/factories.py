@@ -263,25 +263,14 @@ class World:
     ) -> Entity:
         """A device of a sub-account (assigned) or of a partner's inventory."""
         n = self._n()
-        in_inventory = self._is_partner(owner)
         device: Entity = {
             "id": new_id(),
             "devEui": new_eui(),
             "name": f"Device {n}",
             "serialNumber": f"SN-{n:06d}",
-            "status": "inventory" if in_inventory else "assigned",
             "deviceProfileId": profile["id"],
         }
-        if network is not None:
-            device["networkId"] = network["id"]
-        if site is not None:
-            device["siteId"] = site["id"]
-        device.update(overrides)
-        if in_inventory:
-            owner["inventory"]["devices"].append(device)
-        else:
-            owner["devices"].append(device)
-        return device
+        return self._equipment("devices", owner, device, network, site, overrides)
 
     def gateway(
         self,
@@ -292,23 +281,28 @@ class World:
     ) -> Entity:
         """A gateway of a sub-account (assigned) or of a partner's inventory."""
         n = self._n()
+        gateway: Entity = {"id": new_id(), "gatewayEui": new_eui(), "name": f"Gateway {n}"}
+        return self._equipment("gateways", owner, gateway, network, site, overrides)
+
+    def _equipment(
+        self,
+        kind: str,
+        owner: Entity,
+        item: Entity,
+        network: Entity | None,
+        site: Entity | None,
+        overrides: dict[str, Any],
+    ) -> Entity:
+        """A device or gateway (`kind`, the world file's list) with its status and place,
+        added to the sub-account's list or to the partner's inventory."""
         in_inventory = self._is_partner(owner)
-        gateway: Entity = {
-            "id": new_id(),
-            "gatewayEui": new_eui(),
-            "name": f"Gateway {n}",
-            "status": "inventory" if in_inventory else "assigned",
-        }
+        item["status"] = "inventory" if in_inventory else "assigned"
         if network is not None:
-            gateway["networkId"] = network["id"]
+            item["networkId"] = network["id"]
         if site is not None:
-            gateway["siteId"] = site["id"]
-        gateway.update(overrides)
-        if in_inventory:
-            owner["inventory"]["gateways"].append(gateway)
-        else:
-            owner["gateways"].append(gateway)
-        return gateway
+            item["siteId"] = site["id"]
+        into = owner["inventory"][kind] if in_inventory else owner[kind]
+        return self._add(into, item, overrides)
 
     def multicast_group(
         self, sub_account: Entity, devices: list[Entity] | None = None, **overrides: Any
