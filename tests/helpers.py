@@ -45,3 +45,10 @@ async def names_listed(client: AsyncTestClient, path: str, key: str, **params: A
     body = response.json()
     assert body["pagination"]["total"] == len(body["data"])
     return [item["name"] for item in body["data"]]
+
+
+async def get_ok(client: AsyncTestClient, key: str, path: str, **request: Any) -> Any:
+    """The JSON body of a GET with API key `key` that must answer 200."""
+    response = await client.get(path, headers=bearer(key), **request)
+    assert response.status_code == 200, response.text
+    return response.json()

@@ -12,7 +12,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from tests.factories import Switched, World, load, loaded, partner_key
-from tests.helpers import assert_error, bearer, committed, names_listed
+from tests.helpers import assert_error, bearer, committed, get_ok, names_listed
 
 DEVICE_KEYS = {
     "id", "devEui", "name", "serialNumber", "status", "subAccountId", "deviceProfileId",
@@ -119,9 +119,7 @@ async def names(client: AsyncTestClient, key: str, **params: Any) -> list[str]:
 async def test_partner_key_lists_every_status_by_name(
     client: AsyncTestClient, fleet: Fleet
 ) -> None:
-    response = await client.get("/api/v1/devices", headers=bearer(fleet.pkey))
-    assert response.status_code == 200
-    body = response.json()
+    body = await get_ok(client, fleet.pkey, "/api/v1/devices")
     assert [d["name"] for d in body["data"]] == [
         "Alpha 1", "Alpha 2", "Archived one", "Beta", "Bravo", "Spare 100%",
     ]  # fmt: skip
@@ -171,9 +169,7 @@ async def test_inventory_and_archived_devices_show_no_live_fields(
     client: AsyncTestClient, fleet: Fleet
 ) -> None:
     for device in (fleet.inv, fleet.a4):
-        response = await client.get(f"/api/v1/devices/{device['id']}", headers=bearer(fleet.pkey))
-        assert response.status_code == 200
-        data = response.json()["data"]
+        data = (await get_ok(client, fleet.pkey, f"/api/v1/devices/{device['id']}"))["data"]
         assert data["online"] is False
         for name in ("signalQuality", "battery", "lastSeenAt", "lastUplinkAt", "location"):
             assert data[name] is None, name

@@ -12,7 +12,7 @@ from litestar.testing import AsyncTestClient
 
 from tests.conftest import LiveServer
 from tests.factories import World, loaded
-from tests.helpers import bearer
+from tests.helpers import bearer, get_ok
 
 MEMBER_SCOPES = ["members:read", "members:manage"]
 
@@ -49,9 +49,7 @@ async def test_list_members_by_email_with_sub_account_and_site(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     s = await loaded(pool, Setup())
-    response = await client.get("/api/v1/members", headers=bearer(s.read_key))
-    assert response.status_code == 200
-    body = response.json()
+    body = await get_ok(client, s.read_key, "/api/v1/members")
     assert body["pagination"] == {"limit": 50, "offset": 0, "total": 2}
     amy, zed = body["data"]
     assert amy.pop("addedAt")

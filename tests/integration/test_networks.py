@@ -12,7 +12,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load, loaded
-from tests.helpers import assert_error, bearer
+from tests.helpers import assert_error, bearer, get_ok
 from tests.integration.test_devices import set_state
 
 NETWORK_KEYS = {
@@ -110,9 +110,7 @@ async def test_rollups(client: AsyncTestClient, setup: Setup) -> None:
 
 
 async def test_detail_members(client: AsyncTestClient, setup: Setup) -> None:
-    response = await client.get(f"/api/v1/networks/{setup.north['id']}", headers=bearer(setup.pkey))
-    assert response.status_code == 200
-    data = response.json()["data"]
+    data = (await get_ok(client, setup.pkey, f"/api/v1/networks/{setup.north['id']}"))["data"]
     assert set(data) == NETWORK_KEYS | {"devices", "gateways"}
     assert data["deviceCount"] == 4 and data["deviceAlertingCount"] == 1
     devices = {d["name"]: d for d in data["devices"]}

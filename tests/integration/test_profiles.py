@@ -7,7 +7,7 @@ import uuid
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, world_fixture
-from tests.helpers import assert_error, bearer
+from tests.helpers import assert_error, bearer, get_ok
 
 
 class Setup:
@@ -40,9 +40,7 @@ setup = world_fixture(Setup)
 
 
 async def test_partner_key_lists_every_profile(client: AsyncTestClient, setup: Setup) -> None:
-    response = await client.get("/api/v1/device-profiles", headers=bearer(setup.pkey))
-    assert response.status_code == 200
-    body = response.json()
+    body = await get_ok(client, setup.pkey, "/api/v1/device-profiles")
     assert body["pagination"] == {"limit": 50, "offset": 0, "total": 4}
     assert [p["name"] for p in body["data"]] == [
         "Archived only", "Unused", "Used by A", "Used by B",

@@ -7,7 +7,7 @@ import uuid
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, world_fixture
-from tests.helpers import assert_error, bearer
+from tests.helpers import assert_error, bearer, get_ok
 
 
 class Setup:
@@ -31,9 +31,7 @@ setup = world_fixture(Setup)
 
 
 async def test_list_and_detail(client: AsyncTestClient, setup: Setup) -> None:
-    response = await client.get("/api/v1/sites", headers=bearer(setup.akey))
-    assert response.status_code == 200
-    body = response.json()
+    body = await get_ok(client, setup.akey, "/api/v1/sites")
     assert body["pagination"] == {"limit": 50, "offset": 0, "total": 3}
     assert body["data"] == [
         {"id": setup.building["id"], "name": "Building", "parentSiteId": setup.campus["id"],
