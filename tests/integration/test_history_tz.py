@@ -14,7 +14,6 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from app.history.zones import ZoneKind, zone_kind
 from tests.factories import World, load
 from tests.helpers import bearer
 from tests.integration.test_history import assert_error, nums, record
@@ -177,13 +176,3 @@ async def test_unknown_zone_is_invalid_parameter(client: AsyncTestClient, setup:
             **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-26T00:00:00Z"},
         )
         assert_error(response, 400, "invalid_parameter", "tz")
-
-
-def test_which_rollups_a_zone_may_use() -> None:
-    start, end = datetime(2020, 1, 1, tzinfo=UTC), datetime(2027, 1, 1, tzinfo=UTC)
-    assert zone_kind(None, start, end) is ZoneKind.UTC
-    assert zone_kind("UTC", start, end) is ZoneKind.UTC
-    for zone in ["Europe/Berlin", "America/New_York", "Europe/London"]:
-        assert zone_kind(zone, start, end) is ZoneKind.WHOLE_HOURS, zone
-    for zone in ["Asia/Kolkata", "Australia/Adelaide", "Asia/Kathmandu", "Pacific/Chatham"]:
-        assert zone_kind(zone, start, end) is ZoneKind.OTHER, zone
