@@ -53,8 +53,14 @@ def dispatcher(migrated: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 
 async def downlink_world(
-    pool: asyncpg.Pool, fake: FakeChirpStack, devices: int = 1, confirmed: bool = True
+    pool: asyncpg.Pool,
+    fake: FakeChirpStack,
+    devices: int = 1,
+    confirmed: bool = True,
+    faults: list[str] | None = None,
 ) -> dict[str, Any]:
+    """A partner whose first device (of `devices`) the fake ChirpStack answers with
+    `faults`, in order, before it takes the downlink."""
     w = World()
     p, sa = w.tenancy({}, plan={"apiWrite": True, "retentionDays": 30})
     profile = w.profile(p)
@@ -64,6 +70,8 @@ async def downlink_world(
     key = w.key(sa, scopes=["devices:read", "downlinks:write"])
     group = w.multicast_group(sa, devs) if devices > 1 else None
     await load(pool, w)
+    if faults:
+        fake.service.enqueue_faults[devs[0]["devEui"]] = faults
     return {"devices": devs, "token": token, "key": key, "group": group, "sa": sa}
 
 
@@ -202,9 +210,8 @@ async def test_nack_and_downlink_error_logs(
 async def test_items_go_in_order_per_device_even_when_the_first_is_retried(
     client: AsyncTestClient, pool: asyncpg.Pool, fake: FakeChirpStack, dispatcher: Dispatcher
 ) -> None:
-    world = await downlink_world(pool, fake)
+    world = await downlink_world(pool, fake, faults=["unavailable", "unavailable"])
     dev_eui = world["devices"][0]["devEui"]
-    fake.service.enqueue_faults[dev_eui] = ["unavailable", "unavailable"]
     ids = [(await send(client, world, n))["queueItemId"] for n in (1, 2, 3)]
     for queue_item_id in ids:
         await reaches(client, world, queue_item_id, "submitted")
@@ -221,9 +228,8 @@ async def test_a_refusal_is_final(
     dispatcher: Dispatcher,
     code: str,
 ) -> None:
-    world = await downlink_world(pool, fake)
+    world = await downlink_world(pool, fake, faults=[code])
     dev_eui = world["devices"][0]["devEui"]
-    fake.service.enqueue_faults[dev_eui] = [code]
     queued = await send(client, world, 5)
     body = await reaches(client, world, queued["queueItemId"], "failed")
     assert body["error"].startswith(code.upper() + ": ")
@@ -272,9 +278,8 @@ async def test_no_retry_path_enqueues_twice(
     dispatcher: Dispatcher,
     fault: str,
 ) -> None:
-    world = await downlink_world(pool, fake)
+    world = await downlink_world(pool, fake, faults=[fault])
     dev_eui = world["devices"][0]["devEui"]
-    fake.service.enqueue_faults[dev_eui] = [fault]
     queued = await send(client, world, 7)
     await reaches(client, world, queued["queueItemId"], "submitted")
     assert [i.data for i in fake.service.items_of(dev_eui)] == [payload(7)]
