@@ -420,29 +420,21 @@ async def test_fleet_tenancy_and_filters(client: AsyncTestClient, setup: Setup) 
             line["deviceId"] for line in map(json.loads, response.content.decode().splitlines())
         }
 
-    sub = await export(client, setup.sub_key, fields="temperature", format="ndjson")
-    assert devices(sub) == {setup.device["id"], setup.second["id"]}
-    other = await export(client, setup.other_sub_key, fields="temperature", format="ndjson")
-    assert devices(other) == {setup.other_device["id"]}
+    async def temperatures_of(key: str, **filters: Any) -> set[str]:
+        """The devices of a temperature export in NDJSON with that key and those filters."""
+        return devices(await export(client, key, fields="temperature", format="ndjson", **filters))
+
+    sub = await temperatures_of(setup.sub_key)
+    assert sub == {setup.device["id"], setup.second["id"]}
+    other = await temperatures_of(setup.other_sub_key)
+    assert other == {setup.other_device["id"]}
     foreign = await export(client, setup.foreign_key, format="ndjson")
     assert foreign.status_code == 200 and foreign.content == b""
-    filtered = await export(
-        client,
-        setup.partner_key,
-        fields="temperature",
-        format="ndjson",
-        subAccountId=setup.sub["id"],
-        search=setup.second["devEui"][2:12],
-    )
-    assert devices(filtered) == {setup.second["id"]}
-    by_profile = await export(
-        client,
-        setup.partner_key,
-        fields="temperature",
-        format="ndjson",
-        deviceProfileId=setup.profile["id"],
-    )
-    assert devices(by_profile) == {setup.device["id"], setup.second["id"], setup.other_device["id"]}
+    search = setup.second["devEui"][2:12]
+    filtered = await temperatures_of(setup.partner_key, subAccountId=setup.sub["id"], search=search)
+    assert filtered == {setup.second["id"]}
+    by_profile = await temperatures_of(setup.partner_key, deviceProfileId=setup.profile["id"])
+    assert by_profile == {setup.device["id"], setup.second["id"], setup.other_device["id"]}
     bad = await export(client, setup.partner_key, subAccountId="nope")
     assert_error(bad, 400, "invalid_parameter", "subAccountId")
     networks_off = await export(client, setup.partner_key, networkId="none")
