@@ -383,6 +383,18 @@ class ReadKeys:
     foreign_key: str
 
 
+@dataclass
+class ReadDevices(ReadKeys):
+    """ReadKeys, and the devices a read route's tests ask about: one of the sub-account,
+    one of the other sub-account, one in the inventory, one archived, another partner's."""
+
+    device: dict[str, Any]
+    other_device: dict[str, Any]
+    inventory: dict[str, Any]
+    archived: dict[str, Any]
+    foreign: dict[str, Any]
+
+
 class Writer:
     """A partner whose plan writes or not (30 days kept), with sub-accounts `sub` and
     `other_sub` and a `profile`: where the downlink tests' worlds start."""

@@ -20,7 +20,7 @@ from litestar.testing import AsyncTestClient
 from app.core.config import Settings
 from app.main import create_app
 from tests.conftest import LiveServer, start_server
-from tests.factories import ReadKeys, World, load
+from tests.factories import ReadDevices, World, load
 from tests.helpers import bearer
 from tests.integration.test_history import assert_error, iso, nums, parse
 
@@ -36,14 +36,9 @@ STRINGS = ["=SUM(A1)", "+1", "-x", "@cmd", "\tTab", "plain", 'say "hi", then\nle
 
 
 @dataclass
-class Setup(ReadKeys):
+class Setup(ReadDevices):
     short_key: str
-    device: dict[str, Any]
     second: dict[str, Any]
-    other_device: dict[str, Any]
-    inventory: dict[str, Any]
-    archived: dict[str, Any]
-    foreign: dict[str, Any]
     short_device: dict[str, Any]
     sub: dict[str, Any]
     profile: dict[str, Any]

@@ -16,7 +16,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from app.history.retention import compact_closed_chunks
-from tests.factories import ReadKeys, World, load
+from tests.factories import ReadDevices, World, load
 from tests.helpers import bearer
 
 HISTORY = "/api/v1/devices/{}/history"
@@ -60,14 +60,9 @@ async def record(
 
 
 @dataclass
-class Setup(ReadKeys):
+class Setup(ReadDevices):
     single_site_key: str
-    device: dict[str, Any]
     device_num: int
-    other_device: dict[str, Any]
-    inventory: dict[str, Any]
-    archived: dict[str, Any]
-    foreign: dict[str, Any]
     single_site_device: dict[str, Any]
     single_site_num: int
     fields: dict[str, dict[str, Any]]
