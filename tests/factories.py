@@ -3,6 +3,10 @@
 Every builder returns the dict it adds to the world, so a test can read ids and tweak
 values before `load`. Defaults make a valid world: unique names, random EUIs, fresh ids.
 Overrides use the world file's own key names (camelCase).
+
+Below the builders: `load`/`loaded` and `world_fixture` load a world, `partner_key` makes
+and loads the one-partner world most auth tests start from, and `Writer`, `Switched`,
+`ReadKeys`/`ReadDevices` are the starts several modules share.
 """
 
 from __future__ import annotations
