@@ -387,6 +387,26 @@ class ReadKeys:
     foreign_key: str
 
 
+def telemetry_keys(
+    w: World,
+    partner: Entity,
+    sub: Entity,
+    other_sub: Entity,
+    foreign: Entity,
+    partner_scopes: tuple[str, ...] = ("telemetry:read",),
+) -> dict[str, Secret]:
+    """The five ReadKeys of a telemetry read route's world, made in that order: with
+    telemetry:read (the partner's with `partner_scopes`), the scope-less one with
+    devices:read only."""
+    return {
+        "partner_key": w.key(partner, scopes=list(partner_scopes)),
+        "sub_key": w.key(sub, scopes=["telemetry:read"]),
+        "other_sub_key": w.key(other_sub, scopes=["telemetry:read"]),
+        "no_scope_key": w.key(partner, scopes=["devices:read"]),
+        "foreign_key": w.key(foreign, scopes=["telemetry:read"]),
+    }
+
+
 @dataclass
 class ReadDevices(ReadKeys):
     """ReadKeys, and the devices a read route's tests ask about: one of the sub-account,

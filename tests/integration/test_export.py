@@ -20,7 +20,7 @@ from litestar.testing import AsyncTestClient
 from app.core.config import Settings
 from app.main import create_app
 from tests.conftest import LiveServer, start_server
-from tests.factories import ReadDevices, World, load
+from tests.factories import ReadDevices, World, load, telemetry_keys
 from tests.helpers import bearer
 from tests.integration.test_history import assert_error, iso, nums, parse
 
@@ -93,11 +93,7 @@ async def setup(pool: asyncpg.Pool) -> Setup:
     short, short_sub = w.tenancy({}, plan={"retentionDays": 1}, tier=tier)
     short_device = w.device(short_sub, w.profile(short))
     setup = Setup(
-        partner_key=w.key(partner, scopes=["telemetry:read"]),
-        sub_key=w.key(sub, scopes=["telemetry:read"]),
-        other_sub_key=w.key(other_sub, scopes=["telemetry:read"]),
-        no_scope_key=w.key(partner, scopes=["devices:read"]),
-        foreign_key=w.key(foreign_partner, scopes=["telemetry:read"]),
+        **telemetry_keys(w, partner, sub, other_sub, foreign_partner),
         short_key=w.key(short_sub, scopes=["telemetry:read"]),
         device=device,
         second=second,

@@ -16,7 +16,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from app.history.retention import compact_closed_chunks
-from tests.factories import ReadDevices, World, load
+from tests.factories import ReadDevices, World, load, telemetry_keys
 from tests.helpers import bearer
 
 HISTORY = "/api/v1/devices/{}/history"
@@ -110,11 +110,9 @@ async def setup(pool: asyncpg.Pool) -> Setup:
     single_device = w.device(single_sub, w.profile(single))
 
     setup = Setup(
-        partner_key=w.key(partner, scopes=["devices:read", "telemetry:read"]),
-        sub_key=w.key(sub, scopes=["telemetry:read"]),
-        other_sub_key=w.key(other_sub, scopes=["telemetry:read"]),
-        no_scope_key=w.key(partner, scopes=["devices:read"]),
-        foreign_key=w.key(foreign_partner, scopes=["telemetry:read"]),
+        **telemetry_keys(
+            w, partner, sub, other_sub, foreign_partner, ("devices:read", "telemetry:read")
+        ),
         single_site_key=w.key(single, scopes=["telemetry:read"]),
         device=device,
         device_num=0,
