@@ -235,6 +235,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def stop_process(process: subprocess.Popen[Any], grace_s: float = 15, kill_s: float = 5) -> None:
+    """SIGTERM, then SIGKILL if it has not ended within `grace_s`; a no-op if it has ended."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=kill_s)
+
+
 class Server:
     """A server process on 127.0.0.1; stop it with `.stop()` or use `with`."""
 
@@ -243,13 +254,7 @@ class Server:
         self.process = process
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=5)
+        stop_process(self.process)
 
     def __enter__(self) -> Server:
         return self
@@ -275,8 +280,15 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float = 
     raise RuntimeError(f"server did not come up: {url}")
 
 
-def start_server(database_url: str, workers: int = 2, env: dict[str, str] | None = None) -> Server:
-    """`telemetry serve --workers N` on a free loopback port with the given DATABASE_URL."""
+def start_server(
+    database_url: str,
+    workers: int = 2,
+    env: dict[str, str] | None = None,
+    new_session: bool = False,
+) -> Server:
+    """`telemetry serve --workers N` on a free loopback port with the given DATABASE_URL
+    (`new_session`: in a process group of its own, so that it and its workers can be
+    killed at once)."""
     port = free_port()
     process = subprocess.Popen(
         [
@@ -298,6 +310,7 @@ def start_server(database_url: str, workers: int = 2, env: dict[str, str] | None
         },
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=new_session,
     )
     base_url = f"http://127.0.0.1:{port}"
     _wait_until_up(f"{base_url}/api/v1/health", process)

@@ -10,24 +10,23 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
-import sys
-import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from contextlib import contextmanager
 
 import asyncpg
 import httpx
 import pytest
 from litestar.testing import AsyncTestClient
 
-from app.core.config import PROJECT_ROOT, Settings
+from app.core.config import Settings
 from app.core.db import connect, create_pool
 from app.main import create_app
 from app.ops import cluster
 from app.ops.migrate import migrate
+from benchmarks.common import Server
+from benchmarks.common import start_server as served
 
 # D6: every timestamp the API writes is RFC 3339 UTC with `Z`. Checked here, once, on every
 # JSON response any test receives from the app or a live server.
@@ -126,16 +125,8 @@ async def client(settings: Settings, migrated: str) -> AsyncIterator[AsyncTestCl
         yield test_client
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class LiveServer:
-    def __init__(self, base_url: str, process: subprocess.Popen[bytes]) -> None:
-        self.base_url = base_url
-        self.process = process
+class LiveServer(Server):
+    """`telemetry serve` started by a test (`start_server`), with a client of its own."""
 
     def client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(
@@ -147,53 +138,32 @@ def start_server(
     database_url: str, workers: int = 2, env: dict[str, str] | None = None
 ) -> LiveServer:
     """`telemetry serve` as users start it, on a free loopback port (`env`: extra settings;
-    metrics on another port).
+    metrics on another port), in a process group of its own so that a test can kill the
+    server and its workers at once.
 
     Its webhook dispatcher, MQTT consumers and downlink dispatcher are off unless `env`
     switches them on, so that the tests that own those loops (with their own settings) are
     not raced by the shared server."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
+    loops_off = {
         "TELEMETRY_WEBHOOK_DISPATCHER": "0",
         "TELEMETRY_MQTT_INGEST": "0",
         "TELEMETRY_DOWNLINK_DISPATCH": "0",
-        "METRICS_PORT": str(free_port()),
-        **(env or {}),
     }
-    process = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "telemetry"),
-            "serve",
-            "--port",
-            str(port),
-            "--workers",
-            str(workers),
-        ],
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        # Its own process group, so a test can kill the server and its workers at once.
-        start_new_session=True,
-    )
-    base_url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base_url}/api/v1/health", timeout=1).status_code == 200:
-                return LiveServer(base_url, process)
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    process.kill()
-    raise RuntimeError("telemetry serve did not come up")
+    server = served(database_url, workers, {**loops_off, **(env or {})}, new_session=True)
+    return LiveServer(server.base_url, server.process)
+
+
+@contextmanager
+def serving(database_url: str, env: dict[str, str] | None = None) -> Iterator[LiveServer]:
+    """`start_server` (two workers) for a fixture's lifetime, stopped however it ends."""
+    server = start_server(database_url, workers=2, env=env)
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")
 def live_server(migrated: str) -> Iterator[LiveServer]:
-    server = start_server(migrated)
-    yield server
-    server.process.terminate()
-    server.process.wait(timeout=15)
+    with serving(migrated) as server:
+        yield server

@@ -3,6 +3,10 @@
 Every builder returns the dict it adds to the world, so a test can read ids and tweak
 values before `load`. Defaults make a valid world: unique names, random EUIs, fresh ids.
 Overrides use the world file's own key names (camelCase).
+
+Below the builders: `load`/`loaded` and `world_fixture` load a world, `partner_key` makes
+and loads the one-partner world most auth tests start from, and `Writer`, `Switched`,
+`ReadKeys`/`ReadDevices` are the starts several modules share.
 """
 
 from __future__ import annotations
@@ -10,8 +14,13 @@ from __future__ import annotations
 import itertools
 import secrets
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
+
+import asyncpg
+import pytest
 
 from app.world.loader import load_world
 from app.world.structs import ACTIVE_SCOPES, WorldSummary
@@ -55,6 +64,13 @@ class World:
     def _n(self) -> int:
         return next(self._serial)
 
+    @staticmethod
+    def _add(into: list[Entity], entity: Entity, overrides: dict[str, Any]) -> Entity:
+        """`entity` with the caller's `overrides`, added to the list that holds its kind."""
+        entity.update(overrides)
+        into.append(entity)
+        return entity
+
     def _is_partner(self, owner: Entity) -> bool:
         return any(owner is partner for partner in self.partners)
 
@@ -97,6 +113,16 @@ class World:
         self._partner_of[sub_account["id"]] = partner
         return sub_account
 
+    def tenancy(self, *sub_accounts: dict[str, Any], **overrides: Any) -> tuple[Entity, ...]:
+        """A partner (with `overrides`) and one sub-account per dict of overrides given, in
+        that order: (partner, *sub_accounts)."""
+        partner = self.partner(**overrides)
+        return (partner, *(self.sub_account(partner, **sub) for sub in sub_accounts))
+
+    def keys(self, *owners: Entity, scopes: list[str]) -> list[Secret]:
+        """One key per owner, in that order, all with the same scopes."""
+        return [self.key(owner, scopes) for owner in owners]
+
     def key(self, owner: Entity, scopes: list[str] | None = None, **overrides: Any) -> Secret:
         """A key of a partner or sub-account; returns the secret (its `.id` is the key id)."""
         n = self._n()
@@ -129,9 +155,7 @@ class World:
             "name": f"User {n}",
             "password": "correct horse battery staple",
         }
-        user.update(overrides)
-        partner["users"].append(user)
-        return user
+        return self._add(partner["users"], user, overrides)
 
     def member(
         self,
@@ -146,9 +170,7 @@ class World:
             "role": role,
             "siteId": site["id"] if site else None,
         }
-        member.update(overrides)
-        sub_account["members"].append(member)
-        return member
+        return self._add(sub_account["members"], member, overrides)
 
     # Catalog -----------------------------------------------------------------------------
 
@@ -164,6 +186,21 @@ class World:
         field.update(overrides)
         return field
 
+    def formula(self, identifier: str, formula: str, **overrides: Any) -> Entity:
+        """A field computed by `formula` over the profile's other fields."""
+        return self.field(identifier, kind="formula", formula=formula, **overrides)
+
+    def mapping(self, identifier: str, source: str, values: dict[str, str], default: str) -> Entity:
+        """A string field mapping `source`'s value through `values` (`default` otherwise)."""
+        return self.field(
+            identifier,
+            kind="mapping",
+            dataType="string",
+            source=source,
+            map=values,
+            default=default,
+        )
+
     def profile(
         self, partner: Entity, fields: list[Entity] | None = None, **overrides: Any
     ) -> Entity:
@@ -176,9 +213,7 @@ class World:
             "downlinkTemplates": [],
             "alertRules": [],
         }
-        profile.update(overrides)
-        partner["profiles"].append(profile)
-        return profile
+        return self._add(partner["profiles"], profile, overrides)
 
     def downlink_template(self, profile: Entity, **overrides: Any) -> Entity:
         n = self._n()
@@ -191,9 +226,7 @@ class World:
             "layout": [{"field": "minutes", "type": "uint16be"}],
             "sampleData": {"minutes": 15},
         }
-        template.update(overrides)
-        profile["downlinkTemplates"].append(template)
-        return template
+        return self._add(profile["downlinkTemplates"], template, overrides)
 
     def alert_rule(
         self, profile: Entity, field: str, op: str, value: Any, level: str = "warning"
@@ -211,9 +244,7 @@ class World:
             "name": f"Site {n}",
             "parentSiteId": parent["id"] if parent else None,
         }
-        site.update(overrides)
-        sub_account["sites"].append(site)
-        return site
+        return self._add(sub_account["sites"], site, overrides)
 
     def network(self, sub_account: Entity, site: Entity | None = None, **overrides: Any) -> Entity:
         n = self._n()
@@ -222,9 +253,7 @@ class World:
             "name": f"Network {n}",
             "siteId": site["id"] if site else None,
         }
-        network.update(overrides)
-        sub_account["networks"].append(network)
-        return network
+        return self._add(sub_account["networks"], network, overrides)
 
     # Equipment ---------------------------------------------------------------------------
 
@@ -238,25 +267,14 @@ class World:
     ) -> Entity:
         """A device of a sub-account (assigned) or of a partner's inventory."""
         n = self._n()
-        in_inventory = self._is_partner(owner)
         device: Entity = {
             "id": new_id(),
             "devEui": new_eui(),
             "name": f"Device {n}",
             "serialNumber": f"SN-{n:06d}",
-            "status": "inventory" if in_inventory else "assigned",
             "deviceProfileId": profile["id"],
         }
-        if network is not None:
-            device["networkId"] = network["id"]
-        if site is not None:
-            device["siteId"] = site["id"]
-        device.update(overrides)
-        if in_inventory:
-            owner["inventory"]["devices"].append(device)
-        else:
-            owner["devices"].append(device)
-        return device
+        return self._equipment("devices", owner, device, network, site, overrides)
 
     def gateway(
         self,
@@ -267,23 +285,28 @@ class World:
     ) -> Entity:
         """A gateway of a sub-account (assigned) or of a partner's inventory."""
         n = self._n()
+        gateway: Entity = {"id": new_id(), "gatewayEui": new_eui(), "name": f"Gateway {n}"}
+        return self._equipment("gateways", owner, gateway, network, site, overrides)
+
+    def _equipment(
+        self,
+        kind: str,
+        owner: Entity,
+        item: Entity,
+        network: Entity | None,
+        site: Entity | None,
+        overrides: dict[str, Any],
+    ) -> Entity:
+        """A device or gateway (`kind`, the world file's list) with its status and place,
+        added to the sub-account's list or to the partner's inventory."""
         in_inventory = self._is_partner(owner)
-        gateway: Entity = {
-            "id": new_id(),
-            "gatewayEui": new_eui(),
-            "name": f"Gateway {n}",
-            "status": "inventory" if in_inventory else "assigned",
-        }
+        item["status"] = "inventory" if in_inventory else "assigned"
         if network is not None:
-            gateway["networkId"] = network["id"]
+            item["networkId"] = network["id"]
         if site is not None:
-            gateway["siteId"] = site["id"]
-        gateway.update(overrides)
-        if in_inventory:
-            owner["inventory"]["gateways"].append(gateway)
-        else:
-            owner["gateways"].append(gateway)
-        return gateway
+            item["siteId"] = site["id"]
+        into = owner["inventory"][kind] if in_inventory else owner[kind]
+        return self._add(into, item, overrides)
 
     def multicast_group(
         self, sub_account: Entity, devices: list[Entity] | None = None, **overrides: Any
@@ -294,9 +317,7 @@ class World:
             "name": f"Group {n}",
             "deviceIds": [device["id"] for device in devices or []],
         }
-        group.update(overrides)
-        sub_account["multicastGroups"].append(group)
-        return group
+        return self._add(sub_account["multicastGroups"], group, overrides)
 
     # Telemetry ---------------------------------------------------------------------------
 
@@ -337,3 +358,111 @@ class World:
 async def load(pool_or_connection: Any, world: World, now: datetime | None = None) -> WorldSummary:
     """Loads the world through the real loader (one transaction)."""
     return await load_world(pool_or_connection, world.to_dict(), now)
+
+
+async def partner_key(
+    pool: asyncpg.Pool,
+    scopes: list[str] | None = None,
+    key: dict[str, Any] | None = None,
+    **partner: Any,
+) -> tuple[Entity, Secret]:
+    """A world of one partner (`partner`: its overrides) with one key (`scopes`, and the
+    key's other overrides in `key`), loaded: (partner, key)."""
+    w = World()
+    made = w.partner(**partner)
+    secret = w.key(made, scopes, **(key or {}))
+    await load(pool, w)
+    return made, secret
+
+
+@dataclass
+class ReadKeys:
+    """The keys a read route's tests ask with: the partner's, its sub-account's and
+    another sub-account's, one without the route's scope, and another partner's."""
+
+    partner_key: str
+    sub_key: str
+    other_sub_key: str
+    no_scope_key: str
+    foreign_key: str
+
+
+def telemetry_keys(
+    w: World,
+    partner: Entity,
+    sub: Entity,
+    other_sub: Entity,
+    foreign: Entity,
+    partner_scopes: tuple[str, ...] = ("telemetry:read",),
+) -> dict[str, Secret]:
+    """The five ReadKeys of a telemetry read route's world, made in that order: with
+    telemetry:read (the partner's with `partner_scopes`), the scope-less one with
+    devices:read only."""
+    return {
+        "partner_key": w.key(partner, scopes=list(partner_scopes)),
+        "sub_key": w.key(sub, scopes=["telemetry:read"]),
+        "other_sub_key": w.key(other_sub, scopes=["telemetry:read"]),
+        "no_scope_key": w.key(partner, scopes=["devices:read"]),
+        "foreign_key": w.key(foreign, scopes=["telemetry:read"]),
+    }
+
+
+@dataclass
+class ReadDevices(ReadKeys):
+    """ReadKeys, and the devices a read route's tests ask about: one of the sub-account,
+    one of the other sub-account, one in the inventory, one archived, another partner's."""
+
+    device: dict[str, Any]
+    other_device: dict[str, Any]
+    inventory: dict[str, Any]
+    archived: dict[str, Any]
+    foreign: dict[str, Any]
+
+
+class Writer:
+    """A partner whose plan writes or not (30 days kept), with sub-accounts `sub` and
+    `other_sub` and a `profile`: where the downlink tests' worlds start."""
+
+    def __init__(self, api_write: bool = True) -> None:
+        self.world = World()
+        self.partner, self.sub, self.other_sub = self.world.tenancy(
+            {}, {}, plan={"apiWrite": api_write, "retentionDays": 30}
+        )
+        self.profile = self.world.profile(self.partner)
+
+
+class Switched:
+    """Partner `p` with networks and multi-site on, and its sub-accounts `a` (as the
+    partner) and `b` (both off): where the device and gateway listings' worlds start."""
+
+    def __init__(self) -> None:
+        self.world = World()
+        on, off = {"networks": True, "multiSite": True}, {"networks": False, "multiSite": False}
+        self.p, self.a, self.b = self.world.tenancy({}, {"features": off}, features=on)
+
+
+class Built(Protocol):
+    world: World
+
+
+B = TypeVar("B", bound=Built)
+
+
+def world_fixture(build: Callable[[], B]) -> Any:
+    """A module-scoped fixture that builds a world (`build()`, anything with a `.world`),
+    loads it and gives what was built: `setup = world_fixture(Setup)`."""
+
+    @pytest.fixture(scope="module")
+    async def fixture(pool: asyncpg.Pool) -> B:
+        built = build()
+        await load(pool, built.world)
+        return built
+
+    return fixture
+
+
+async def loaded(pool: asyncpg.Pool, built: B) -> B:
+    """Loads what `built` holds (its `.world`) and gives it back, for fixtures that go on
+    to write state after the load."""
+    await load(pool, built.world)
+    return built

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import asyncpg
+import httpx
 from litestar.testing import AsyncTestClient
 
 
@@ -28,3 +30,25 @@ async def committed(client: AsyncTestClient, pool: asyncpg.Pool, sql: str, *args
             return
         await asyncio.sleep(0.02)
     raise AssertionError("no notification reached the worker")
+
+
+def assert_error(response: httpx.Response, status: int, code: str) -> None:
+    """The response is `status` with error `code` in the envelope."""
+    assert response.status_code == status, response.text
+    assert response.json()["error"]["code"] == code
+
+
+async def names_listed(client: AsyncTestClient, path: str, key: str, **params: Any) -> list[str]:
+    """The names a list route answers with (200, and the page holds all `total` of them)."""
+    response = await client.get(path, params=params, headers=bearer(key))
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["pagination"]["total"] == len(body["data"])
+    return [item["name"] for item in body["data"]]
+
+
+async def get_ok(client: AsyncTestClient, key: str, path: str, **request: Any) -> Any:
+    """The JSON body of a GET with API key `key` that must answer 200."""
+    response = await client.get(path, headers=bearer(key), **request)
+    assert response.status_code == 200, response.text
+    return response.json()

@@ -273,11 +273,7 @@ class Oracle:
                 await connection.executemany(
                     f"INSERT INTO oracle_readings_{kind}"
                     " (device_num, field_num, time, value, site_num) VALUES ($1, $2, $3, $4, $5)",
-                    [
-                        self._row(r)
-                        for r in batch
-                        if (r.field == "x") == (kind == "num")
-                    ],
+                    [self._row(r) for r in batch if (r.field == "x") == (kind == "num")],
                 )
 
     def _row(self, reading: Reading) -> tuple[Any, ...]:

@@ -19,7 +19,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from app.core.config import PROJECT_ROOT
-from tests.conftest import free_port
+from benchmarks.common import free_port, stop_process
 
 T = TypeVar("T")
 TELEMETRY = str(Path(sys.executable).parent / "telemetry")
@@ -96,13 +96,7 @@ class Process:
         self.handle.close()
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        stop_process(self.process, grace_s=20, kill_s=10)
         self.handle.close()
 
     def output(self) -> str:

@@ -10,6 +10,7 @@ import uuid
 from pathlib import Path
 
 import asyncpg
+import httpx
 import yaml
 from litestar.testing import AsyncTestClient
 
@@ -119,21 +120,21 @@ async def test_partner_key_with_a_past_expiry_is_expired(
     migrated: str, pool: asyncpg.Pool, client: AsyncTestClient
 ) -> None:
     _, t = await tenancy(pool)
-    run = await telemetry(
-        migrated, "keys", "create", "--partner", t["p"]["id"], "--name", "old",
-        "--scopes", "devices:read", "--expires", "2020-01-01",
-    )  # fmt: skip
-    assert run.code == 0, run.stderr
-    response = await client.get("/api/v1/me", headers=bearer(run.last_line))
+
+    async def me_with_a_key(name: str, scopes: str, expires: str) -> httpx.Response:
+        """GET /me with a partner key made by `telemetry keys create`."""
+        run = await telemetry(
+            migrated, "keys", "create", "--partner", t["p"]["id"], "--name", name,
+            "--scopes", scopes, "--expires", expires,
+        )  # fmt: skip
+        assert run.code == 0, run.stderr
+        return await client.get("/api/v1/me", headers=bearer(run.last_line))
+
+    response = await me_with_a_key("old", "devices:read", "2020-01-01")
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "key_expired"
 
-    run = await telemetry(
-        migrated, "keys", "create", "--partner", t["p"]["id"], "--name", "later",
-        "--scopes", "devices:read,webhooks:manage", "--expires", "2999-01-01T10:00:00Z",
-    )  # fmt: skip
-    assert run.code == 0, run.stderr
-    response = await client.get("/api/v1/me", headers=bearer(run.last_line))
+    response = await me_with_a_key("later", "devices:read,webhooks:manage", "2999-01-01T10:00:00Z")
     assert response.status_code == 200
     me = response.json()["data"]
     assert me["boundTo"] == "partner"

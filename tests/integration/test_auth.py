@@ -10,8 +10,8 @@ import httpx
 from litestar.testing import AsyncTestClient
 
 from tests.conftest import LiveServer
-from tests.factories import World, load
-from tests.helpers import bearer
+from tests.factories import World, load, partner_key
+from tests.helpers import assert_error, bearer
 
 
 async def test_missing_malformed_and_unknown_keys_are_unauthorized(
@@ -42,9 +42,9 @@ async def test_expired_and_revoked_keys_have_their_own_codes(
     await load(pool, world)
 
     response = await client.get("/api/v1/me", headers=bearer(expired))
-    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_expired")
+    assert_error(response, 401, "key_expired")
     response = await client.get("/api/v1/me", headers=bearer(revoked))
-    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
+    assert_error(response, 401, "key_revoked")
     response = await client.get("/api/v1/me", headers=bearer(future))
     assert response.status_code == 200
 
@@ -77,22 +77,15 @@ async def test_me_needs_no_scope_and_describes_the_binding(
 async def test_missing_scope_is_403_insufficient_scope(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner()
-    key = world.key(partner, scopes=["telemetry:read"])
-    await load(pool, world)
+    _, key = await partner_key(pool, scopes=["telemetry:read"])
     response = await client.get("/api/v1/sub-accounts", headers=bearer(key))
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "insufficient_scope"
+    assert_error(response, 403, "insufficient_scope")
 
 
 async def test_per_minute_limit_counts_down_then_429_with_retry_after(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner(tier={"perMinute": 5, "perDay": 1000})
-    key = world.key(partner)
-    await load(pool, world)
+    partner, key = await partner_key(pool, tier={"perMinute": 5, "perDay": 1000})
 
     remaining = []
     for _ in range(5):
@@ -104,8 +97,7 @@ async def test_per_minute_limit_counts_down_then_429_with_retry_after(
 
     for _ in range(3):
         response = await client.get("/api/v1/me", headers=bearer(key))
-        assert response.status_code == 429
-        assert response.json()["error"]["code"] == "rate_limited"
+        assert_error(response, 429, "rate_limited")
         assert 1 <= int(response.headers["retry-after"]) <= 61
         assert response.headers["x-ratelimit-remaining"] == "0"
     used = await pool.fetchval(
@@ -135,15 +127,11 @@ async def test_sub_account_key_gets_the_lower_tier(
 async def test_daily_quota_is_429_quota_exceeded_until_midnight(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner(tier={"perMinute": 100, "perDay": 2})
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool, tier={"perMinute": 100, "perDay": 2})
     for _ in range(2):
         assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
     response = await client.get("/api/v1/me", headers=bearer(key))
-    assert response.status_code == 429
-    assert response.json()["error"]["code"] == "quota_exceeded"
+    assert_error(response, 429, "quota_exceeded")
     seconds_to_midnight = await pool.fetchval(
         "SELECT extract(epoch FROM date_trunc('day', now() AT TIME ZONE 'UTC') + interval '1 day'"
         " - (now() AT TIME ZONE 'UTC'))::int"
@@ -154,10 +142,7 @@ async def test_daily_quota_is_429_quota_exceeded_until_midnight(
 async def test_rate_limit_headers_on_authenticated_errors_too(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner(tier={"perMinute": 50, "perDay": 1000})
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool, tier={"perMinute": 50, "perDay": 1000})
     response = await client.get(f"/api/v1/sub-accounts/{uuid.uuid4()}", headers=bearer(key))
     assert response.status_code == 404
     assert response.json() == {"error": {"code": "not_found", "message": "sub-account not found"}}
@@ -166,10 +151,7 @@ async def test_rate_limit_headers_on_authenticated_errors_too(
 
 
 async def test_unknown_path_does_not_count(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    world = World()
-    partner = world.partner(tier={"perMinute": 50, "perDay": 1000})
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool, tier={"perMinute": 50, "perDay": 1000})
     for _ in range(3):
         response = await client.get("/api/v1/nothing-here", headers=bearer(key))
         assert response.status_code == 404
@@ -179,17 +161,13 @@ async def test_unknown_path_does_not_count(client: AsyncTestClient, pool: asyncp
 
 async def test_wrong_method_is_405_in_the_envelope(client: AsyncTestClient) -> None:
     response = await client.delete("/api/v1/health")
-    assert response.status_code == 405
-    assert response.json()["error"]["code"] == "method_not_allowed"
+    assert_error(response, 405, "method_not_allowed")
 
 
 async def test_61st_request_is_429_across_two_workers(
     live_server: LiveServer, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner(tier={"perMinute": 60, "perDay": 100000})
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool, tier={"perMinute": 60, "perDay": 100000})
     async with live_server.client() as http:
 
         async def call() -> httpx.Response:
@@ -202,5 +180,4 @@ async def test_61st_request_is_429_across_two_workers(
             responses.extend(batch)
         assert [r.status_code for r in responses].count(200) == 60
         last = await call()
-    assert last.status_code == 429
-    assert last.json()["error"]["code"] == "rate_limited"
+    assert_error(last, 429, "rate_limited")

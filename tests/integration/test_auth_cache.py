@@ -18,8 +18,8 @@ from app.auth.principal import hash_secret
 from app.core.config import Settings
 from app.main import create_app
 from tests.conftest import LiveServer
-from tests.factories import World, load
-from tests.helpers import bearer, committed
+from tests.factories import Secret, World, load, partner_key
+from tests.helpers import assert_error, bearer, committed
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_admin_cli import telemetry
 from tests.integration.test_ingest import INGEST, th_world
@@ -47,15 +47,17 @@ def cache_of(client: AsyncTestClient) -> AuthCache:
     return cache
 
 
+async def change_key(client: AsyncTestClient, pool: asyncpg.Pool, key: Secret, change: str) -> None:
+    """Sets `change` (SQL) on the key's row and waits for the app to hear of it."""
+    await committed(client, pool, f"UPDATE api_keys SET {change} WHERE id = $1", uuid.UUID(key.id))
+
+
 async def test_the_in_process_app_serves_from_the_cache(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     cache = cache_of(client)
     assert cache.active
-    w = World()
-    partner = w.partner()
-    key = w.key(partner)
-    await load(pool, w)
+    partner, key = await partner_key(pool)
     assert hash_secret(key) not in cache.keys
     assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
     # The key is now cached; its next request is answered from the same entry (no
@@ -71,15 +73,10 @@ async def test_the_in_process_app_serves_from_the_cache(
 async def test_a_committed_revocation_drops_the_cached_key(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w = World()
-    p = w.partner()
-    key = w.key(p)
-    await load(pool, w)
+    _, key = await partner_key(pool)
     for _ in range(3):
         assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
-    await committed(
-        client, pool, "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
-    )
+    await change_key(client, pool, key, "revoked_at = now()")
     response = await client.get("/api/v1/me", headers=bearer(key))
     assert response.status_code == 401
     assert response.headers["www-authenticate"] == "Bearer"
@@ -89,10 +86,7 @@ async def test_a_committed_revocation_drops_the_cached_key(
 async def test_expiry_is_checked_at_each_request(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w = World()
-    p = w.partner()
-    key = w.key(p, expiresAt="now+PT2S")
-    await load(pool, w)
+    _, key = await partner_key(pool, key={"expiresAt": "now+PT2S"})
     assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
     expires = await pool.fetchval(
         "SELECT expires_at FROM api_keys WHERE id = $1", uuid.UUID(key.id)
@@ -102,20 +96,18 @@ async def test_expiry_is_checked_at_each_request(
             break
         await asyncio.sleep(0.2)
     response = await client.get("/api/v1/me", headers=bearer(key))
-    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_expired")
+    assert_error(response, 401, "key_expired")
 
 
 async def test_tier_scope_and_feature_changes_are_seen(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner(tier={"perMinute": 100, "perDay": 1000}, features={"networks": False})
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({}, tier={"perMinute": 100, "perDay": 1000}, features={"networks": False})
     key = w.key(sa, scopes=["devices:read"])
     await load(pool, w)
     response = await client.get("/api/v1/networks", headers=bearer(key))
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "networks_disabled"
+    assert_error(response, 403, "networks_disabled")
     assert response.headers["x-ratelimit-limit"] == "100"
 
     await committed(
@@ -136,11 +128,9 @@ async def test_tier_scope_and_feature_changes_are_seen(
     assert response.headers["x-ratelimit-limit"] == "7"
     assert response.headers["x-ratelimit-remaining"] == "4", "3 requests so far"
 
-    await committed(
-        client, pool, "UPDATE api_keys SET scopes = '{}' WHERE id = $1", uuid.UUID(key.id)
-    )
+    await change_key(client, pool, key, "scopes = '{}'")
     response = await client.get("/api/v1/networks", headers=bearer(key))
-    assert (response.status_code, response.json()["error"]["code"]) == (403, "insufficient_scope")
+    assert_error(response, 403, "insufficient_scope")
 
 
 async def test_a_new_sub_account_changes_what_a_partner_key_sees(
@@ -166,10 +156,7 @@ async def test_a_new_sub_account_changes_what_a_partner_key_sees(
 
 
 async def test_unused_permits_are_given_back(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    w = World()
-    p = w.partner(tier={"perMinute": 1_000_000, "perDay": 10_000_000})
-    key = w.key(p)
-    await load(pool, w)
+    _, key = await partner_key(pool, tier={"perMinute": 1_000_000, "perDay": 10_000_000})
     served = 0
     for _ in range(4):
         batch = await asyncio.gather(
@@ -183,10 +170,7 @@ async def test_unused_permits_are_given_back(client: AsyncTestClient, pool: asyn
 async def test_leases_never_exceed_the_limit_across_two_workers(
     live_server: LiveServer, pool: asyncpg.Pool
 ) -> None:
-    w = World()
-    p = w.partner(tier={"perMinute": 200, "perDay": 100_000})
-    key = w.key(p)
-    await load(pool, w)
+    _, key = await partner_key(pool, tier={"perMinute": 200, "perDay": 100_000})
     limits = httpx.Limits(max_connections=300, max_keepalive_connections=0)
     async with httpx.AsyncClient(base_url=live_server.base_url, timeout=30, limits=limits) as http:
         responses = await asyncio.gather(
@@ -205,10 +189,7 @@ async def test_leases_never_exceed_the_limit_across_two_workers(
 async def test_a_large_budget_burst_is_counted_exactly_across_two_workers(
     live_server: LiveServer, pool: asyncpg.Pool
 ) -> None:
-    w = World()
-    p = w.partner(tier={"perMinute": 1_000_000, "perDay": 10_000_000})
-    key = w.key(p)
-    await load(pool, w)
+    _, key = await partner_key(pool, tier={"perMinute": 1_000_000, "perDay": 10_000_000})
     limits = httpx.Limits(max_connections=64)
     async with httpx.AsyncClient(base_url=live_server.base_url, timeout=30, limits=limits) as http:
         responses = await asyncio.gather(
@@ -223,10 +204,7 @@ async def test_a_large_budget_burst_is_counted_exactly_across_two_workers(
 async def test_cli_revocation_is_seen_by_the_next_request_on_both_workers(
     live_server: LiveServer, migrated: str, pool: asyncpg.Pool
 ) -> None:
-    w = World()
-    p = w.partner()
-    key = w.key(p)
-    await load(pool, w)
+    _, key = await partner_key(pool)
     fresh = httpx.Limits(max_keepalive_connections=0)
     async with httpx.AsyncClient(base_url=live_server.base_url, timeout=10, limits=fresh) as http:
         for _ in range(6):
@@ -252,10 +230,7 @@ async def test_telemetry_auth_cache_0_authenticates_per_request(
     uncached_client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     assert getattr(uncached_client.app.state, "auth_cache", None) is None
-    w = World()
-    p = w.partner(tier={"perMinute": 3, "perDay": 1000})
-    key = w.key(p)
-    await load(pool, w)
+    _, key = await partner_key(pool, tier={"perMinute": 3, "perDay": 1000})
     remaining = []
     for _ in range(3):
         response = await uncached_client.get("/api/v1/me", headers=bearer(key))
@@ -263,21 +238,18 @@ async def test_telemetry_auth_cache_0_authenticates_per_request(
         remaining.append(response.headers["x-ratelimit-remaining"])
     assert remaining == ["2", "1", "0"]
     response = await uncached_client.get("/api/v1/me", headers=bearer(key))
-    assert (response.status_code, response.json()["error"]["code"]) == (429, "rate_limited")
+    assert_error(response, 429, "rate_limited")
     assert await day_count(pool, key.id) == 3
     await pool.execute("UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id))
     response = await uncached_client.get("/api/v1/me", headers=bearer(key))
-    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
+    assert_error(response, 401, "key_revoked")
 
 
 async def test_a_lost_listener_falls_back_then_the_cache_returns(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     cache = cache_of(client)
-    w = World()
-    p = w.partner(tier={"perMinute": 50, "perDay": 1000})
-    key = w.key(p)
-    await load(pool, w)
+    _, key = await partner_key(pool, tier={"perMinute": 50, "perDay": 1000})
     assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
     assert cache._listener is not None
     pid = cache._listener.get_server_pid()
@@ -316,19 +288,16 @@ async def test_a_lost_listener_falls_back_then_the_cache_returns(
     assert cache.active, "the worker listens again"
     response = await client.get("/api/v1/me", headers=bearer(key))
     assert response.headers["x-ratelimit-remaining"] == "47"
-    await committed(
-        client, pool, "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
-    )
+    await change_key(client, pool, key, "revoked_at = now()")
     response = await client.get("/api/v1/me", headers=bearer(key))
-    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
+    assert_error(response, 401, "key_revoked")
 
 
 async def test_latest_through_the_cache_counts_and_checks_in_order(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner(tier={"perMinute": 4, "perDay": 1000})
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({}, tier={"perMinute": 4, "perDay": 1000})
     prof = w.profile(p, fields=[w.field("temperature")])
     dev = w.device(sa, prof)
     w.uplink(dev, at="now-PT1M", values={"temperature": 20.5})
@@ -347,15 +316,13 @@ async def test_latest_through_the_cache_counts_and_checks_in_order(
     response = await client.get(f"/api/v1/devices/{uuid.uuid4()}/latest", headers=bearer(key))
     assert (response.status_code, response.headers["x-ratelimit-remaining"]) == (404, "0")
     response = await client.get(url, headers=bearer(key))
-    assert (response.status_code, response.json()["error"]["code"]) == (429, "rate_limited")
+    assert_error(response, 429, "rate_limited")
     response = await client.get(url, headers=bearer(no_scope))
-    assert (response.status_code, response.json()["error"]["code"]) == (403, "insufficient_scope")
+    assert_error(response, 403, "insufficient_scope")
     assert await day_count(pool, key.id) == 4
-    await committed(
-        client, pool, "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
-    )
+    await change_key(client, pool, key, "revoked_at = now()")
     response = await client.get(url, headers=bearer(key))
-    assert (response.status_code, response.json()["error"]["code"]) == (401, "key_revoked")
+    assert_error(response, 401, "key_revoked")
 
 
 async def test_a_new_uplink_is_seen_at_once_with_the_old_etag_over_the_live_server(
@@ -409,4 +376,4 @@ async def test_a_device_leaving_the_tenancy_is_404_at_once(
         uuid.UUID(t["device"]["id"]),
     )
     response = await client.get(url, headers=bearer(t["key"]))
-    assert (response.status_code, response.json()["error"]["code"]) == (404, "not_found")
+    assert_error(response, 404, "not_found")

@@ -9,13 +9,12 @@ from litestar.testing import AsyncTestClient
 
 from tests.conftest import LiveServer
 from tests.factories import World, load
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 
 
 async def make_key(pool: asyncpg.Pool) -> str:
     world = World()
-    partner = world.partner(plan={"apiWrite": True, "retentionDays": 30})
-    sub = world.sub_account(partner)
+    partner, sub = world.tenancy({}, plan={"apiWrite": True, "retentionDays": 30})
     world.user(partner, email="body@example.com")
     key = world.key(sub, scopes=["members:read", "members:manage", "downlinks:write"])
     await load(pool, world)
@@ -51,8 +50,7 @@ async def test_body_over_64_kib_is_413(client: AsyncTestClient, pool: asyncpg.Po
     key = await make_key(pool)
     big = b'{"email": "body@example.com", "password": "' + b"x" * (64 * 1024) + b'"}'
     response = await post(client, key, big, "application/json")
-    assert response.status_code == 413
-    assert response.json()["error"]["code"] == "payload_too_large"
+    assert_error(response, 413, "payload_too_large")
     # Exactly 64 KiB is still accepted.
     head = b'{"email": "body@example.com", "password": "'
     exact = head + b"x" * (64 * 1024 - len(head) - 2) + b'"}'
@@ -80,8 +78,7 @@ async def test_body_over_64_kib_is_413_on_the_real_server(
                 content=content,
                 headers={**bearer(key), "Content-Type": "application/json"},
             )
-            assert response.status_code == 413
-            assert response.json()["error"]["code"] == "payload_too_large"
+            assert_error(response, 413, "payload_too_large")
 
 
 async def test_malformed_json_and_non_objects_are_invalid_body(
@@ -120,8 +117,7 @@ async def test_whole_numbers_take_json_integers_only(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     world = World()
-    partner = world.partner(plan={"apiWrite": True, "retentionDays": 30})
-    sub = world.sub_account(partner)
+    partner, sub = world.tenancy({}, plan={"apiWrite": True, "retentionDays": 30})
     profile = world.profile(partner)
     world.downlink_template(profile, key="k")
     device = world.device(sub, profile)
@@ -154,5 +150,4 @@ async def test_unknown_body_fields_are_ignored(client: AsyncTestClient, pool: as
         "application/json",
     )
     # The body was read (the unknown field ignored) and its credentials checked.
-    assert response.status_code == 401
-    assert response.json()["error"]["code"] == "invalid_credentials"
+    assert_error(response, 401, "invalid_credentials")

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncpg
@@ -54,37 +55,45 @@ async def test_migrate_twice_applies_nothing_the_second_time(migrated: str) -> N
         await connection.close()
 
 
-async def test_a_failing_migration_leaves_nothing_half_applied(tmp_path: Path) -> None:
+@pytest.fixture
+async def scratch(tmp_path: Path) -> AsyncIterator[asyncpg.Connection]:
+    """A connection to an empty database of its own (dropped afterwards), for migrations
+    written into `tmp_path` (which holds an empty `definitions/`)."""
     name = f"telemetry_migrate_{uuid.uuid4().hex[:8]}"
     cluster.ensure_database(name)
     (tmp_path / "definitions").mkdir()
-    (tmp_path / "001-good.sql").write_text("CREATE TABLE good (id int);")
-    (tmp_path / "002-bad.sql").write_text("CREATE TABLE half (id int); SELECT 1 / 0;")
     connection = await connect(Settings(database_url=cluster.database_url(name)))
     try:
-        try:
-            await migrate(connection, tmp_path)
-        except asyncpg.DivisionByZeroError:
-            pass
-        else:
-            raise AssertionError("the bad migration should have failed")
-        applied = [
-            r["version"] for r in await connection.fetch("SELECT version FROM schema_migrations")
-        ]
-        assert applied == ["001-good.sql"]
-        tables = {
-            r["tablename"]
-            for r in await connection.fetch(
-                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
-            )
-        }
-        assert "good" in tables
-        assert "half" not in tables
+        yield connection
     finally:
         await connection.close()
         admin = await asyncpg.connect(cluster.database_url("postgres"))
         await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
         await admin.close()
+
+
+async def applied(connection: asyncpg.Connection) -> list[str]:
+    return [r["version"] for r in await connection.fetch("SELECT version FROM schema_migrations")]
+
+
+async def test_a_failing_migration_leaves_nothing_half_applied(
+    scratch: asyncpg.Connection, tmp_path: Path
+) -> None:
+    (tmp_path / "001-good.sql").write_text("CREATE TABLE good (id int);")
+    (tmp_path / "002-bad.sql").write_text("CREATE TABLE half (id int); SELECT 1 / 0;")
+    try:
+        await migrate(scratch, tmp_path)
+    except asyncpg.DivisionByZeroError:
+        pass
+    else:
+        raise AssertionError("the bad migration should have failed")
+    assert await applied(scratch) == ["001-good.sql"]
+    tables = {
+        r["tablename"]
+        for r in await scratch.fetch("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+    }
+    assert "good" in tables
+    assert "half" not in tables
 
 
 async def test_retention_run_prunes_week_old_deduplication_keys(migrated: str) -> None:
@@ -106,28 +115,17 @@ async def test_retention_run_prunes_week_old_deduplication_keys(migrated: str) -
         await connection.close()
 
 
-async def test_an_edited_migration_stops_migrate(tmp_path: Path) -> None:
-    name = f"telemetry_migrate_{uuid.uuid4().hex[:8]}"
-    cluster.ensure_database(name)
-    (tmp_path / "definitions").mkdir()
+async def test_an_edited_migration_stops_migrate(
+    scratch: asyncpg.Connection, tmp_path: Path
+) -> None:
     first = tmp_path / "001-first.sql"
     first.write_text("CREATE TABLE first (id int);")
-    connection = await connect(Settings(database_url=cluster.database_url(name)))
-    try:
-        assert await migrate(connection, tmp_path) == ["001-first.sql"]
-        first.write_text("CREATE TABLE first (id bigint);")
-        (tmp_path / "002-second.sql").write_text("CREATE TABLE second (id int);")
-        with pytest.raises(EditedMigrationError, match=r"001-first\.sql"):
-            await migrate(connection, tmp_path)
-        # Nothing after the check ran: the new migration is still pending.
-        applied = [
-            r["version"] for r in await connection.fetch("SELECT version FROM schema_migrations")
-        ]
-        assert applied == ["001-first.sql"]
-        first.write_text("CREATE TABLE first (id int);")
-        assert await migrate(connection, tmp_path) == ["002-second.sql"]
-    finally:
-        await connection.close()
-        admin = await asyncpg.connect(cluster.database_url("postgres"))
-        await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-        await admin.close()
+    assert await migrate(scratch, tmp_path) == ["001-first.sql"]
+    first.write_text("CREATE TABLE first (id bigint);")
+    (tmp_path / "002-second.sql").write_text("CREATE TABLE second (id int);")
+    with pytest.raises(EditedMigrationError, match=r"001-first\.sql"):
+        await migrate(scratch, tmp_path)
+    # Nothing after the check ran: the new migration is still pending.
+    assert await applied(scratch) == ["001-first.sql"]
+    first.write_text("CREATE TABLE first (id int);")
+    assert await migrate(scratch, tmp_path) == ["002-second.sql"]

@@ -11,8 +11,8 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
-from tests.helpers import bearer, committed
+from tests.factories import Switched, World, load, loaded, partner_key
+from tests.helpers import assert_error, bearer, committed, get_ok, names_listed
 
 DEVICE_KEYS = {
     "id", "devEui", "name", "serialNumber", "status", "subAccountId", "deviceProfileId",
@@ -39,16 +39,13 @@ async def set_state(pool: asyncpg.Pool, device: dict[str, Any], **columns: Any) 
     )
 
 
-class Fleet:
+class Fleet(Switched):
     """Partner P (networks and multi-site on by default) with sub-accounts A and B (B has
     both features off), a partner inventory, and a second partner Q."""
 
     def __init__(self) -> None:
-        w = World()
-        self.world = w
-        self.p = w.partner(features={"networks": True, "multiSite": True})
-        self.a = w.sub_account(self.p)
-        self.b = w.sub_account(self.p, features={"networks": False, "multiSite": False})
+        super().__init__()
+        w = self.world
         self.prof = w.profile(
             self.p,
             fields=[
@@ -77,20 +74,17 @@ class Fleet:
         self.a4 = w.device(self.a, self.prof, name="Archived one", status="archived")
         self.b1 = w.device(self.b, self.prof, network=self.net_b, site=self.site_b, name="Bravo")
         self.inv = w.device(self.p, self.prof, name="Spare 100%")
-        self.q = w.partner()
-        self.qa = w.sub_account(self.q)
+        self.q, self.qa = w.tenancy({})
         self.q_prof = w.profile(self.q)
         self.q1 = w.device(self.qa, self.q_prof, name="Alpha foreign")
-        self.pkey = w.key(self.p, scopes=["devices:read"])
-        self.akey = w.key(self.a, scopes=["devices:read"])
-        self.bkey = w.key(self.b, scopes=["devices:read"])
-        self.qkey = w.key(self.q, scopes=["devices:read"])
+        self.pkey, self.akey, self.bkey, self.qkey = w.keys(
+            self.p, self.a, self.b, self.q, scopes=["devices:read"]
+        )
 
 
 @pytest.fixture(scope="module")
 async def fleet(pool: asyncpg.Pool) -> Fleet:
-    f = Fleet()
-    await load(pool, f.world)
+    f = await loaded(pool, Fleet())
     now = datetime.now(UTC)
     await set_state(
         pool, f.a1, last_seen_at=now - timedelta(minutes=2),
@@ -119,19 +113,13 @@ async def fleet(pool: asyncpg.Pool) -> Fleet:
 
 
 async def names(client: AsyncTestClient, key: str, **params: Any) -> list[str]:
-    response = await client.get("/api/v1/devices", params=params, headers=bearer(key))
-    assert response.status_code == 200, response.text
-    body = response.json()
-    assert body["pagination"]["total"] == len(body["data"])
-    return [d["name"] for d in body["data"]]
+    return await names_listed(client, "/api/v1/devices", key, **params)
 
 
 async def test_partner_key_lists_every_status_by_name(
     client: AsyncTestClient, fleet: Fleet
 ) -> None:
-    response = await client.get("/api/v1/devices", headers=bearer(fleet.pkey))
-    assert response.status_code == 200
-    body = response.json()
+    body = await get_ok(client, fleet.pkey, "/api/v1/devices")
     assert [d["name"] for d in body["data"]] == [
         "Alpha 1", "Alpha 2", "Archived one", "Beta", "Bravo", "Spare 100%",
     ]  # fmt: skip
@@ -181,9 +169,7 @@ async def test_inventory_and_archived_devices_show_no_live_fields(
     client: AsyncTestClient, fleet: Fleet
 ) -> None:
     for device in (fleet.inv, fleet.a4):
-        response = await client.get(f"/api/v1/devices/{device['id']}", headers=bearer(fleet.pkey))
-        assert response.status_code == 200
-        data = response.json()["data"]
+        data = (await get_ok(client, fleet.pkey, f"/api/v1/devices/{device['id']}"))["data"]
         assert data["online"] is False
         for name in ("signalQuality", "battery", "lastSeenAt", "lastUplinkAt", "location"):
             assert data[name] is None, name
@@ -328,8 +314,7 @@ async def test_partner_key_gets_403_only_when_off_everywhere(
     await load(pool, w)
     assert await names(client, key, networkId=net["id"]) == ["Only one"]
     response = await client.get("/api/v1/devices", params={"siteId": "none"}, headers=bearer(key))
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "multi_site_disabled"
+    assert_error(response, 403, "multi_site_disabled")
 
 
 async def test_feature_switches_come_before_every_400(
@@ -347,8 +332,7 @@ async def test_feature_switches_come_before_every_400(
         assert response.status_code == 403, params
         assert response.json()["error"]["code"] == code
     w = World()
-    p = w.partner(features={"networks": True, "multiSite": False})
-    sa = w.sub_account(p)
+    _, sa = w.tenancy({}, features={"networks": True, "multiSite": False})
     key = w.key(sa, scopes=["devices:read"])
     await load(pool, w)
     for params in ({"networkId": "bad", "siteId": "x"}, {"siteId": "x", "limit": 0}):
@@ -430,22 +414,17 @@ async def test_detail_404s(client: AsyncTestClient, fleet: Fleet) -> None:
 async def test_scope_is_devices_read(
     client: AsyncTestClient, fleet: Fleet, pool: asyncpg.Pool
 ) -> None:
-    w = World()
-    p = w.partner()
-    key = w.key(p, scopes=["telemetry:read", "profiles:read"])
-    await load(pool, w)
+    _, key = await partner_key(pool, scopes=["telemetry:read", "profiles:read"])
     for path in ("/api/v1/devices", f"/api/v1/devices/{uuid.uuid4()}"):
         response = await client.get(path, headers=bearer(key))
-        assert response.status_code == 403
-        assert response.json()["error"]["code"] == "insufficient_scope"
+        assert_error(response, 403, "insufficient_scope")
 
 
 async def test_live_fields_from_the_ingest_pipeline(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     prof = w.profile(p, fields=[w.field("temperature"), w.field("battery", role="battery_pct")])
     dev = w.device(sa, prof, name="Piped")
     w.uplink(dev, at="now-PT10M", values={"temperature": 21.5, "battery": 64}, rssi=-50, snr=10)
@@ -462,8 +441,7 @@ async def test_live_fields_from_the_ingest_pipeline(
 
 async def test_totals_follow_moves_and_deletes(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     prof = w.profile(p)
     devices = [w.device(sa, prof, name=f"Counted {i}") for i in range(3)]
     w.device(p, prof, name="Counted spare")

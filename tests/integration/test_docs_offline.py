@@ -19,6 +19,7 @@ import pytest
 
 from app.docs import SWAGGER_UI_VERSION
 from tests.conftest import LiveServer
+from tests.helpers import assert_error
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -63,8 +64,7 @@ async def test_docs_page_needs_nothing_from_outside(live_server: LiveServer) -> 
         assert f'PACKAGE_VERSION:"{SWAGGER_UI_VERSION}"' in bundle.text
         assert "immutable" in bundle.headers["cache-control"]
         missing = await http.get(f"/api/v1/docs/swagger-ui-{SWAGGER_UI_VERSION}/secrets.txt")
-        assert missing.status_code == 404
-        assert missing.json()["error"]["code"] == "not_found"
+        assert_error(missing, 404, "not_found")
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")

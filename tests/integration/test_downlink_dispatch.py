@@ -5,7 +5,7 @@ the real protocol with the real stubs (tests/fake_chirpstack.py)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,14 +22,6 @@ from tests.helpers import bearer
 from tests.network import Broker, Process, Publisher, eventually
 
 TIMEOUT_S = "0.5"  # a hung call counts as an unknown outcome after this long
-
-
-@pytest.fixture(scope="module")
-async def fake() -> AsyncIterator[FakeChirpStack]:
-    server = FakeChirpStack()
-    await server.start()
-    yield server
-    await server.stop()
 
 
 class Dispatcher:
@@ -61,11 +53,16 @@ def dispatcher(migrated: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 
 async def downlink_world(
-    pool: asyncpg.Pool, fake: FakeChirpStack, devices: int = 1, confirmed: bool = True
+    pool: asyncpg.Pool,
+    fake: FakeChirpStack,
+    devices: int = 1,
+    confirmed: bool = True,
+    faults: list[str] | None = None,
 ) -> dict[str, Any]:
+    """A partner whose first device (of `devices`) the fake ChirpStack answers with
+    `faults`, in order, before it takes the downlink."""
     w = World()
-    p = w.partner(plan={"apiWrite": True, "retentionDays": 30})
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({}, plan={"apiWrite": True, "retentionDays": 30})
     profile = w.profile(p)
     w.downlink_template(profile, key="set_interval", fPort=10, confirmed=confirmed)
     devs = [w.device(sa, profile) for _ in range(devices)]
@@ -73,6 +70,8 @@ async def downlink_world(
     key = w.key(sa, scopes=["devices:read", "downlinks:write"])
     group = w.multicast_group(sa, devs) if devices > 1 else None
     await load(pool, w)
+    if faults:
+        fake.service.enqueue_faults[devs[0]["devEui"]] = faults
     return {"devices": devs, "token": token, "key": key, "group": group, "sa": sa}
 
 
@@ -125,9 +124,14 @@ def network_event(event: str, dev_eui: str, **fields: Any) -> str:
     return MessageToJson(message)
 
 
-async def post_event(client: AsyncTestClient, world: dict[str, Any], event: str, body: str) -> None:
+async def post_event(
+    client: AsyncTestClient, world: dict[str, Any], event: str, dev_eui: str, **fields: Any
+) -> None:
+    """ChirpStack's `event` (its `network_event`) about `dev_eui`, through the ingest route."""
     response = await client.post(
-        f"/ingest/chirpstack?event={event}", content=body, headers=bearer(world["token"])
+        f"/ingest/chirpstack?event={event}",
+        content=network_event(event, dev_eui, **fields),
+        headers=bearer(world["token"]),
     )
     assert response.status_code == 204, response.text
 
@@ -151,31 +155,16 @@ async def test_a_downlink_reaches_chirpstack_and_walks_to_acknowledged(
     assert submitted["submittedAt"] is not None and submitted["sentAt"] is None
     assert submitted["byteCount"] == 2 and submitted["confirmed"] is True
 
-    await post_event(
-        client,
-        world,
-        "txack",
-        network_event("txack", dev["devEui"], queue_item_id=sent.id, f_cnt_down=12),
-    )
+    await post_event(client, world, "txack", dev["devEui"], queue_item_id=sent.id, f_cnt_down=12)
     body = await item(client, world, queued["queueItemId"])
     assert (body["status"], body["fCntDown"]) == ("sent", 12) and body["sentAt"] is not None
     await post_event(
-        client,
-        world,
-        "ack",
-        network_event(
-            "ack", dev["devEui"], queue_item_id=sent.id, acknowledged=True, f_cnt_down=12
-        ),
+        client, world, "ack", dev["devEui"], queue_item_id=sent.id, acknowledged=True, f_cnt_down=12
     )
     body = await item(client, world, queued["queueItemId"])
     assert body["status"] == "acknowledged" and body["acknowledgedAt"] is not None
     # A late or repeated event changes nothing.
-    await post_event(
-        client,
-        world,
-        "txack",
-        network_event("txack", dev["devEui"], queue_item_id=sent.id, f_cnt_down=12),
-    )
+    await post_event(client, world, "txack", dev["devEui"], queue_item_id=sent.id, f_cnt_down=12)
     assert (await item(client, world, queued["queueItemId"]))["status"] == "acknowledged"
     assert fake.service.enqueue_calls[dev["devEui"]] == 1
 
@@ -190,39 +179,28 @@ async def test_nack_and_downlink_error_logs(
     second = await send(client, world, 2)
     await reaches(client, world, second["queueItemId"], "submitted")
     one, two = fake.service.items_of(dev["devEui"])
-    await post_event(
-        client,
-        world,
-        "ack",
-        network_event("ack", dev["devEui"], queue_item_id=one.id, acknowledged=False),
-    )
+    await post_event(client, world, "ack", dev["devEui"], queue_item_id=one.id, acknowledged=False)
     assert (await item(client, world, first["queueItemId"]))["status"] == "nacked"
     # A log event that is not a downlink error is ignored; a DOWNLINK_* one fails the item.
     await post_event(
         client,
         world,
         "log",
-        network_event(
-            "log",
-            dev["devEui"],
-            code=integration.LogCode.UPLINK_CODEC,
-            description="codec",
-            context={"queue_item_id": two.id},
-        ),
+        dev["devEui"],
+        code=integration.LogCode.UPLINK_CODEC,
+        description="codec",
+        context={"queue_item_id": two.id},
     )
     assert (await item(client, world, second["queueItemId"]))["status"] == "submitted"
     await post_event(
         client,
         world,
         "log",
-        network_event(
-            "log",
-            dev["devEui"],
-            level=integration.LogLevel.ERROR,
-            code=integration.LogCode.DOWNLINK_GATEWAY,
-            description="gateway refused",
-            context={"queue_item_id": two.id},
-        ),
+        dev["devEui"],
+        level=integration.LogLevel.ERROR,
+        code=integration.LogCode.DOWNLINK_GATEWAY,
+        description="gateway refused",
+        context={"queue_item_id": two.id},
     )
     body = await item(client, world, second["queueItemId"])
     assert body["status"] == "failed"
@@ -232,9 +210,8 @@ async def test_nack_and_downlink_error_logs(
 async def test_items_go_in_order_per_device_even_when_the_first_is_retried(
     client: AsyncTestClient, pool: asyncpg.Pool, fake: FakeChirpStack, dispatcher: Dispatcher
 ) -> None:
-    world = await downlink_world(pool, fake)
+    world = await downlink_world(pool, fake, faults=["unavailable", "unavailable"])
     dev_eui = world["devices"][0]["devEui"]
-    fake.service.enqueue_faults[dev_eui] = ["unavailable", "unavailable"]
     ids = [(await send(client, world, n))["queueItemId"] for n in (1, 2, 3)]
     for queue_item_id in ids:
         await reaches(client, world, queue_item_id, "submitted")
@@ -251,9 +228,8 @@ async def test_a_refusal_is_final(
     dispatcher: Dispatcher,
     code: str,
 ) -> None:
-    world = await downlink_world(pool, fake)
+    world = await downlink_world(pool, fake, faults=[code])
     dev_eui = world["devices"][0]["devEui"]
-    fake.service.enqueue_faults[dev_eui] = [code]
     queued = await send(client, world, 5)
     body = await reaches(client, world, queued["queueItemId"], "failed")
     assert body["error"].startswith(code.upper() + ": ")
@@ -267,8 +243,7 @@ async def test_a_wrong_api_token_is_a_refusal(
     client: AsyncTestClient, pool: asyncpg.Pool, fake: FakeChirpStack, dispatcher: Dispatcher
 ) -> None:
     w = World()
-    p = w.partner(plan={"apiWrite": True})
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({}, plan={"apiWrite": True})
     profile = w.profile(p)
     w.downlink_template(profile, key="set_interval")
     dev = w.device(sa, profile)
@@ -303,9 +278,8 @@ async def test_no_retry_path_enqueues_twice(
     dispatcher: Dispatcher,
     fault: str,
 ) -> None:
-    world = await downlink_world(pool, fake)
+    world = await downlink_world(pool, fake, faults=[fault])
     dev_eui = world["devices"][0]["devEui"]
-    fake.service.enqueue_faults[dev_eui] = [fault]
     queued = await send(client, world, 7)
     await reaches(client, world, queued["queueItemId"], "submitted")
     assert [i.data for i in fake.service.items_of(dev_eui)] == [payload(7)]
@@ -386,9 +360,7 @@ async def test_an_item_sent_before_its_answer_arrived_is_found_by_its_txack(
     # The network transmits it (it leaves ChirpStack's queue) and reports the txack before
     # the dispatcher knows the item's id.
     sent = fake.service.transmit(dev_eui)
-    await post_event(
-        client, world, "txack", network_event("txack", dev_eui, queue_item_id=sent.id, f_cnt_down=3)
-    )
+    await post_event(client, world, "txack", dev_eui, queue_item_id=sent.id, f_cnt_down=3)
     fake.service.getqueue_down.discard(dev_eui)
     body = await reaches(client, world, queued["queueItemId"], "sent")
     assert body["fCntDown"] == 3
@@ -475,8 +447,7 @@ async def test_network_events_over_mqtt_move_downlinks_too(
     broker = Broker(tmp_path / "mosquitto")
     broker.start()
     w = World()
-    p = w.partner(plan={"apiWrite": True})
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({}, plan={"apiWrite": True})
     profile = w.profile(p)
     w.downlink_template(profile, key="set_interval", fPort=10, confirmed=True)
     dev = w.device(sa, profile)

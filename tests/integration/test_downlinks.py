@@ -12,8 +12,8 @@ import asyncpg
 from litestar.testing import AsyncTestClient
 
 from tests.conftest import LiveServer
-from tests.factories import World, load
-from tests.helpers import bearer
+from tests.factories import Writer, loaded
+from tests.helpers import assert_error, bearer
 
 ALL_TYPES_LAYOUT = [
     {"field": "a", "type": "uint8"},
@@ -45,16 +45,12 @@ ALL_TYPES_SAMPLE = {
 }
 
 
-class Setup:
+class Setup(Writer):
     """One partner with write access, a sub-account, a profile with templates, devices."""
 
     def __init__(self, api_write: bool = True, rate: int = 30, expiry: int | None = None):
-        world = World()
-        self.world = world
-        self.partner = world.partner(plan={"apiWrite": api_write, "retentionDays": 30})
-        self.sub = world.sub_account(self.partner)
-        self.other_sub = world.sub_account(self.partner)
-        self.profile = world.profile(self.partner)
+        super().__init__(api_write)
+        world = self.world
         self.interval = world.downlink_template(
             self.profile, key="set_interval", name="Set interval", fPort=10
         )
@@ -77,10 +73,6 @@ class Setup:
         self.read_only = world.key(self.sub, scopes=["devices:read"])
         self.partner_key = world.key(self.partner, scopes=["devices:read", "downlinks:write"])
 
-    async def load(self, pool: asyncpg.Pool) -> Setup:
-        await load(pool, self.world)
-        return self
-
 
 async def send(client: AsyncTestClient, key: str, device: str, body: Any, **headers: str) -> Any:
     return await client.post(
@@ -101,7 +93,7 @@ async def stored(pool: asyncpg.Pool, item_id: str) -> asyncpg.Record:
 async def test_template_list_is_enveloped_and_paged(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     response = await client.get(
         f"/api/v1/devices/{s.device['devEui']}/downlinks", headers=bearer(s.read_only)
     )
@@ -143,18 +135,17 @@ async def test_template_list_needs_devices_read(
 ) -> None:
     s = Setup()
     telemetry_only = s.world.key(s.sub, scopes=["telemetry:read"])
-    await s.load(pool)
+    await loaded(pool, s)
     response = await client.get(
         f"/api/v1/devices/{s.device['id']}/downlinks", headers=bearer(telemetry_only)
     )
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "insufficient_scope"
+    assert_error(response, 403, "insufficient_scope")
 
 
 async def test_inventory_archived_foreign_and_unknown_devices_are_404_on_both_routes(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     cases = [
         (s.partner_key, s.inventory["id"]),
         (s.partner_key, s.archived["id"]),
@@ -178,7 +169,7 @@ async def test_inventory_archived_foreign_and_unknown_devices_are_404_on_both_ro
 async def test_send_by_key_queues_the_encoded_payload(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     before = datetime.now(UTC)
     response = await send(client, s.write, s.device["devEui"].upper(), {"key": "set_interval"})
     assert response.status_code == 202
@@ -200,7 +191,7 @@ async def test_send_by_key_queues_the_encoded_payload(
 async def test_data_overrides_sample_and_every_layout_type_encodes(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     response = await send(
         client,
         s.write,
@@ -232,7 +223,7 @@ async def test_data_overrides_sample_and_every_layout_type_encodes(
 async def test_key_and_template_id_together_must_name_the_same_template(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     same = await send(
         client, s.write, s.device["id"], {"key": "set_interval", "templateId": s.interval["id"]}
     )
@@ -240,8 +231,7 @@ async def test_key_and_template_id_together_must_name_the_same_template(
     different = await send(
         client, s.write, s.device["id"], {"key": "set_interval", "templateId": s.all_types["id"]}
     )
-    assert different.status_code == 400
-    assert different.json()["error"]["code"] == "invalid_body"
+    assert_error(different, 400, "invalid_body")
     assert "templateId" in different.json()["error"]["message"]
 
 
@@ -251,7 +241,7 @@ async def test_template_reference_errors_are_invalid_body(
     s = Setup()
     other_profile = s.world.profile(s.partner)
     elsewhere = s.world.downlink_template(other_profile, key="elsewhere")
-    await s.load(pool)
+    await loaded(pool, s)
     cases = [
         ({}, "key"),
         ({"data": {"minutes": 1}}, "key"),
@@ -272,7 +262,7 @@ async def test_template_reference_errors_are_invalid_body(
 async def test_data_field_errors_name_the_field(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     cases = [
         ("set_interval", {"hours": 1}, "data.hours"),
         ("set_interval", {"minutes": 65536}, "data.minutes"),
@@ -317,7 +307,7 @@ async def test_missing_value_without_sample_is_invalid_body(
     s.world.downlink_template(
         s.profile, key="no_sample", layout=[{"field": "level", "type": "uint8"}], sampleData={}
     )
-    await s.load(pool)
+    await loaded(pool, s)
     response = await send(client, s.write, s.device["id"], {"key": "no_sample"})
     assert response.status_code == 400
     assert response.json()["error"]["message"].startswith("data.level:")
@@ -333,7 +323,7 @@ async def test_expiry_from_request_then_device_then_none(
 ) -> None:
     s = Setup(expiry=600)
     plain = s.world.device(s.sub, s.profile)
-    await s.load(pool)
+    await loaded(pool, s)
 
     before = datetime.now(UTC)
     response = await send(
@@ -361,7 +351,7 @@ async def test_expiry_from_request_then_device_then_none(
 async def test_expires_in_seconds_is_a_strict_whole_number_in_range(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     for bad in (0, -5, 2592001, 60.0, 60.5, "60", True, [60], {"s": 60}):
         response = await send(
             client, s.write, s.device["id"], {"key": "set_interval", "expiresInSeconds": bad}
@@ -381,25 +371,23 @@ async def test_scope_and_write_access_come_before_the_body_and_the_device(
 ) -> None:
     s = Setup(api_write=False)
     both = s.world.key(s.sub, scopes=["devices:read", "downlinks:write"])
-    await s.load(pool)
+    await loaded(pool, s)
     # No scope: 403 insufficient_scope even with a broken body and an unknown device.
     response = await client.post(
         f"/api/v1/devices/{uuid.uuid4()}/downlinks",
         content=b"{not json",
         headers={**bearer(s.read_only), "Content-Type": "text/plain"},
     )
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "insufficient_scope"
+    assert_error(response, 403, "insufficient_scope")
     # Scope but no plan write access: write_not_enabled, again before body and device.
     response = await client.post(
         f"/api/v1/devices/{uuid.uuid4()}/downlinks",
         content=b"{not json",
         headers={**bearer(both), "Content-Type": "application/json"},
     )
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "write_not_enabled"
+    assert_error(response, 403, "write_not_enabled")
     # Body validation comes before device resolution (400 before 404).
-    writer = await Setup().load(pool)
+    writer = await loaded(pool, Setup())
     response = await send(
         client, writer.write, str(uuid.uuid4()), {"key": "x", "expiresInSeconds": "60"}
     )
@@ -411,13 +399,12 @@ async def test_rate_limit_per_device_with_retry_after(
 ) -> None:
     s = Setup(rate=3)
     other = s.world.device(s.sub, s.profile, downlinkRatePerHour=3)
-    await s.load(pool)
+    await loaded(pool, s)
     for _ in range(3):
         response = await send(client, s.write, s.device["id"], {"key": "set_interval"})
         assert response.status_code == 202
     response = await send(client, s.write, s.device["id"], {"key": "set_interval"})
-    assert response.status_code == 429
-    assert response.json()["error"]["code"] == "rate_limited"
+    assert_error(response, 429, "rate_limited")
     retry = int(response.headers["retry-after"])
     assert 3500 <= retry <= 3600
     # Another device has its own window.
@@ -445,7 +432,7 @@ async def test_rate_limit_per_device_with_retry_after(
 
 
 async def test_zero_rate_never_queues(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    s = await Setup(rate=0).load(pool)
+    s = await loaded(pool, Setup(rate=0))
     response = await send(client, s.write, s.device["id"], {"key": "set_interval"})
     assert response.status_code == 429
     assert int(response.headers["retry-after"]) >= 1
@@ -454,7 +441,7 @@ async def test_zero_rate_never_queues(client: AsyncTestClient, pool: asyncpg.Poo
 async def test_concurrent_sends_never_exceed_the_rate(
     live_server: LiveServer, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup(rate=5).load(pool)
+    s = await loaded(pool, Setup(rate=5))
     async with live_server.client() as http:
         responses = await asyncio.gather(
             *(

@@ -20,7 +20,7 @@ from litestar.testing import AsyncTestClient
 from app.core.config import Settings
 from app.main import create_app
 from tests.conftest import LiveServer, start_server
-from tests.factories import World, load
+from tests.factories import ReadDevices, World, load, telemetry_keys
 from tests.helpers import bearer
 from tests.integration.test_history import assert_error, iso, nums, parse
 
@@ -36,22 +36,26 @@ STRINGS = ["=SUM(A1)", "+1", "-x", "@cmd", "\tTab", "plain", 'say "hi", then\nle
 
 
 @dataclass
-class Setup:
-    partner_key: str
-    sub_key: str
-    other_sub_key: str
-    no_scope_key: str
-    foreign_key: str
+class Setup(ReadDevices):
     short_key: str
-    device: dict[str, Any]
     second: dict[str, Any]
-    other_device: dict[str, Any]
-    inventory: dict[str, Any]
-    archived: dict[str, Any]
-    foreign: dict[str, Any]
     short_device: dict[str, Any]
     sub: dict[str, Any]
     profile: dict[str, Any]
+
+
+async def lone_device(pool: asyncpg.Pool, **partner: Any) -> tuple[dict[str, Any], str, int, int]:
+    """A partner of its own (ten years kept) with one device of the default profile, loaded:
+    (device, a telemetry:read key of the partner, the device's num, its field's num)."""
+    w = World()
+    made = w.partner(plan={"retentionDays": 3650}, **partner)
+    profile = w.profile(made)
+    device = w.device(w.sub_account(made), profile)
+    key = w.key(made, scopes=["telemetry:read"])
+    await load(pool, w)
+    [num] = await nums(pool, "devices", [device["id"]])
+    [field] = await nums(pool, "profile_fields", [profile["fields"][0]["id"]])
+    return device, key, num, field
 
 
 async def record_many(pool: asyncpg.Pool, rows: list[tuple[Any, ...]]) -> None:
@@ -84,18 +88,12 @@ async def setup(pool: asyncpg.Pool) -> Setup:
     other_device = w.device(other_sub, profile)
     inventory = w.device(partner, profile)
     archived = w.device(sub, profile, status="archived")
-    foreign_partner = w.partner(tier=tier)
-    foreign_sub = w.sub_account(foreign_partner)
+    foreign_partner, foreign_sub = w.tenancy({}, tier=tier)
     foreign = w.device(foreign_sub, w.profile(foreign_partner))
-    short = w.partner(plan={"retentionDays": 1}, tier=tier)
-    short_sub = w.sub_account(short)
+    short, short_sub = w.tenancy({}, plan={"retentionDays": 1}, tier=tier)
     short_device = w.device(short_sub, w.profile(short))
     setup = Setup(
-        partner_key=w.key(partner, scopes=["telemetry:read"]),
-        sub_key=w.key(sub, scopes=["telemetry:read"]),
-        other_sub_key=w.key(other_sub, scopes=["telemetry:read"]),
-        no_scope_key=w.key(partner, scopes=["devices:read"]),
-        foreign_key=w.key(foreign_partner, scopes=["telemetry:read"]),
+        **telemetry_keys(w, partner, sub, other_sub, foreign_partner),
         short_key=w.key(short_sub, scopes=["telemetry:read"]),
         device=device,
         second=second,
@@ -357,14 +355,7 @@ async def test_tz_adds_local_time_with_the_offset_of_the_moment(
         at, local = parse(row[0]), datetime.fromisoformat(row[1])
         assert local == at and local.utcoffset() == timedelta(hours=5, minutes=45)
     # Across a DST change: Berlin's clocks went back on 2026-10-25 at 01:00 UTC.
-    w = World()
-    partner = w.partner(plan={"retentionDays": 3650})
-    profile = w.profile(partner)
-    device = w.device(w.sub_account(partner), profile)
-    key = w.key(partner, scopes=["telemetry:read"])
-    await load(pool, w)
-    [num] = await nums(pool, "devices", [device["id"]])
-    [temp] = await nums(pool, "profile_fields", [profile["fields"][0]["id"]])
+    device, key, num, temp = await lone_device(pool)
     changes = [datetime(2026, 10, 25, 0, 30, tzinfo=UTC), datetime(2026, 10, 25, 1, 30, tzinfo=UTC)]
     await record_many(pool, [(num, at, {temp: 1.0}, {}) for at in changes])
     response = await client.get(
@@ -420,29 +411,21 @@ async def test_fleet_tenancy_and_filters(client: AsyncTestClient, setup: Setup) 
             line["deviceId"] for line in map(json.loads, response.content.decode().splitlines())
         }
 
-    sub = await export(client, setup.sub_key, fields="temperature", format="ndjson")
-    assert devices(sub) == {setup.device["id"], setup.second["id"]}
-    other = await export(client, setup.other_sub_key, fields="temperature", format="ndjson")
-    assert devices(other) == {setup.other_device["id"]}
+    async def temperatures_of(key: str, **filters: Any) -> set[str]:
+        """The devices of a temperature export in NDJSON with that key and those filters."""
+        return devices(await export(client, key, fields="temperature", format="ndjson", **filters))
+
+    sub = await temperatures_of(setup.sub_key)
+    assert sub == {setup.device["id"], setup.second["id"]}
+    other = await temperatures_of(setup.other_sub_key)
+    assert other == {setup.other_device["id"]}
     foreign = await export(client, setup.foreign_key, format="ndjson")
     assert foreign.status_code == 200 and foreign.content == b""
-    filtered = await export(
-        client,
-        setup.partner_key,
-        fields="temperature",
-        format="ndjson",
-        subAccountId=setup.sub["id"],
-        search=setup.second["devEui"][2:12],
-    )
-    assert devices(filtered) == {setup.second["id"]}
-    by_profile = await export(
-        client,
-        setup.partner_key,
-        fields="temperature",
-        format="ndjson",
-        deviceProfileId=setup.profile["id"],
-    )
-    assert devices(by_profile) == {setup.device["id"], setup.second["id"], setup.other_device["id"]}
+    search = setup.second["devEui"][2:12]
+    filtered = await temperatures_of(setup.partner_key, subAccountId=setup.sub["id"], search=search)
+    assert filtered == {setup.second["id"]}
+    by_profile = await temperatures_of(setup.partner_key, deviceProfileId=setup.profile["id"])
+    assert by_profile == {setup.device["id"], setup.second["id"], setup.other_device["id"]}
     bad = await export(client, setup.partner_key, subAccountId="nope")
     assert_error(bad, 400, "invalid_parameter", "subAccountId")
     networks_off = await export(client, setup.partner_key, networkId="none")
@@ -556,16 +539,9 @@ def msgspec_replace(settings: Settings, **changes: Any) -> Settings:
 @pytest.fixture(scope="module")
 async def big(pool: asyncpg.Pool) -> tuple[str, dict[str, Any]]:
     """One device with 300,000 readings (about 16 MB of CSV), far more than socket buffers."""
-    w = World()
-    partner = w.partner(
-        plan={"retentionDays": 3650}, tier={"perMinute": 100_000, "perDay": 10_000_000}
+    device, key, num, field = await lone_device(
+        pool, tier={"perMinute": 100_000, "perDay": 10_000_000}
     )
-    profile = w.profile(partner)
-    device = w.device(w.sub_account(partner), profile)
-    key = w.key(partner, scopes=["telemetry:read"])
-    await load(pool, w)
-    [num] = await nums(pool, "devices", [device["id"]])
-    [field] = await nums(pool, "profile_fields", [profile["fields"][0]["id"]])
     start = NOW - timedelta(days=30)
     async with pool.acquire() as connection, connection.transaction():
         await connection.execute(

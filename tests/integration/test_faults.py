@@ -31,9 +31,9 @@ import pytest
 from app.auth.principal import hash_secret
 from app.core.config import PROJECT_ROOT
 from app.core.db import init_connection
-from tests.conftest import free_port
+from benchmarks.common import free_port
 from tests.factories import World, load
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_ingest import th_world
 
@@ -247,8 +247,7 @@ class Sender:
             self.acked[n] = dedup
             self.unacked.pop(n, None)
         else:
-            assert response.status_code == 503, response.text
-            assert response.json()["error"]["code"] == "unavailable"
+            assert_error(response, 503, "unavailable")
             assert response.headers.get("retry-after")
             self.unacked[n] = dedup
             await asyncio.sleep(0.05)  # a client honouring Retry-After would wait longer

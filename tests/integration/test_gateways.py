@@ -10,8 +10,8 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
-from tests.helpers import bearer
+from tests.factories import Switched, loaded
+from tests.helpers import assert_error, bearer, names_listed
 
 GATEWAY_KEYS = {
     "id", "gatewayEui", "name", "status", "subAccountId", "networkId", "siteId", "online",
@@ -20,13 +20,10 @@ GATEWAY_KEYS = {
 MANUAL = {"latitude": 52.1, "longitude": 4.3, "altitude": None}
 
 
-class Setup:
+class Setup(Switched):
     def __init__(self) -> None:
-        w = World()
-        self.world = w
-        self.p = w.partner(features={"networks": True, "multiSite": True})
-        self.a = w.sub_account(self.p)
-        self.b = w.sub_account(self.p, features={"networks": False, "multiSite": False})
+        super().__init__()
+        w = self.world
         self.campus = w.site(self.a, name="Campus")
         self.floor = w.site(self.a, parent=self.campus, name="Floor")
         self.net = w.network(self.a)
@@ -37,18 +34,14 @@ class Setup:
         self.g3 = w.gateway(self.a, name="GW archived", status="archived")
         self.gb = w.gateway(self.b, network=self.net_b, name="GW other sub")
         self.inv = w.gateway(self.p, name="GW spare", location=MANUAL)
-        self.q = w.partner()
-        self.qa = w.sub_account(self.q)
+        self.q, self.qa = w.tenancy({})
         self.qg = w.gateway(self.qa, name="GW foreign")
-        self.pkey = w.key(self.p, scopes=["devices:read"])
-        self.akey = w.key(self.a, scopes=["devices:read"])
-        self.bkey = w.key(self.b, scopes=["devices:read"])
+        self.pkey, self.akey, self.bkey = w.keys(self.p, self.a, self.b, scopes=["devices:read"])
 
 
 @pytest.fixture(scope="module")
 async def setup(pool: asyncpg.Pool) -> Setup:
-    s = Setup()
-    await load(pool, s.world)
+    s = await loaded(pool, Setup())
     now = datetime.now(UTC)
     reported = {"latitude": 10.0, "longitude": 20.0, "altitude": 30.0}
     for gateway, seen in ((s.g1, now - timedelta(minutes=10)), (s.g2, now - timedelta(hours=1)),
@@ -63,11 +56,7 @@ async def setup(pool: asyncpg.Pool) -> Setup:
 
 
 async def names(client: AsyncTestClient, key: str, **params: Any) -> list[str]:
-    response = await client.get("/api/v1/gateways", params=params, headers=bearer(key))
-    assert response.status_code == 200, response.text
-    body = response.json()
-    assert body["pagination"]["total"] == len(body["data"])
-    return [g["name"] for g in body["data"]]
+    return await names_listed(client, "/api/v1/gateways", key, **params)
 
 
 async def test_partner_key_lists_every_status(client: AsyncTestClient, setup: Setup) -> None:
@@ -127,8 +116,7 @@ async def test_filters(client: AsyncTestClient, setup: Setup) -> None:
                          ({"networkId": "x"}, "networkId"), ({"limit": 0}, "limit"),
                          ({"offset": -1}, "offset")):  # fmt: skip
         response = await client.get("/api/v1/gateways", params=params, headers=bearer(setup.pkey))
-        assert response.status_code == 400
-        assert response.json()["error"]["code"] == "invalid_parameter"
+        assert_error(response, 400, "invalid_parameter")
         assert name in response.json()["error"]["message"]
 
 

@@ -24,10 +24,10 @@ from litestar.testing import AsyncTestClient
 from app.auth.principal import hash_secret
 from app.core.config import PROJECT_ROOT
 from tests.conftest import LiveServer
-from tests.factories import World, load
-from tests.helpers import bearer
+from tests.factories import World, load, partner_key
+from tests.helpers import assert_error, bearer
 from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_ingest import th_world
+from tests.integration.test_ingest import th_loaded
 
 RFC3339_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
 
@@ -40,8 +40,7 @@ UNREADABLE_BODIES = {
 
 async def _partner_world(pool: asyncpg.Pool) -> dict[str, Any]:
     world = World()
-    partner = world.partner(plan={"apiWrite": True, "retentionDays": 90})
-    sub_account = world.sub_account(partner)
+    partner, sub_account = world.tenancy({}, plan={"apiWrite": True, "retentionDays": 90})
     key = world.key(sub_account)
     token = world.integration(partner)
     await load(pool, world)
@@ -78,8 +77,7 @@ def _with_time(body: str, when: str) -> bytes:
 async def test_2_ingest_times_outside_the_window_are_stored_with_the_receive_time(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world, t = th_world()
-    await load(pool, world)
+    t = await th_loaded(pool)
     device, gateway = t["device"], t["gateway"]
     headers = bearer(t["key"])
     for n, when in enumerate(
@@ -129,10 +127,7 @@ def _utc(text: str) -> datetime:
 
 
 async def _limited_key(pool: asyncpg.Pool, per_minute: int, per_day: int = 10_000) -> Any:
-    world = World()
-    partner = world.partner(tier={"perMinute": per_minute, "perDay": per_day})
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool, tier={"perMinute": per_minute, "perDay": per_day})
     return key
 
 
@@ -218,8 +213,7 @@ def test_7_a_second_server_on_a_taken_port_fails_at_once(live_server: LiveServer
 async def test_10_paging_integers_are_whole_numbers_and_timestamps_are_whole(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world, t = th_world()
-    await load(pool, world)
+    t = await th_loaded(pool)
     headers = bearer(t["key"])
     lists = ["/api/v1/devices", "/api/v1/gateways", "/api/v1/multicast-groups"]
     for path in lists:
@@ -272,8 +266,7 @@ def _get(path: str, key: str, method: str = "GET", extra: str = "") -> bytes:
 async def test_11_an_id_is_one_path_segment_and_head_options_answer_like_get(
     live_server: LiveServer, pool: asyncpg.Pool
 ) -> None:
-    world, t = th_world()
-    await load(pool, world)
+    t = await th_loaded(pool)
     key = t["key"]
     for path in (
         "/api/v1/devices/%2F",
@@ -308,8 +301,7 @@ async def test_11_an_id_is_one_path_segment_and_head_options_answer_like_get(
 async def test_12_server_level_refusals_use_the_envelope(
     live_server: LiveServer, pool: asyncpg.Pool
 ) -> None:
-    world, t = th_world()
-    await load(pool, world)
+    t = await th_loaded(pool)
     key = t["key"]
     long_query = "/api/v1/devices?search=" + "a" * 20_000
     status, _, body = _raw(live_server, _get(long_query, key))
@@ -342,18 +334,13 @@ async def test_12_server_level_refusals_use_the_envelope(
 async def test_12_every_401_of_members_validate_carries_a_challenge(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner()
-    key = world.key(partner, scopes=["members:read"])
-    await load(pool, world)
+    _, key = await partner_key(pool, scopes=["members:read"])
     body = {"email": "nobody@example.com", "password": "not the password"}
     member = await client.post("/api/v1/members/validate", json=body, headers=bearer(key))
-    assert member.status_code == 401
-    assert member.json()["error"]["code"] == "invalid_credentials"
+    assert_error(member, 401, "invalid_credentials")
     assert member.headers["www-authenticate"] == 'Bearer realm="members"'
     refused = await client.post(
         "/api/v1/members/validate", json=body, headers={"Authorization": "Bearer svc_live_x"}
     )
-    assert refused.status_code == 401
-    assert refused.json()["error"]["code"] == "unauthorized"
+    assert_error(refused, 401, "unauthorized")
     assert refused.headers["www-authenticate"] == "Bearer"

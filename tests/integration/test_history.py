@@ -16,7 +16,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from app.history.retention import pack_closed_weeks
-from tests.factories import World, load
+from tests.factories import ReadDevices, World, load, telemetry_keys
 from tests.helpers import bearer
 
 HISTORY = "/api/v1/devices/{}/history"
@@ -60,19 +60,9 @@ async def record(
 
 
 @dataclass
-class Setup:
-    partner_key: str
-    sub_key: str
-    other_sub_key: str
-    no_scope_key: str
-    foreign_key: str
+class Setup(ReadDevices):
     single_site_key: str
-    device: dict[str, Any]
     device_num: int
-    other_device: dict[str, Any]
-    inventory: dict[str, Any]
-    archived: dict[str, Any]
-    foreign: dict[str, Any]
     single_site_device: dict[str, Any]
     single_site_num: int
     fields: dict[str, dict[str, Any]]
@@ -120,11 +110,9 @@ async def setup(pool: asyncpg.Pool) -> Setup:
     single_device = w.device(single_sub, w.profile(single))
 
     setup = Setup(
-        partner_key=w.key(partner, scopes=["devices:read", "telemetry:read"]),
-        sub_key=w.key(sub, scopes=["telemetry:read"]),
-        other_sub_key=w.key(other_sub, scopes=["telemetry:read"]),
-        no_scope_key=w.key(partner, scopes=["devices:read"]),
-        foreign_key=w.key(foreign_partner, scopes=["telemetry:read"]),
+        **telemetry_keys(
+            w, partner, sub, other_sub, foreign_partner, ("devices:read", "telemetry:read")
+        ),
         single_site_key=w.key(single, scopes=["telemetry:read"]),
         device=device,
         device_num=0,
@@ -154,6 +142,11 @@ async def get(client: AsyncTestClient, key: str, device: str, **params: Any) -> 
     return await client.get(HISTORY.format(device), params=params, headers=bearer(key))
 
 
+async def own(client: AsyncTestClient, setup: Setup, **params: Any) -> Any:
+    """The history of the setup's device, asked with its partner's key."""
+    return await get(client, setup.partner_key, setup.device["id"], **params)
+
+
 def assert_error(response: Any, status: int, code: str, names: str | None = None) -> None:
     assert response.status_code == status, response.text
     body = response.json()
@@ -180,10 +173,9 @@ async def test_raw_newest_first_with_site_at_arrival(
             {temp: i + 0.5},
             site_num=site_num,
         )
-    response = await get(
+    response = await own(
         client,
-        setup.partner_key,
-        setup.device["id"],
+        setup,
         field="temperature",
         **{"from": iso(base), "to": iso(base + timedelta(hours=1))},
     )
@@ -214,10 +206,9 @@ async def test_raw_newest_first_with_site_at_arrival(
     assert by_uuid.json()["data"]["field"] == "temperature"
     assert [p["value"] for p in by_uuid.json()["data"]["points"]] == [3.5, 1.5]
 
-    at_site = await get(
+    at_site = await own(
         client,
-        setup.partner_key,
-        setup.device["id"],
+        setup,
         field="temperature",
         siteId=setup.sites[1]["id"],
         **{"from": iso(base), "to": iso(base + timedelta(hours=1))},
@@ -226,10 +217,9 @@ async def test_raw_newest_first_with_site_at_arrival(
         {"time": iso(base + timedelta(minutes=5)), "value": 3.5, "siteId": setup.sites[1]["id"]}
     ]
     for other_site in (setup.foreign_site["id"], str(uuid.uuid4())):
-        nothing = await get(
+        nothing = await own(
             client,
-            setup.partner_key,
-            setup.device["id"],
+            setup,
             field="temperature",
             siteId=other_site,
             **{"from": iso(base), "to": iso(base + timedelta(hours=1))},
@@ -246,19 +236,16 @@ async def test_raw_is_capped_at_500_with_truncated(
     for i in range(501):
         await record(pool, setup.device_num, base + timedelta(seconds=i), {temp: float(i)})
     window = {"from": iso(base), "to": iso(base + timedelta(hours=1))}
-    full = (
-        await get(client, setup.partner_key, setup.device["id"], field="temperature", **window)
-    ).json()["data"]
+    full = (await own(client, setup, field="temperature", **window)).json()["data"]
     assert full["truncated"] is True
     assert len(full["points"]) == 500
     assert full["points"][0]["value"] == 500.0
     assert full["points"][-1]["value"] == 1.0
     # Paging back: `to` = the oldest time received.
     older = (
-        await get(
+        await own(
             client,
-            setup.partner_key,
-            setup.device["id"],
+            setup,
             field="temperature",
             **{"from": iso(base), "to": full["points"][-1]["time"]},
         )
@@ -266,10 +253,9 @@ async def test_raw_is_capped_at_500_with_truncated(
     assert "truncated" not in older
     assert [p["value"] for p in older["points"]] == [0.0]
     exactly = (
-        await get(
+        await own(
             client,
-            setup.partner_key,
-            setup.device["id"],
+            setup,
             field="temperature",
             **{"from": iso(base + timedelta(seconds=1)), "to": window["to"]},
         )
@@ -306,7 +292,7 @@ async def test_bucketed_aggregates_with_partial_edges(
         params = {"field": "temperature", "resolution": resolution, **window}
         if agg:
             params["agg"] = agg
-        response = await get(client, setup.partner_key, setup.device["id"], **params)
+        response = await own(client, setup, **params)
         assert response.status_code == 200, response.text
         data = response.json()["data"]
         assert data["resolution"] == resolution
@@ -339,25 +325,9 @@ async def test_weeks_start_on_monday_and_months_on_the_first(
     moment = start + timedelta(days=17, hours=5)
     monday = (moment - timedelta(days=moment.weekday())).replace(hour=0)
     first = moment.replace(day=1, hour=0)
-    week = await get(
-        client,
-        setup.partner_key,
-        setup.device["id"],
-        field="temperature",
-        resolution="P1W",
-        agg="max",
-        **span,
-    )
+    week = await own(client, setup, field="temperature", resolution="P1W", agg="max", **span)
     assert (iso(monday), 100.0) in [(p["time"], p["value"]) for p in week.json()["data"]["points"]]
-    month = await get(
-        client,
-        setup.partner_key,
-        setup.device["id"],
-        field="temperature",
-        resolution="P1M",
-        agg="max",
-        **span,
-    )
+    month = await own(client, setup, field="temperature", resolution="P1M", agg="max", **span)
     assert (iso(first), 100.0) in [(p["time"], p["value"]) for p in month.json()["data"]["points"]]
 
 
@@ -380,60 +350,26 @@ async def test_non_numeric_fields_and_last_ties(
     await record(pool, setup.device_num, base + timedelta(minutes=1), {nums_["temperature"]: 3.0})
     window = {"from": iso(base), "to": iso(base + timedelta(hours=1))}
 
-    raw = (
-        await get(client, setup.partner_key, setup.device["id"], field="label", **window)
-    ).json()["data"]
+    raw = (await own(client, setup, field="label", **window)).json()["data"]
     assert [p["value"] for p in raw["points"]] == ["c", "b", "a"]
-    where = (
-        await get(client, setup.partner_key, setup.device["id"], field="where", **window)
-    ).json()["data"]
+    where = (await own(client, setup, field="where", **window)).json()["data"]
     assert [p["value"] for p in where["points"]] == [place]
-    flag = (
-        await get(client, setup.partner_key, setup.device["id"], field="open", **window)
-    ).json()["data"]
+    flag = (await own(client, setup, field="open", **window)).json()["data"]
     assert [p["value"] for p in flag["points"]] == [True]
 
     for resolution in ("PT1H", "P1D", "PT10M"):
-        last = await get(
-            client,
-            setup.partner_key,
-            setup.device["id"],
-            field="label",
-            resolution=resolution,
-            agg="last",
-            **window,
-        )
+        last = await own(client, setup, field="label", resolution=resolution, agg="last", **window)
         assert [p["value"] for p in last.json()["data"]["points"]] == ["c"], resolution
-        count = await get(
-            client,
-            setup.partner_key,
-            setup.device["id"],
-            field="label",
-            resolution=resolution,
-            agg="count",
-            **window,
+        count = await own(
+            client, setup, field="label", resolution=resolution, agg="count", **window
         )
         assert [p["value"] for p in count.json()["data"]["points"]] == [3], resolution
-        tie = await get(
-            client,
-            setup.partner_key,
-            setup.device["id"],
-            field="temperature",
-            resolution=resolution,
-            agg="last",
-            **window,
+        tie = await own(
+            client, setup, field="temperature", resolution=resolution, agg="last", **window
         )
         assert [p["value"] for p in tie.json()["data"]["points"]] == [5.0], resolution
     for agg in ("avg", "min", "max", "sum"):
-        refused = await get(
-            client,
-            setup.partner_key,
-            setup.device["id"],
-            field="label",
-            resolution="PT1H",
-            agg=agg,
-            **window,
-        )
+        refused = await own(client, setup, field="label", resolution="PT1H", agg=agg, **window)
         assert_error(refused, 400, "invalid_parameter", "agg")
 
 
@@ -444,27 +380,17 @@ async def test_signal_quality_and_static_fields(
     await record(pool, setup.device_num, base, {0: 80.0})
     await record(pool, setup.device_num, base + timedelta(minutes=30), {0: 60.0})
     window = {"from": iso(base), "to": iso(base + timedelta(hours=1))}
-    raw = (
-        await get(client, setup.partner_key, setup.device["id"], field="signal_quality", **window)
-    ).json()
+    raw = (await own(client, setup, field="signal_quality", **window)).json()
     assert raw["data"]["field"] == "signal_quality"
     assert [p["value"] for p in raw["data"]["points"]] == [60.0, 80.0]
-    avg = await get(
-        client,
-        setup.partner_key,
-        setup.device["id"],
-        field="signal_quality",
-        resolution="hourly",
-        **window,
-    )
+    avg = await own(client, setup, field="signal_quality", resolution="hourly", **window)
     assert avg.json()["data"]["points"] == [{"time": iso(base), "value": 70.0}]
-    static = await get(client, setup.partner_key, setup.device["id"], field="installed", **window)
+    static = await own(client, setup, field="installed", **window)
     assert static.status_code == 200
     assert static.json()["data"]["points"] == [] and static.json()["data"]["field"] == "installed"
-    static_by_id = await get(
+    static_by_id = await own(
         client,
-        setup.partner_key,
-        setup.device["id"],
+        setup,
         field=setup.fields["installed"]["id"],
         resolution="daily",
         agg="count",
@@ -485,10 +411,9 @@ async def test_retention_clamps_and_refuses(
     await record(pool, setup.device_num, NOW - timedelta(days=RETENTION_DAYS - 1), {temp: 2.0})
     before = datetime.now(UTC)
     for resolution in ("raw", "P1D"):
-        response = await get(
+        response = await own(
             client,
-            setup.partner_key,
-            setup.device["id"],
+            setup,
             field="temperature",
             resolution=resolution,
             **{
@@ -507,20 +432,15 @@ async def test_retention_clamps_and_refuses(
         )
         assert data["from"] == data["retentionCutoff"]
         assert [p["value"] for p in data["points"]] == [2.0]
-    outside = await get(
+    outside = await own(
         client,
-        setup.partner_key,
-        setup.device["id"],
+        setup,
         field="temperature",
         **{"from": iso(old - timedelta(days=1)), "to": iso(old + timedelta(days=1))},
     )
     assert_error(outside, 403, "outside_retention")
-    inside = await get(
-        client,
-        setup.partner_key,
-        setup.device["id"],
-        field="temperature",
-        **{"from": iso(NOW - timedelta(days=2)), "to": iso(NOW)},
+    inside = await own(
+        client, setup, field="temperature", **{"from": iso(NOW - timedelta(days=2)), "to": iso(NOW)}
     )
     assert "clamped" not in inside.json()["data"] and "retentionCutoff" not in inside.json()["data"]
 
@@ -665,7 +585,7 @@ async def test_bad_parameters_are_400_naming_them(
     client: AsyncTestClient, setup: Setup, params: dict[str, str], name: str
 ) -> None:
     base = {"field": "temperature", "from": iso(NOW - timedelta(days=1)), "to": iso(NOW)}
-    response = await get(client, setup.partner_key, setup.device["id"], **{**base, **params})
+    response = await own(client, setup, **{**base, **params})
     assert_error(response, 400, "invalid_parameter", name)
 
 
@@ -673,25 +593,23 @@ async def test_missing_parameters_name_the_parameter(client: AsyncTestClient, se
     for missing in ("field", "from", "to"):
         params = {"field": "temperature", "from": iso(NOW - timedelta(days=1)), "to": iso(NOW)}
         del params[missing]
-        response = await get(client, setup.partner_key, setup.device["id"], **params)
+        response = await own(client, setup, **params)
         assert_error(response, 400, "invalid_parameter", missing)
 
 
 async def test_ten_thousand_buckets_is_the_limit(client: AsyncTestClient, setup: Setup) -> None:
     start = NOW - timedelta(days=2)
-    ok = await get(
+    ok = await own(
         client,
-        setup.partner_key,
-        setup.device["id"],
+        setup,
         field="temperature",
         resolution="PT1M",
         **{"from": iso(start), "to": iso(start + timedelta(minutes=10_000))},
     )
     assert ok.status_code == 200, ok.text
-    over = await get(
+    over = await own(
         client,
-        setup.partner_key,
-        setup.device["id"],
+        setup,
         field="temperature",
         resolution="PT1M",
         **{"from": iso(start), "to": iso(start + timedelta(minutes=10_000, seconds=1))},
@@ -745,9 +663,7 @@ async def test_scope_feature_and_tenancy(client: AsyncTestClient, setup: Setup) 
     # Resolution before the retention rule: an unknown device far in the past is 404.
     past = {"field": "temperature", "from": "2001-01-01T00:00:00Z", "to": "2001-01-02T00:00:00Z"}
     assert_error(await get(client, setup.partner_key, str(uuid.uuid4()), **past), 404, "not_found")
-    assert_error(
-        await get(client, setup.partner_key, setup.device["id"], **past), 403, "outside_retention"
-    )
+    assert_error(await own(client, setup, **past), 403, "outside_retention")
 
 
 async def test_site_ids_read_null_without_multi_site(
@@ -778,10 +694,9 @@ async def test_site_ids_read_null_without_multi_site(
 async def test_calendar_limits_answer_without_error(client: AsyncTestClient, setup: Setup) -> None:
     # The next hour or day boundary after 9999-12-31T23:30 is past the last datetime.
     for resolution in ("hourly", "daily", "P1M", "PT7M"):
-        response = await get(
+        response = await own(
             client,
-            setup.partner_key,
-            setup.device["id"],
+            setup,
             field="temperature",
             resolution=resolution,
             **{"from": "9999-12-31T23:30:00Z", "to": "9999-12-31T23:59:00Z"},
@@ -789,10 +704,9 @@ async def test_calendar_limits_answer_without_error(client: AsyncTestClient, set
         assert response.status_code == 200, (resolution, response.text)
         assert response.json()["data"]["points"] == []
     # A range from year 1 is clamped to the retention.
-    clamped = await get(
+    clamped = await own(
         client,
-        setup.partner_key,
-        setup.device["id"],
+        setup,
         field="temperature",
         resolution="P100Y",
         **{"from": "0001-01-01T00:00:00Z", "to": "9999-12-31T23:59:59Z"},
@@ -809,10 +723,9 @@ async def test_timestamp_without_offset_is_utc(
     await record(pool, setup.device_num, base + timedelta(minutes=1), {level: 1.0})
     await record(pool, setup.device_num, base + timedelta(minutes=59), {level: 2.0})
     naive = base.replace(tzinfo=None)
-    plain = await get(
+    plain = await own(
         client,
-        setup.partner_key,
-        setup.device["id"],
+        setup,
         field="level",
         **{"from": naive.isoformat(), "to": (naive + timedelta(minutes=30)).isoformat()},
     )
@@ -821,10 +734,9 @@ async def test_timestamp_without_offset_is_utc(
     assert data["from"] == iso(base) and data["to"] == iso(base + timedelta(minutes=30))
     assert [p["value"] for p in data["points"]] == [1.0]
     # The same instant with another offset.
-    shifted = await get(
+    shifted = await own(
         client,
-        setup.partner_key,
-        setup.device["id"],
+        setup,
         field="level",
         **{
             "from": (naive + timedelta(hours=2)).isoformat() + "+02:00",
@@ -845,14 +757,8 @@ async def test_fractional_durations(
     window = {"from": iso(day), "to": iso(day + timedelta(days=1))}
 
     async def points(resolution: str) -> Any:
-        response = await get(
-            client,
-            setup.partner_key,
-            setup.device["id"],
-            field="level",
-            resolution=resolution,
-            agg="sum",
-            **window,
+        response = await own(
+            client, setup, field="level", resolution=resolution, agg="sum", **window
         )
         assert response.status_code == 200, response.text
         assert response.json()["data"]["resolution"] == resolution
@@ -872,10 +778,9 @@ async def test_bucket_limit_counts_the_clamped_range(client: AsyncTestClient, se
     to = iso(datetime.now(UTC))
     # ~2,160 hourly buckets once clamped to 90 days; ~13 weeks; ~4 months.
     for resolution in ("hourly", "P1W", "P1M", "PT15M"):
-        response = await get(
+        response = await own(
             client,
-            setup.partner_key,
-            setup.device["id"],
+            setup,
             field="temperature",
             resolution=resolution,
             **{"from": "2000-01-01T00:00:00Z", "to": to},
@@ -883,10 +788,9 @@ async def test_bucket_limit_counts_the_clamped_range(client: AsyncTestClient, se
         assert response.status_code == 200, (resolution, response.text)
         assert response.json()["data"]["clamped"] is True
     # 129,600 minutes in 90 days: still over the limit after clamping.
-    over = await get(
+    over = await own(
         client,
-        setup.partner_key,
-        setup.device["id"],
+        setup,
         field="temperature",
         resolution="PT1M",
         **{"from": "2000-01-01T00:00:00Z", "to": to},
@@ -895,37 +799,22 @@ async def test_bucket_limit_counts_the_clamped_range(client: AsyncTestClient, se
     # Entirely outside the retention: the 400 comes before the 403 (D3).
     outside = {"from": "2000-01-01T00:00:00Z", "to": "2001-01-01T00:00:00Z"}
     assert_error(
-        await get(
-            client,
-            setup.partner_key,
-            setup.device["id"],
-            field="temperature",
-            resolution="PT1M",
-            **outside,
-        ),
+        await own(client, setup, field="temperature", resolution="PT1M", **outside),
         400,
         "invalid_parameter",
         "resolution",
     )
     for resolution in ("P1W", "P1M"):
         assert_error(
-            await get(
-                client,
-                setup.partner_key,
-                setup.device["id"],
-                field="temperature",
-                resolution=resolution,
-                **outside,
-            ),
+            await own(client, setup, field="temperature", resolution=resolution, **outside),
             403,
             "outside_retention",
         )
     # P1W over 200 years is 10,436 weeks, but the range ends inside retention: only the
     # clamped weeks count.
-    weeks = await get(
+    weeks = await own(
         client,
-        setup.partner_key,
-        setup.device["id"],
+        setup,
         field="temperature",
         resolution="P1W",
         **{"from": "1826-01-01T00:00:00Z", "to": to},
@@ -933,10 +822,9 @@ async def test_bucket_limit_counts_the_clamped_range(client: AsyncTestClient, se
     assert weeks.status_code == 200, weeks.text
     # P1M entirely outside over 900 years (10,800 months): 400 before 403.
     assert_error(
-        await get(
+        await own(
             client,
-            setup.partner_key,
-            setup.device["id"],
+            setup,
             field="temperature",
             resolution="P1M",
             **{"from": "1000-01-01T00:00:00Z", "to": "1900-01-01T00:00:00Z"},
@@ -958,18 +846,12 @@ async def test_readings_before_the_cutoff_never_leak_through_rollups(
     inside = cutoff + timedelta(minutes=90)
     await record(pool, setup.device_num, inside, {level: 1.0})
     window = {"from": iso(cutoff - timedelta(days=3)), "to": iso(cutoff + timedelta(hours=3))}
-    raw = await get(client, setup.partner_key, setup.device["id"], field="level", **window)
+    raw = await own(client, setup, field="level", **window)
     assert [p["value"] for p in raw.json()["data"]["points"]] == [1.0]
     for resolution in ("hourly", "daily", "P1M", "PT2H", "P1W"):
         for agg, expected in (("max", 1.0), ("sum", 1.0), ("count", 1), ("last", 1.0)):
-            response = await get(
-                client,
-                setup.partner_key,
-                setup.device["id"],
-                field="level",
-                resolution=resolution,
-                agg=agg,
-                **window,
+            response = await own(
+                client, setup, field="level", resolution=resolution, agg=agg, **window
             )
             assert response.status_code == 200, response.text
             data = response.json()["data"]
@@ -987,33 +869,20 @@ async def test_signal_quality_values_are_integers(
     for minutes, quality in ((0, 80.0), (20, 61.0), (40, 70.0)):
         await record(pool, setup.device_num, base + timedelta(minutes=minutes), {0: quality})
     window = {"from": iso(base), "to": iso(base + timedelta(hours=1))}
-    raw = await get(client, setup.partner_key, setup.device["id"], field="signal_quality", **window)
+    raw = await own(client, setup, field="signal_quality", **window)
     values = [p["value"] for p in raw.json()["data"]["points"]]
     assert values == [70, 61, 80] and all(type(v) is int for v in values)
     expected = {"min": 61, "max": 80, "last": 70, "sum": 211, "count": 3}
     for resolution in ("hourly", "PT30M"):
         for agg in ("min", "max", "last", "sum", "count"):
-            response = await get(
-                client,
-                setup.partner_key,
-                setup.device["id"],
-                field="signal_quality",
-                resolution=resolution,
-                agg=agg,
-                **window,
+            response = await own(
+                client, setup, field="signal_quality", resolution=resolution, agg=agg, **window
             )
             values = [p["value"] for p in response.json()["data"]["points"]]
             assert all(type(v) is int for v in values), (resolution, agg, values)
             if resolution == "hourly":
                 assert values == [expected[agg]]
-    avg = await get(
-        client,
-        setup.partner_key,
-        setup.device["id"],
-        field="signal_quality",
-        resolution="hourly",
-        **window,
-    )
+    avg = await own(client, setup, field="signal_quality", resolution="hourly", **window)
     assert avg.json()["data"]["points"] == [{"time": iso(base), "value": 211 / 3}]
     assert type(avg.json()["data"]["points"][0]["value"]) is float
 
@@ -1035,15 +904,7 @@ async def test_boolean_location_and_date_fields(
     window = {"from": iso(base), "to": iso(base + timedelta(hours=3))}
 
     async def points(field: str, resolution: str, agg: str) -> Any:
-        response = await get(
-            client,
-            setup.partner_key,
-            setup.device["id"],
-            field=field,
-            resolution=resolution,
-            agg=agg,
-            **window,
-        )
+        response = await own(client, setup, field=field, resolution=resolution, agg=agg, **window)
         assert response.status_code == 200, response.text
         return [(p["time"], p["value"]) for p in response.json()["data"]["points"]]
 
@@ -1055,26 +916,11 @@ async def test_boolean_location_and_date_fields(
     assert await points("seen", "hourly", "last") == [(h(1), "2026-02-03")]
     for field in ("open", "where", "seen", "installed"):
         for agg in ("avg", "min", "max", "sum"):
-            refused = await get(
-                client,
-                setup.partner_key,
-                setup.device["id"],
-                field=field,
-                resolution="hourly",
-                agg=agg,
-                **window,
-            )
+            refused = await own(client, setup, field=field, resolution="hourly", agg=agg, **window)
             assert_error(refused, 400, "invalid_parameter", "agg")
         # Non-numeric fields have no default agg.
         assert_error(
-            await get(
-                client,
-                setup.partner_key,
-                setup.device["id"],
-                field=field,
-                resolution="PT1H",
-                **window,
-            ),
+            await own(client, setup, field=field, resolution="PT1H", **window),
             400,
             "invalid_parameter",
             "agg",
@@ -1093,15 +939,7 @@ async def test_aggregates_other_than_sum_survive_a_sum_overflow(
     )
     window = {"from": iso(base), "to": iso(base + timedelta(minutes=5))}
     for agg, expected in (("max", 1.5e308), ("min", 1.5e308), ("last", 1.5e308), ("count", 2)):
-        response = await get(
-            client,
-            setup.partner_key,
-            setup.device["id"],
-            field="level",
-            resolution="PT1M",
-            agg=agg,
-            **window,
-        )
+        response = await own(client, setup, field="level", resolution="PT1M", agg=agg, **window)
         assert response.status_code == 200, response.text
         assert [p["value"] for p in response.json()["data"]["points"]] == [expected]
 
@@ -1116,16 +954,9 @@ async def test_derived_fields_have_their_stored_values(
         partner,
         fields=[
             w.field("temperature"),
-            w.field("double", kind="formula", formula="temperature * 2"),
-            w.field(
-                "band",
-                kind="mapping",
-                dataType="string",
-                source="temperature",
-                map={"10": "ten"},
-                default="other",
-            ),
-            w.field("warm", kind="formula", formula="temperature > 20", dataType="boolean"),
+            w.formula("double", "temperature * 2"),
+            w.mapping("band", "temperature", {"10": "ten"}, "other"),
+            w.formula("warm", "temperature > 20", dataType="boolean"),
         ],
     )
     device = w.device(sub, profile, calibration={"temperature": {"scale": 2, "offset": 1}})

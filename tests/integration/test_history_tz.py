@@ -14,7 +14,6 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from app.history.zones import ZoneKind, zone_kind
 from tests.factories import World, load
 from tests.helpers import bearer
 from tests.integration.test_history import assert_error, nums, record
@@ -61,29 +60,37 @@ async def points(client: AsyncTestClient, setup: Setup, **params: Any) -> list[t
     return [(p["time"], p["value"]) for p in reversed(data["points"])]
 
 
+async def counts(
+    client: AsyncTestClient, setup: Setup, resolution: str, start: str, end: str, **params: Any
+) -> list[tuple[str, Any]]:
+    """How many `level` readings each bucket from `start` to `end` holds."""
+    window = {"from": start, "to": end}
+    return await points(
+        client, setup, field="level", resolution=resolution, agg="count", **window, **params
+    )
+
+
 async def test_local_days_are_23_and_25_hours_long(client: AsyncTestClient, setup: Setup) -> None:
-    spring = await points(
+    spring = await counts(
         client,
         setup,
-        field="level",
-        resolution="daily",
-        agg="count",
+        "daily",
+        "2026-03-28T00:00:00+01:00",
+        "2026-03-31T00:00:00+02:00",
         tz="Europe/Berlin",
-        **{"from": "2026-03-28T00:00:00+01:00", "to": "2026-03-31T00:00:00+02:00"},
     )
     assert spring == [
         ("2026-03-27T23:00:00Z", 24),  # local midnight of the 28th (+01:00)
         ("2026-03-28T23:00:00Z", 23),  # the 29th: clocks forward
         ("2026-03-29T22:00:00Z", 24),  # the 30th starts at +02:00
     ]
-    autumn = await points(
+    autumn = await counts(
         client,
         setup,
-        field="level",
-        resolution="P1D",
-        agg="count",
+        "P1D",
+        "2026-10-24T00:00:00+02:00",
+        "2026-10-27T00:00:00+01:00",
         tz="Europe/Berlin",
-        **{"from": "2026-10-24T00:00:00+02:00", "to": "2026-10-27T00:00:00+01:00"},
     )
     assert autumn == [
         ("2026-10-23T22:00:00Z", 24),
@@ -91,14 +98,7 @@ async def test_local_days_are_23_and_25_hours_long(client: AsyncTestClient, setu
         ("2026-10-25T23:00:00Z", 24),
     ]
     # Without tz the same range is bucketed in UTC days (D12) and `tz` is not echoed.
-    utc = await points(
-        client,
-        setup,
-        field="level",
-        resolution="daily",
-        agg="count",
-        **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-26T00:00:00Z"},
-    )
+    utc = await counts(client, setup, "daily", "2026-10-24T00:00:00Z", "2026-10-26T00:00:00Z")
     assert utc == [("2026-10-24T00:00:00Z", 24), ("2026-10-25T00:00:00Z", 24)]
 
 
@@ -106,14 +106,8 @@ async def test_half_hour_zones_bucket_on_their_local_hours(
     client: AsyncTestClient, setup: Setup
 ) -> None:
     # Readings at hh:30 UTC are on Kolkata's local hour (+05:30): one per local hour.
-    kolkata = await points(
-        client,
-        setup,
-        field="level",
-        resolution="hourly",
-        agg="count",
-        tz="Asia/Kolkata",
-        **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-24T03:00:00Z"},
+    kolkata = await counts(
+        client, setup, "hourly", "2026-10-24T00:00:00Z", "2026-10-24T03:00:00Z", tz="Asia/Kolkata"
     )
     assert kolkata == [
         ("2026-10-24T00:30:00Z", 1),
@@ -136,14 +130,8 @@ async def test_half_hour_zones_bucket_on_their_local_hours(
 async def test_sub_day_buckets_in_the_repeated_hour_follow_time_bucket(
     client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
 ) -> None:
-    got = await points(
-        client,
-        setup,
-        field="level",
-        resolution="PT1H",
-        agg="count",
-        tz="Europe/Berlin",
-        **{"from": "2026-10-24T23:00:00Z", "to": "2026-10-25T03:00:00Z"},
+    got = await counts(
+        client, setup, "PT1H", "2026-10-24T23:00:00Z", "2026-10-25T03:00:00Z", tz="Europe/Berlin"
     )
     want = await pool.fetch(
         "SELECT time_bucket('1 hour', t, 'Europe/Berlin') AS b, count(*)"
@@ -155,26 +143,14 @@ async def test_sub_day_buckets_in_the_repeated_hour_follow_time_bucket(
 
 
 async def test_weeks_and_months_are_local(client: AsyncTestClient, setup: Setup) -> None:
-    month = await points(
-        client,
-        setup,
-        field="level",
-        resolution="P1M",
-        agg="count",
-        tz="America/New_York",
-        **{"from": "2026-03-01T00:00:00Z", "to": "2026-04-01T00:00:00Z"},
+    month = await counts(
+        client, setup, "P1M", "2026-03-01T00:00:00Z", "2026-04-01T00:00:00Z", tz="America/New_York"
     )
     # March in New York starts at 05:00 UTC; the readings of 27-31 March UTC are all in it
     # (the last, 2026-03-31 23:30Z, is 19:30 local).
     assert month == [("2026-03-01T05:00:00Z", 5 * 24)]
-    week = await points(
-        client,
-        setup,
-        field="level",
-        resolution="P1W",
-        agg="count",
-        tz="Europe/Berlin",
-        **{"from": "2026-10-23T00:00:00Z", "to": "2026-10-28T00:00:00Z"},
+    week = await counts(
+        client, setup, "P1W", "2026-10-23T00:00:00Z", "2026-10-28T00:00:00Z", tz="Europe/Berlin"
     )
     # Monday 2026-10-26 00:00 in Berlin is Sunday 23:00 UTC.
     assert [time for time, _ in week] == ["2026-10-18T22:00:00Z", "2026-10-25T23:00:00Z"]
@@ -200,13 +176,3 @@ async def test_unknown_zone_is_invalid_parameter(client: AsyncTestClient, setup:
             **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-26T00:00:00Z"},
         )
         assert_error(response, 400, "invalid_parameter", "tz")
-
-
-def test_which_rollups_a_zone_may_use() -> None:
-    start, end = datetime(2020, 1, 1, tzinfo=UTC), datetime(2027, 1, 1, tzinfo=UTC)
-    assert zone_kind(None, start, end) is ZoneKind.UTC
-    assert zone_kind("UTC", start, end) is ZoneKind.UTC
-    for zone in ["Europe/Berlin", "America/New_York", "Europe/London"]:
-        assert zone_kind(zone, start, end) is ZoneKind.WHOLE_HOURS, zone
-    for zone in ["Asia/Kolkata", "Australia/Adelaide", "Asia/Kathmandu", "Pacific/Chatham"]:
-        assert zone_kind(zone, start, end) is ZoneKind.OTHER, zone

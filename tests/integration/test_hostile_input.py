@@ -8,16 +8,14 @@ import uuid
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
+from tests.factories import World, load, partner_key
+from tests.helpers import assert_error
 
 
 async def test_nul_characters_are_refused_in_bodies_and_queries(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner()
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool)
     headers = {"Authorization": f"Bearer {key}"}
 
     response = await client.post(
@@ -25,21 +23,16 @@ async def test_nul_characters_are_refused_in_bodies_and_queries(
         content=b'{"email": "a\\u0000b@example.com", "password": "whatever-long"}',
         headers={**headers, "Content-Type": "application/json"},
     )
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == "invalid_body"
+    assert_error(response, 400, "invalid_body")
 
     response = await client.get("/api/v1/devices?search=a%00b", headers=headers)
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == "invalid_parameter"
+    assert_error(response, 400, "invalid_parameter")
 
 
 async def test_offsets_beyond_any_list_are_invalid(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    world = World()
-    partner = world.partner()
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool)
     headers = {"Authorization": f"Bearer {key}"}
     for path in ("/api/v1/devices", "/api/v1/multicast-groups", "/api/v1/device-profiles"):
         response = await client.get(f"{path}?offset=504715958699948507136", headers=headers)

@@ -18,6 +18,7 @@ from app.ops.admin import set_device_status
 from app.telemetry import catalog
 from app.telemetry.pipeline import Uplink, store_uplink
 from tests.factories import World, load
+from tests.helpers import assert_error
 from tests.integration import test_ingest_helpers as cs
 
 INGEST = "/ingest/chirpstack"
@@ -26,8 +27,7 @@ INGEST = "/ingest/chirpstack"
 def th_world(retain: bool = False) -> tuple[World, dict[str, Any]]:
     """A partner with a TH-100-like profile (operations.md's example) and one device."""
     w = World()
-    p = w.partner(plan={"apiWrite": True, "retentionDays": 90})
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({}, plan={"apiWrite": True, "retentionDays": 90})
     prof = w.profile(
         p,
         retainLastValue=retain,
@@ -36,18 +36,11 @@ def th_world(retain: bool = False) -> tuple[World, dict[str, Any]]:
             w.field("humidity"),
             w.field("battery", role="battery_pct"),
             w.field("door_raw"),
-            w.field("temp_f", kind="formula", formula="temperature * 9 / 5 + 32"),
-            w.field(
-                "door",
-                kind="mapping",
-                dataType="string",
-                source="door_raw",
-                map={"0": "closed", "1": "open"},
-                default="unknown",
-            ),
+            w.formula("temp_f", "temperature * 9 / 5 + 32"),
+            w.mapping("door", "door_raw", {"0": "closed", "1": "open"}, "unknown"),
             w.field("installed", kind="static", dataType="date", default="2026-01-01"),
             w.field("label", kind="static", dataType="string"),
-            w.field("ratio", kind="formula", formula="humidity / door_raw"),
+            w.formula("ratio", "humidity / door_raw"),
             w.field("moving", dataType="boolean"),
             w.field("note", dataType="string"),
             w.field("position", dataType="location"),
@@ -86,6 +79,18 @@ async def post(client: AsyncTestClient, token: str, event: str, body: str) -> in
     if response.status_code != 204:
         assert response.json()["error"]["code"]
     return response.status_code
+
+
+async def up(client: AsyncTestClient, t: dict[str, Any], values: Any, **uplink: Any) -> int:
+    """An uplink of the TH world's device (`uplink`: the options of `cs.uplink`)."""
+    return await post(client, t["token"], "up", cs.uplink(t["device"]["devEui"], values, **uplink))
+
+
+async def th_loaded(pool: asyncpg.Pool, retain: bool = False) -> dict[str, Any]:
+    """`th_world`, loaded: what it made, by name."""
+    w, t = th_world(retain)
+    await load(pool, w)
+    return t
 
 
 async def device_num(pool: asyncpg.Pool, device: dict[str, Any]) -> int:
@@ -196,8 +201,7 @@ async def test_uplink_computes_and_stores_every_kind_of_value(
 async def test_uncoercible_values_are_skipped_and_failing_formulas_left_out(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     when = cs.at(3)
     body = cs.uplink(
         t["device"]["devEui"],
@@ -227,10 +231,9 @@ async def test_uncoercible_values_are_skipped_and_failing_formulas_left_out(
 async def test_mapping_default_and_string_form_of_numbers(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     dev_eui = t["device"]["devEui"]
-    assert await post(client, t["token"], "up", cs.uplink(dev_eui, {"door_raw": 7})) == 204
+    assert await up(client, t, {"door_raw": 7}) == 204
     assert (await latest(client, t["key"], t["device"]))["values"]["door"] == "unknown"
     # 1.0 is keyed as "1".
     body = cs.uplink(dev_eui, {"door_raw": 1.0}, time=cs.at(0, 1))
@@ -241,17 +244,10 @@ async def test_mapping_default_and_string_form_of_numbers(
 async def test_retain_last_value_carries_fields_with_their_time(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world(retain=True)
-    await load(pool, w)
-    dev_eui = t["device"]["devEui"]
+    t = await th_loaded(pool, retain=True)
     first, second = cs.at(10), cs.at(5)
-    await post(
-        client,
-        t["token"],
-        "up",
-        cs.uplink(dev_eui, {"temperature": 20, "humidity": 30}, time=first),
-    )
-    await post(client, t["token"], "up", cs.uplink(dev_eui, {"temperature": 22}, time=second))
+    await up(client, t, {"temperature": 20, "humidity": 30}, time=first)
+    await up(client, t, {"temperature": 22}, time=second)
     data = await latest(client, t["key"], t["device"])
     assert data["time"] == cs.iso(second)
     assert data["values"]["temperature"] == 22
@@ -264,16 +260,9 @@ async def test_retain_last_value_carries_fields_with_their_time(
 async def test_without_retain_only_the_newest_uplink_counts(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world(retain=False)
-    await load(pool, w)
-    dev_eui = t["device"]["devEui"]
-    await post(
-        client,
-        t["token"],
-        "up",
-        cs.uplink(dev_eui, {"temperature": 20, "humidity": 30}, time=cs.at(10)),
-    )
-    await post(client, t["token"], "up", cs.uplink(dev_eui, {"humidity": 31}, time=cs.at(5)))
+    t = await th_loaded(pool, retain=False)
+    await up(client, t, {"temperature": 20, "humidity": 30}, time=cs.at(10))
+    await up(client, t, {"humidity": 31}, time=cs.at(5))
     data = await latest(client, t["key"], t["device"])
     assert data["values"] == {
         "humidity": 31,
@@ -287,27 +276,16 @@ async def test_without_retain_only_the_newest_uplink_counts(
 async def test_out_of_order_uplinks_are_stored_but_never_move_latest_back(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world(retain=True)
-    await load(pool, w)
-    dev_eui = t["device"]["devEui"]
+    t = await th_loaded(pool, retain=True)
     new, old = cs.at(2), cs.at(20)
-    await post(
-        client,
-        t["token"],
-        "up",
-        cs.uplink(dev_eui, {"temperature": 25}, time=new, rx=[(-50, 10, "0016c001ff10a235")]),
-    )
+    await up(client, t, {"temperature": 25}, time=new, rx=[(-50, 10, "0016c001ff10a235")])
     before = await latest(client, t["key"], t["device"])
-    await post(
+    await up(
         client,
-        t["token"],
-        "up",
-        cs.uplink(
-            dev_eui,
-            {"temperature": 5, "humidity": 80},
-            time=old,
-            rx=[(-120, -20, "0016c001ff10a235")],
-        ),
+        t,
+        {"temperature": 5, "humidity": 80},
+        time=old,
+        rx=[(-120, -20, "0016c001ff10a235")],
     )
     after = await latest(client, t["key"], t["device"])
     assert after["time"] == cs.iso(new)
@@ -331,8 +309,7 @@ async def test_out_of_order_uplinks_are_stored_but_never_move_latest_back(
 async def test_signal_quality_from_the_best_gateway(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     rx = [
         (-110, -10.0, "0016c001ff10a235"),  # 7 + 17 -> 24
         (-90, 0.0, "00000000000000aa"),  # 21 + 33 -> 55 (unknown gateway: ignored)
@@ -357,8 +334,7 @@ async def test_signal_quality_from_the_best_gateway(
 async def test_battery_from_field_and_status_newest_wins_status_on_ties(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     dev_eui = t["device"]["devEui"]
 
     async def battery() -> Any:
@@ -372,12 +348,12 @@ async def test_battery_from_field_and_status_newest_wins_status_on_ties(
     assert await post(client, t["token"], "status", cs.status(dev_eui, level=55.5, time=t2)) == 204
     assert await battery() == {"state": "pct", "value": 56, "at": cs.iso(t2), "source": "status"}
     # An older battery field does not replace a newer status reading.
-    await post(client, t["token"], "up", cs.uplink(dev_eui, {"battery": 10}, time=t1))
+    await up(client, t, {"battery": 10}, time=t1)
     assert (await battery())["value"] == 56
     # Equal times: the status source wins, whichever arrives first.
-    await post(client, t["token"], "up", cs.uplink(dev_eui, {"battery": 101}, time=t2))
+    await up(client, t, {"battery": 101}, time=t2)
     assert (await battery())["source"] == "status"
-    await post(client, t["token"], "up", cs.uplink(dev_eui, {"battery": 140.2}, time=t3))
+    await up(client, t, {"battery": 140.2}, time=t3)
     assert await battery() == {"state": "pct", "value": 100, "at": cs.iso(t3), "source": "field"}
     await post(client, t["token"], "status", cs.status(dev_eui, external=True, time=t3))
     assert await battery() == {
@@ -386,23 +362,22 @@ async def test_battery_from_field_and_status_newest_wins_status_on_ties(
         "at": cs.iso(t3),
         "source": "status",
     }
-    await post(client, t["token"], "up", cs.uplink(dev_eui, {"battery": -3}, time=t4))
+    await up(client, t, {"battery": -3}, time=t4)
     assert await battery() == {"state": "pct", "value": 0, "at": cs.iso(t4), "source": "field"}
     # A newer uplink without a battery field keeps the battery.
-    await post(client, t["token"], "up", cs.uplink(dev_eui, {"temperature": 3}, time=cs.at(5)))
+    await up(client, t, {"temperature": 3}, time=cs.at(5))
     assert (await battery())["at"] == cs.iso(t4)
     await post(client, t["token"], "status", cs.status(dev_eui, unavailable=True, time=cs.at(1)))
     assert (await battery())["state"] == "unavailable"
     # A half percent rounds up.
-    await post(client, t["token"], "up", cs.uplink(dev_eui, {"battery": 42.5}, time=cs.at(0)))
+    await up(client, t, {"battery": 42.5}, time=cs.at(0))
     assert (await battery())["value"] == 43
 
 
 async def test_replayed_deduplication_id_is_stored_once(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     body = cs.uplink(t["device"]["devEui"], {"temperature": 20}, dedup="d-1")
     assert await post(client, t["token"], "up", body) == 204
     assert await post(client, t["token"], "up", body) == 204
@@ -426,9 +401,7 @@ async def test_replayed_deduplication_id_is_stored_once(
 async def test_alerts_follow_the_newest_reading_of_their_field(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
-    dev_eui = t["device"]["devEui"]
+    t = await th_loaded(pool)
 
     async def alerts() -> list[tuple[str, Any]]:
         rows = await pool.fetch(
@@ -439,21 +412,20 @@ async def test_alerts_follow_the_newest_reading_of_their_field(
         return [(r["level"], r["since"]) for r in rows]
 
     hot = cs.at(30)
-    await post(client, t["token"], "up", cs.uplink(dev_eui, {"temperature": 31}, time=hot))
+    await up(client, t, {"temperature": 31}, time=hot)
     assert await alerts() == [("warning", hot)]
-    await post(client, t["token"], "up", cs.uplink(dev_eui, {"temperature": 35}, time=cs.at(25)))
-    await post(client, t["token"], "up", cs.uplink(dev_eui, {"humidity": 1}, time=cs.at(20)))
+    await up(client, t, {"temperature": 35}, time=cs.at(25))
+    await up(client, t, {"humidity": 1}, time=cs.at(20))
     assert await alerts() == [("warning", hot)]
     # An older cool reading does not clear it; a newer one does.
-    await post(client, t["token"], "up", cs.uplink(dev_eui, {"temperature": 10}, time=cs.at(40)))
+    await up(client, t, {"temperature": 10}, time=cs.at(40))
     assert await alerts() == [("warning", hot)]
-    await post(client, t["token"], "up", cs.uplink(dev_eui, {"temperature": 29}, time=cs.at(10)))
+    await up(client, t, {"temperature": 29}, time=cs.at(10))
     assert await alerts() == []
 
 
 async def test_status_join_and_location_events(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     dev_eui = t["device"]["devEui"]
     when = cs.at(7)
     assert await post(client, t["token"], "join", cs.join(dev_eui, time=when)) == 204
@@ -480,8 +452,7 @@ async def test_gateways_of_the_same_partner_only(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w, t = th_world()
-    other = w.partner()
-    other_sa = w.sub_account(other)
+    _, other_sa = w.tenancy({})
     foreign = w.gateway(other_sa, gatewayEui="00000000000000cc")
     mine = w.gateway(t["sa"], gatewayEui="00000000000000dd")
     await load(pool, w)
@@ -506,16 +477,14 @@ async def test_gateways_of_the_same_partner_only(
 async def test_refusals(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
     w, t = th_world()
     inventory = w.device(t["partner"], t["profile"])
-    other = w.partner()
-    other_sa = w.sub_account(other)
+    other, other_sa = w.tenancy({})
     other_profile = w.profile(other)
     foreign = w.device(other_sa, other_profile)
     await load(pool, w)
     good = cs.uplink(t["device"]["devEui"], {"temperature": 1})
 
     response = await client.post(f"{INGEST}?event=up", content=good)
-    assert response.status_code == 401
-    assert response.json()["error"]["code"] == "unauthorized"
+    assert_error(response, 401, "unauthorized")
     assert response.headers["www-authenticate"] == "Bearer"
     assert await post(client, "not-a-token", "up", good) == 401
     assert await post(client, "not-a-token", "txack", "{}") == 401
@@ -535,13 +504,9 @@ async def test_refusals(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
 async def test_event_without_time_takes_the_time_received(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     before = cs.at(0, -1)
-    assert (
-        await post(client, t["token"], "up", cs.uplink(t["device"]["devEui"], {"temperature": 4}))
-        == 204
-    )
+    assert await up(client, t, {"temperature": 4}) == 204
     stored = await readings(pool, t["device"])
     assert stored and all(time >= before for _, time, _ in stored)
 
@@ -549,10 +514,9 @@ async def test_event_without_time_takes_the_time_received(
 async def test_moving_to_inventory_after_ingest_makes_it_404(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     dev_eui = t["device"]["devEui"]
-    assert await post(client, t["token"], "up", cs.uplink(dev_eui, {"temperature": 1})) == 204
+    assert await up(client, t, {"temperature": 1}) == 204
     num = await device_num(pool, t["device"])
     async with pool.acquire() as connection, connection.transaction():
         await connection.execute(
@@ -615,8 +579,7 @@ async def test_huge_numbers_are_skipped_never_a_500(
 async def test_strings_with_nul_are_skipped_and_the_device_keeps_working(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     dev_eui = t["device"]["devEui"]
     body = cs.uplink(
         dev_eui, {"note": "a\u0000b", "humidity": 5}, time=cs.at(5), dedup="id-\u0000-1"
@@ -636,8 +599,7 @@ async def test_strings_with_nul_are_skipped_and_the_device_keeps_working(
 async def test_proto3_nulls_and_numbers_as_strings_are_accepted(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     dev_eui = t["device"]["devEui"]
     when = cs.at(5)
     body = cs.uplink(dev_eui, {"humidity": 5}, time=when, rx=[(-80, 7.5, "0016c001ff10a235")])
@@ -672,7 +634,7 @@ async def test_archived_device_is_404(client: AsyncTestClient, pool: asyncpg.Poo
     assert await state_of(pool, archived) is None
     # Archived after it reported: the cached context does not let the next uplink in.
     dev_eui = t["device"]["devEui"]
-    assert await post(client, t["token"], "up", cs.uplink(dev_eui, {"temperature": 1})) == 204
+    assert await up(client, t, {"temperature": 1}) == 204
     async with pool.acquire() as connection:
         await set_device_status(connection, t["device"]["id"], "archived", None)
     body = cs.uplink(dev_eui, {"temperature": 2}, time=cs.at(0, 1))
@@ -683,8 +645,7 @@ async def test_archived_device_is_404(client: AsyncTestClient, pool: asyncpg.Poo
 async def test_replayed_status_join_and_location_events_are_stored_once(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     dev_eui = t["device"]["devEui"]
     token = t["token"]
     nine, eight, seven = cs.at(9), cs.at(8), cs.at(7)
@@ -716,8 +677,7 @@ async def test_replayed_status_join_and_location_events_are_stored_once(
 async def test_status_join_and_location_without_time_take_the_time_received(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     dev_eui = t["device"]["devEui"]
     for event, body in (
         ("status", cs.status(dev_eui, level=33)),
@@ -747,8 +707,7 @@ async def test_status_join_and_location_without_time_take_the_time_received(
 async def test_status_battery_states(
     client: AsyncTestClient, pool: asyncpg.Pool, flags: dict[str, Any], expected: Any
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     body = cs.status(t["device"]["devEui"], time=cs.at(2), **flags)
     assert await post(client, t["token"], "status", body) == 204
     battery = (await state_of(pool, t["device"]))["battery"]
@@ -779,8 +738,7 @@ async def test_calibration_defaults_and_a_mapping_over_a_calibrated_source(
 async def test_a_carried_derived_value_stays_in_derived(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world(retain=True)
-    await load(pool, w)
+    t = await th_loaded(pool, retain=True)
     dev_eui = t["device"]["devEui"]
     first = cs.at(10)
     body = cs.uplink(dev_eui, {"temperature": 10, "door_raw": 1}, time=first)
@@ -841,12 +799,11 @@ async def test_alert_operators_and_levels_through_ingest(
 async def test_a_late_uplink_never_moves_a_gateways_last_seen_back(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     dev_eui = t["device"]["devEui"]
     query = "SELECT last_seen_at FROM gateways WHERE id = $1"
     newest = cs.at(2)
-    assert await post(client, t["token"], "up", cs.uplink(dev_eui, {"humidity": 1}, time=newest))
+    assert await up(client, t, {"humidity": 1}, time=newest)
     assert await pool.fetchval(query, t["gateway"]["id"]) == newest
     body = cs.uplink(dev_eui, {"humidity": 2}, time=cs.at(30))
     assert await post(client, t["token"], "up", body) == 204

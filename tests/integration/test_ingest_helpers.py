@@ -10,6 +10,8 @@ from typing import Any
 from chirpstack_api import integration
 from google.protobuf.json_format import MessageToJson
 
+from tests import helpers
+
 
 def at(minutes_ago: float = 0, seconds: float = 0) -> datetime:
     base = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=minutes_ago)
@@ -94,4 +96,5 @@ def location(
 
 
 def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    """The headers ChirpStack's HTTP integration sends: the token, and a JSON body."""
+    return helpers.bearer(token, **{"Content-Type": "application/json"})

@@ -12,33 +12,25 @@ import asyncpg
 from litestar.testing import AsyncTestClient
 
 from tests.factories import World, load
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_ingest import INGEST, latest, post, th_world
+from tests.integration.test_ingest import INGEST, latest, th_loaded, th_world, up
 
 
 async def test_static_values_and_formulas_over_them_before_the_first_uplink(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     prof = w.profile(
         p,
         fields=[
             w.field("temperature"),
             w.field("height", kind="static", default=2.5),
             w.field("floors", kind="static"),
-            w.field("area", kind="formula", formula="height * floors"),
-            w.field(
-                "tall",
-                kind="mapping",
-                dataType="string",
-                source="floors",
-                map={"10": "yes"},
-                default="no",
-            ),
-            w.field("warm", kind="formula", formula="temperature > 20", dataType="boolean"),
+            w.formula("area", "height * floors"),
+            w.mapping("tall", "floors", {"10": "yes"}, "no"),
+            w.formula("warm", "temperature > 20", dataType="boolean"),
             w.field("installed", kind="static", dataType="date"),
         ],
     )
@@ -73,8 +65,7 @@ async def test_calibrated_device_has_derived_even_without_formulas(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     prof = w.profile(p, fields=[w.field("temperature"), w.field("humidity")])
     dev = w.device(sa, prof, calibration={"temperature": {"scale": 2, "offset": 1}})
     key = w.key(sa, scopes=["telemetry:read"])
@@ -86,8 +77,7 @@ async def test_calibrated_device_has_derived_even_without_formulas(
 
 
 async def test_etag_and_conditional_requests(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     url = f"/api/v1/devices/{t['device']['id']}/latest"
     first = await client.get(url, headers=bearer(t["key"]))
     assert first.status_code == 200
@@ -107,7 +97,7 @@ async def test_etag_and_conditional_requests(client: AsyncTestClient, pool: asyn
     assert response.status_code == 200 and response.json() == first.json()
 
     # An uplink changes the body, and so the ETag.
-    await post(client, t["token"], "up", cs.uplink(t["device"]["devEui"], {"temperature": 3}))
+    await up(client, t, {"temperature": 3})
     changed = await client.get(url, headers=bearer(t["key"], **{"If-None-Match": etag}))
     assert changed.status_code == 200
     assert changed.headers["etag"] != etag
@@ -129,17 +119,11 @@ async def test_latest_reads_its_own_writes_at_once(
 ) -> None:
     """A dashboard that sees 204 from ingest and asks /latest at once gets the new body,
     even when the worker has not yet read PostgreSQL's notification of the commit."""
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     url = f"/api/v1/devices/{t['device']['id']}/latest"
     etag = (await client.get(url, headers=bearer(t["key"]))).headers["etag"]
     for value in range(40):
-        assert (
-            await post(
-                client, t["token"], "up", cs.uplink(t["device"]["devEui"], {"temperature": value})
-            )
-            == 204
-        )
+        assert await up(client, t, {"temperature": value}) == 204
         response = await client.get(url, headers=bearer(t["key"], **{"If-None-Match": etag}))
         assert response.status_code == 200, value
         assert response.json()["data"]["values"]["temperature"] == value
@@ -150,8 +134,7 @@ async def test_304_counts_toward_the_rate_limit(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner(tier={"perMinute": 3, "perDay": 1000})
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({}, tier={"perMinute": 3, "perDay": 1000})
     dev = w.device(sa, w.profile(p))
     key = w.key(sa, scopes=["telemetry:read"])
     await load(pool, w)
@@ -165,8 +148,7 @@ async def test_304_counts_toward_the_rate_limit(
     third = await client.get(url, headers=conditional)
     assert third.status_code == 304 and third.headers["x-ratelimit-remaining"] == "0"
     fourth = await client.get(url, headers=conditional)
-    assert fourth.status_code == 429
-    assert fourth.json()["error"]["code"] == "rate_limited"
+    assert_error(fourth, 429, "rate_limited")
     assert int(fourth.headers["retry-after"]) >= 1
 
 
@@ -293,8 +275,7 @@ async def test_world_file_naming_an_unknown_device_is_refused(pool: asyncpg.Pool
 async def test_live_ingest_and_conditional_get_over_a_real_socket(
     live_server: Any, pool: asyncpg.Pool
 ) -> None:
-    w, t = th_world()
-    await load(pool, w)
+    t = await th_loaded(pool)
     url = f"/api/v1/devices/{t['device']['id']}/latest"
     async with live_server.client() as http:
         response = await http.post(
@@ -318,8 +299,7 @@ async def test_a_thousand_events_with_duplicates_store_exactly_the_distinct_ones
     live_server: Any, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     prof = w.profile(p, fields=[w.field(name) for name in ("a", "b", "c", "d")])
     devices = [w.device(sa, prof) for _ in range(20)]
     token = w.integration(p)

@@ -11,8 +11,8 @@ from argon2 import PasswordHasher
 from litestar.testing import AsyncTestClient
 
 from tests.conftest import LiveServer
-from tests.factories import World, load
-from tests.helpers import bearer
+from tests.factories import World, loaded
+from tests.helpers import bearer, get_ok
 
 MEMBER_SCOPES = ["members:read", "members:manage"]
 
@@ -36,10 +36,6 @@ class Setup:
         self.read_key = world.key(self.sub, scopes=["members:read"])
         self.partner_key = world.key(self.partner, scopes=MEMBER_SCOPES)
 
-    async def load(self, pool: asyncpg.Pool) -> Setup:
-        await load(pool, self.world)
-        return self
-
 
 async def add(client: AsyncTestClient, key: str, body: Any) -> Any:
     return await client.post("/api/v1/members", json=body, headers=bearer(key))
@@ -52,10 +48,8 @@ def error_of(response: Any) -> tuple[int, str]:
 async def test_list_members_by_email_with_sub_account_and_site(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
-    response = await client.get("/api/v1/members", headers=bearer(s.read_key))
-    assert response.status_code == 200
-    body = response.json()
+    s = await loaded(pool, Setup())
+    body = await get_ok(client, s.read_key, "/api/v1/members")
     assert body["pagination"] == {"limit": 50, "offset": 0, "total": 2}
     amy, zed = body["data"]
     assert amy.pop("addedAt")
@@ -86,7 +80,7 @@ async def test_site_reads_null_when_multi_site_is_off(
 ) -> None:
     s = Setup()
     s.sub["features"] = {"multiSite": False}
-    await s.load(pool)
+    await loaded(pool, s)
     response = await client.get("/api/v1/members", headers=bearer(s.read_key))
     amy = response.json()["data"][0]
     assert (amy["siteId"], amy["siteName"]) == (None, None)
@@ -98,7 +92,7 @@ async def test_key_flavour_and_scope_checks_in_order(
     s = Setup()
     partner_no_scope = s.world.key(s.partner, scopes=["devices:read"])
     sub_no_scope = s.world.key(s.sub, scopes=["devices:read"])
-    await s.load(pool)
+    await loaded(pool, s)
     user_path = f"/api/v1/members/{s.viewer['id']}"
     # Missing scope comes before the key flavour.
     assert error_of(await client.get("/api/v1/members", headers=bearer(partner_no_scope))) == (
@@ -146,7 +140,7 @@ async def test_key_flavour_and_scope_checks_in_order(
 async def test_add_new_email_creates_an_active_account(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     response = await add(
         client,
         s.key,
@@ -185,7 +179,7 @@ async def test_add_new_email_creates_an_active_account(
 async def test_add_existing_account_attaches_without_touching_the_password(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     before = await pool.fetchrow("SELECT * FROM users WHERE id = $1", uuid.UUID(s.outsider["id"]))
     response = await add(
         client,
@@ -227,7 +221,7 @@ async def test_same_email_in_another_partner_is_a_new_account(
     s = Setup()
     elsewhere = s.world.partner()
     s.world.user(elsewhere, email="shared@example.com")
-    await s.load(pool)
+    await loaded(pool, s)
     response = await add(
         client, s.key, {"email": "shared@example.com", "name": "Shared", "password": "p" * 12}
     )
@@ -236,7 +230,7 @@ async def test_same_email_in_another_partner_is_a_new_account(
 
 
 async def test_already_member_and_member_quota(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    s = await Setup(member_limit=3).load(pool)
+    s = await loaded(pool, Setup(member_limit=3))
     assert error_of(await add(client, s.key, {"email": "AMY@example.com"})) == (
         409,
         "already_member",
@@ -259,7 +253,7 @@ async def test_already_member_and_member_quota(client: AsyncTestClient, pool: as
 async def test_new_account_needs_name_and_a_policy_password(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     cases = [
         ({"email": "n1@example.com", "password": "p" * 12}, (400, "invalid_body"), "name"),
         (
@@ -292,7 +286,7 @@ async def test_new_account_needs_name_and_a_policy_password(
 async def test_body_errors_are_invalid_body_naming_the_field(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     cases = [
         ({}, "email"),
         ({"email": 5}, "email"),
@@ -311,7 +305,7 @@ async def test_body_errors_are_invalid_body_naming_the_field(
 
 
 async def test_site_rules(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     for site_id in (s.other_site["id"], str(uuid.uuid4()), "nonsense"):
         response = await add(client, s.key, {"email": "amy@example.com", "siteId": site_id})
         assert error_of(response) == (400, "invalid_site"), site_id
@@ -329,7 +323,7 @@ async def test_site_rules(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
 
 
 async def test_site_id_with_multi_site_off(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    s = await Setup(multi_site=False).load(pool)
+    s = await loaded(pool, Setup(multi_site=False))
     # Before body validation: a broken body with a siteId is still multi_site_disabled.
     response = await add(client, s.key, {"email": 5, "siteId": s.site["id"]})
     assert error_of(response) == (403, "multi_site_disabled")
@@ -343,7 +337,7 @@ async def test_site_id_with_multi_site_off(client: AsyncTestClient, pool: asyncp
 async def test_add_order_of_checks(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
     """D17: multi_site_disabled > invalid_body > invalid_site > role_not_restrictable >
     already_member > member_quota_reached > (new email) invalid_body > weak_password."""
-    s = await Setup(member_limit=2).load(pool)
+    s = await loaded(pool, Setup(member_limit=2))
     bad_site = str(uuid.uuid4())
     steps = [
         ({"email": "amy@example.com", "role": "boss", "siteId": bad_site}, "invalid_body"),
@@ -367,7 +361,7 @@ async def test_remove_member_ends_sessions_and_keeps_the_rest(
 ) -> None:
     s = Setup()
     s.world.member(s.other_sub, s.viewer, role="subaccount_operator")
-    await s.load(pool)
+    await loaded(pool, s)
     viewer = uuid.UUID(s.viewer["id"])
     await pool.execute(
         "INSERT INTO user_sessions (user_id) SELECT $1 FROM generate_series(1, 2)",
@@ -406,7 +400,7 @@ async def test_remove_member_ends_sessions_and_keeps_the_rest(
 
 
 async def test_last_admin_cannot_be_removed(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     response = await client.delete(f"/api/v1/members/{s.admin['id']}", headers=bearer(s.key))
     assert error_of(response) == (409, "last_admin")
     assert (
@@ -431,7 +425,7 @@ async def test_concurrent_removal_of_the_last_two_admins(
         s = Setup()
         second = s.world.user(s.partner)
         s.world.member(s.sub, second, role="subaccount_admin")
-        await s.load(pool)
+        await loaded(pool, s)
         async with live_server.client() as http:
             responses = await asyncio.gather(
                 *(
@@ -454,7 +448,7 @@ async def test_concurrent_adds_respect_the_member_limit(
 ) -> None:
     s = Setup(member_limit=3)
     extra = [s.world.user(s.partner) for _ in range(4)]
-    await s.load(pool)
+    await loaded(pool, s)
     async with live_server.client() as http:
         responses = await asyncio.gather(
             *(

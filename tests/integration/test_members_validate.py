@@ -8,8 +8,8 @@ from typing import Any
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
-from tests.helpers import bearer
+from tests.factories import World, loaded
+from tests.helpers import assert_error, bearer
 
 PASSWORD = "correct horse battery staple"
 
@@ -33,14 +33,23 @@ class Setup:
         self.key_c = world.key(self.sub_c, scopes=["members:read"])
         self.partner_key = world.key(self.partner, scopes=["members:read"])
         # Another workspace with the same email and password: never mixed in.
-        other = world.partner()
-        other_sub = world.sub_account(other)
+        other, other_sub = world.tenancy({})
         twin = world.user(other, email="ana@example.com", password=PASSWORD)
         world.member(other_sub, twin, role="subaccount_admin")
 
-    async def load(self, pool: asyncpg.Pool) -> Setup:
-        await load(pool, self.world)
-        return self
+    def ana(self, **answer: Any) -> dict[str, Any]:
+        """The answer that Ana's credentials are valid: who she is, then `answer`."""
+        who = {"valid": True, "userId": self.user["id"], "email": "Ana@Example.com", "name": "Ana"}
+        return {"data": {**who, **answer}}
+
+    def in_b(self) -> dict[str, Any]:
+        """Where Ana's membership of sub-account B is."""
+        return {
+            "subAccountId": self.sub_b["id"],
+            "subAccountName": "Beta",
+            "siteId": self.site["id"],
+            "siteName": "Floor 2",
+        }
 
 
 async def validate(client: AsyncTestClient, key: str, email: str, password: str) -> Any:
@@ -54,23 +63,10 @@ async def validate(client: AsyncTestClient, key: str, email: str, password: str)
 async def test_sub_account_key_answers_its_own_membership(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     response = await validate(client, s.key_b, "  ANA@example.com ", PASSWORD)
     assert response.status_code == 200
-    assert response.json() == {
-        "data": {
-            "valid": True,
-            "userId": s.user["id"],
-            "email": "Ana@Example.com",
-            "name": "Ana",
-            "role": "subaccount_viewer",
-            "mfaEnabled": True,
-            "subAccountId": s.sub_b["id"],
-            "subAccountName": "Beta",
-            "siteId": s.site["id"],
-            "siteName": "Floor 2",
-        }
-    }
+    assert response.json() == s.ana(role="subaccount_viewer", mfaEnabled=True, **s.in_b())
     response = await validate(client, s.key_a, "ana@example.com", PASSWORD)
     data = response.json()["data"]
     assert (data["role"], data["subAccountName"], data["siteId"]) == (
@@ -83,34 +79,22 @@ async def test_sub_account_key_answers_its_own_membership(
 async def test_partner_key_answers_every_membership(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     response = await validate(client, s.partner_key, "ana@example.com", PASSWORD)
     assert response.status_code == 200
-    assert response.json() == {
-        "data": {
-            "valid": True,
-            "userId": s.user["id"],
-            "email": "Ana@Example.com",
-            "name": "Ana",
-            "mfaEnabled": True,
-            "memberships": [
-                {
-                    "subAccountId": s.sub_a["id"],
-                    "subAccountName": "Alpha",
-                    "role": "subaccount_admin",
-                    "siteId": None,
-                    "siteName": None,
-                },
-                {
-                    "subAccountId": s.sub_b["id"],
-                    "subAccountName": "Beta",
-                    "role": "subaccount_viewer",
-                    "siteId": s.site["id"],
-                    "siteName": "Floor 2",
-                },
-            ],
-        }
-    }
+    assert response.json() == s.ana(
+        mfaEnabled=True,
+        memberships=[
+            {
+                "subAccountId": s.sub_a["id"],
+                "subAccountName": "Alpha",
+                "role": "subaccount_admin",
+                "siteId": None,
+                "siteName": None,
+            },
+            {"role": "subaccount_viewer", **s.in_b()},
+        ],
+    )
 
 
 async def test_unknown_email_and_wrong_password_answer_identically(
@@ -118,7 +102,7 @@ async def test_unknown_email_and_wrong_password_answer_identically(
 ) -> None:
     s = Setup()
     s.world.user(s.partner, email="invited@example.com", password=None, status="pending_invite")
-    await s.load(pool)
+    await loaded(pool, s)
     answers = [
         await validate(client, s.key_a, "nobody@example.com", PASSWORD),
         await validate(client, s.key_a, "ana@example.com", "wrong password!"),
@@ -151,7 +135,7 @@ async def test_lock_status_and_membership_come_after_the_password(
     for user in (locked, was_locked, suspended, pending):
         w.member(s.sub_a, user)
     w.member(s.sub_c, loner)
-    await s.load(pool)
+    await loaded(pool, s)
 
     cases = [
         (s.key_a, locked, PASSWORD, (403, "account_locked")),
@@ -178,14 +162,13 @@ async def test_partner_key_without_any_membership_is_not_a_member(
 ) -> None:
     s = Setup()
     nobody = s.world.user(s.partner, password=PASSWORD)
-    await s.load(pool)
+    await loaded(pool, s)
     response = await validate(client, s.partner_key, nobody["email"], PASSWORD)
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "not_a_member"
+    assert_error(response, 403, "not_a_member")
 
 
 async def test_validate_changes_nothing(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     user_id = uuid.UUID(s.user["id"])
     before = await pool.fetchrow("SELECT * FROM users WHERE id = $1", user_id)
     for _ in range(8):
@@ -203,7 +186,7 @@ async def test_site_hidden_when_multi_site_off_for_that_sub_account(
 ) -> None:
     s = Setup()
     s.sub_b["features"] = {"multiSite": False}
-    await s.load(pool)
+    await loaded(pool, s)
     response = await validate(client, s.key_b, "ana@example.com", PASSWORD)
     assert (response.json()["data"]["siteId"], response.json()["data"]["siteName"]) == (None, None)
 
@@ -211,11 +194,10 @@ async def test_site_hidden_when_multi_site_off_for_that_sub_account(
 async def test_validate_needs_members_read(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
     s = Setup()
     manage_only = s.world.key(s.sub_a, scopes=["members:manage"])
-    await s.load(pool)
+    await loaded(pool, s)
     response = await client.post(
         "/api/v1/members/validate",
         content=b"not json",
         headers={**bearer(manage_only), "Content-Type": "text/plain"},
     )
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "insufficient_scope"
+    assert_error(response, 403, "insufficient_scope")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +36,7 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
 
 async def mqtt_world(pool: asyncpg.Pool, broker: Broker, devices: int = 3) -> dict[str, Any]:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     profile = w.profile(p)
     devs = [w.device(sa, profile) for _ in range(devices)]
     warm = w.device(sa, profile)
@@ -96,6 +95,27 @@ async def lock_holders(pool: asyncpg.Pool, world: dict[str, Any]) -> int:
     return holders
 
 
+async def until_stored(
+    pool: asyncpg.Pool,
+    world: dict[str, Any],
+    done: Callable[[Any], bool],
+    seconds: float,
+    what: str,
+) -> Any:
+    """Until what the world's devices have stored satisfies `done`; gives what is stored."""
+    return await eventually(lambda: stored(pool, world["ids"]), done, seconds, what)
+
+
+async def first_uplink(
+    pool: asyncpg.Pool, world: dict[str, Any], publisher: Publisher, what: str
+) -> list[Any]:
+    """One uplink published, taken by the broker and stored: what it is expected to store."""
+    infos, expected = publish_burst(publisher, world["devices"], 0, 1)
+    wait_published(infos)
+    await until_stored(pool, world, lambda r: len(r) == 1, 30, what)
+    return expected
+
+
 def consumer(database_url: str, log: Path) -> Process:
     return Process(["ingest", "mqtt"], database_url, log)
 
@@ -109,28 +129,19 @@ async def test_kill_9_during_a_burst_loses_nothing_and_stores_once(
     publisher = Publisher(broker)
     try:
         await first.wait_for_output("subscribed to")
-        infos, expected = publish_burst(publisher, world["devices"], 0, 1)
-        wait_published(infos)
-        await eventually(
-            lambda: stored(pool, world["ids"]), lambda r: len(r) == 1, 30, "the first uplink"
-        )
+        expected = await first_uplink(pool, world, publisher, "the first uplink")
         infos, more = publish_burst(publisher, world["devices"], 1, 1500)
         expected += more
         # Kill the consumer while the burst is being stored.
-        at_kill = await eventually(
-            lambda: stored(pool, world["ids"]), lambda r: len(r) >= 100, 60, "storing to begin"
-        )
+        at_kill = await until_stored(pool, world, lambda r: len(r) >= 100, 60, "storing to begin")
         first.kill()
         at_kill_after = await stored(pool, world["ids"])
         assert len(at_kill_after) < len(expected), "the burst was over before the kill"
         wait_published(infos)
         second = consumer(migrated, log)
         try:
-            await eventually(
-                lambda: stored(pool, world["ids"]),
-                lambda r: len(r) >= len(expected),
-                90,
-                "every event after the restart",
+            await until_stored(
+                pool, world, lambda r: len(r) >= len(expected), 90, "every event after the restart"
             )
             # A moment more lets a late duplicate show itself.
             await asyncio.sleep(1)
@@ -153,11 +164,7 @@ async def test_broker_restarts_keep_the_session_and_its_queued_messages(
     publisher = Publisher(broker)
     try:
         await running.wait_for_output("subscribed to")
-        infos, expected = publish_burst(publisher, world["devices"], 0, 1)
-        wait_published(infos)
-        await eventually(
-            lambda: stored(pool, world["ids"]), lambda r: len(r) == 1, 30, "the session to exist"
-        )
+        expected = await first_uplink(pool, world, publisher, "the session to exist")
         running.stop()
         # Published while no consumer runs: the broker keeps them for the session ...
         infos, more = publish_burst(publisher, world["devices"], 1, 300)
@@ -168,8 +175,9 @@ async def test_broker_restarts_keep_the_session_and_its_queued_messages(
         broker.stop()
         broker.start()
         running = consumer(migrated, log)
-        await eventually(
-            lambda: stored(pool, world["ids"]),
+        await until_stored(
+            pool,
+            world,
             lambda r: len(r) >= len(expected),
             60,
             "the messages queued across the broker restart",
@@ -181,8 +189,9 @@ async def test_broker_restarts_keep_the_session_and_its_queued_messages(
         infos, more = publish_burst(publisher, world["devices"], 301, 200)
         wait_published(infos)
         expected += more
-        await eventually(
-            lambda: stored(pool, world["ids"]),
+        await until_stored(
+            pool,
+            world,
             lambda r: len(r) >= len(expected),
             60,
             "the messages published after the second restart",
@@ -209,11 +218,8 @@ async def test_serve_runs_one_consumer_per_integration_across_workers(
         more_infos, more = publish_burst(publisher, world["devices"], 50, 50)
         wait_published(infos + more_infos)
         expected += more
-        await eventually(
-            lambda: stored(pool, world["ids"]),
-            lambda r: len(r) >= len(expected),
-            60,
-            "the uplinks consumed by serve",
+        await until_stored(
+            pool, world, lambda r: len(r) >= len(expected), 60, "the uplinks consumed by serve"
         )
         assert sorted(await stored(pool, world["ids"])) == sorted(expected)
         # Both workers run the loop; one holds the integration's lock, the other waits.

@@ -8,18 +8,14 @@ from typing import Any
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
-from tests.helpers import bearer
+from tests.factories import Writer, loaded
+from tests.helpers import assert_error, bearer
 
 
-class Setup:
+class Setup(Writer):
     def __init__(self, api_write: bool = True) -> None:
-        world = World()
-        self.world = world
-        self.partner = world.partner(plan={"apiWrite": api_write, "retentionDays": 30})
-        self.sub = world.sub_account(self.partner)
-        self.other_sub = world.sub_account(self.partner)
-        self.profile = world.profile(self.partner)
+        super().__init__(api_write)
+        world = self.world
         self.template = world.downlink_template(self.profile, key="set_interval", fPort=10)
         # A second profile whose `set_interval` has another layout, and no `reboot`.
         self.profile_b = world.profile(self.partner)
@@ -46,10 +42,6 @@ class Setup:
         self.key = world.key(self.sub, scopes=["devices:read", "downlinks:write"])
         self.partner_key = world.key(self.partner, scopes=["downlinks:write"])
 
-    async def load(self, pool: asyncpg.Pool) -> Setup:
-        await load(pool, self.world)
-        return self
-
 
 async def execute(client: AsyncTestClient, key: str, group: str, body: Any) -> Any:
     return await client.post(
@@ -70,7 +62,7 @@ async def queued_payloads(pool: asyncpg.Pool, group_id: str) -> dict[str, tuple[
 async def test_execute_by_key_uses_each_members_own_template(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     await pool.execute(  # d2 has used its one downlink of the hour.
         "INSERT INTO downlink_queue (device_num, template_id, f_port, payload, confirmed)"
         " SELECT num, $2, 10, '\\x00'::bytea, false FROM devices WHERE id = $1",
@@ -111,7 +103,7 @@ async def test_execute_by_key_uses_each_members_own_template(
 async def test_members_without_the_template_or_unable_to_encode_fail(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     # `reboot` exists only in the first profile: d3 fails, the others are queued.
     response = await execute(client, s.key, s.group["id"], {"key": "reboot"})
     assert response.status_code == 202
@@ -140,7 +132,7 @@ async def test_members_without_the_template_or_unable_to_encode_fail(
 async def test_template_id_fits_only_its_profile(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     response = await execute(client, s.key, s.group["id"], {"templateId": s.template_b["id"]})
     assert response.status_code == 202
     statuses = {i["deviceId"]: i["status"] for i in response.json()["data"]["perDevice"]}
@@ -151,7 +143,7 @@ async def test_template_id_fits_only_its_profile(
 async def test_requests_no_member_can_take_are_invalid_body(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     cases = [
         ({}, "key"),
         ({"key": "nope"}, "key"),
@@ -172,7 +164,7 @@ async def test_requests_no_member_can_take_are_invalid_body(
 
 
 async def test_expiry_applies_to_every_item(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     response = await execute(
         client, s.key, s.group["id"], {"key": "set_interval", "expiresInSeconds": 120}
     )
@@ -193,7 +185,7 @@ async def test_group_scope_guards_and_empty_groups(
     s = Setup()
     no_write_scope = s.world.key(s.sub, scopes=["devices:read"])
     empty = s.world.multicast_group(s.sub, [s.archived])
-    await s.load(pool)
+    await loaded(pool, s)
     # Another sub-account's group, an unknown id, garbage: 404.
     for group in (s.other_group["id"], str(uuid.uuid4()), "garbage"):
         response = await execute(client, s.key, group, {"key": "set_interval"})
@@ -226,22 +218,20 @@ async def test_group_scope_guards_and_empty_groups(
         content=b"garbage",
         headers={**bearer(no_write_scope), "Content-Type": "text/plain"},
     )
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "insufficient_scope"
+    assert_error(response, 403, "insufficient_scope")
 
 
 async def test_plan_without_write_access(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    s = await Setup(api_write=False).load(pool)
+    s = await loaded(pool, Setup(api_write=False))
     response = await execute(client, s.key, s.group["id"], {"key": "set_interval"})
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "write_not_enabled"
+    assert_error(response, 403, "write_not_enabled")
     assert await queued_payloads(pool, s.group["id"]) == {}
 
 
 async def test_repeated_execution_rate_limits_devices(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
-    s = await Setup().load(pool)
+    s = await loaded(pool, Setup())
     first = (await execute(client, s.key, s.group["id"], {"key": "reboot"})).json()["data"]
     second = (await execute(client, s.key, s.group["id"], {"key": "reboot"})).json()["data"]
     assert (first["enqueuedCount"], first["rateLimitedCount"], first["failedCount"]) == (2, 0, 1)

@@ -9,17 +9,15 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from app.ops.admin import set_device_status
-from tests.factories import World, load
-from tests.helpers import bearer
+from tests.factories import World, loaded
+from tests.helpers import assert_error, bearer
 
 
 class Setup:
     def __init__(self) -> None:
         w = World()
         self.world = w
-        self.p = w.partner()
-        self.a = w.sub_account(self.p)
-        self.b = w.sub_account(self.p)
+        self.p, self.a, self.b = w.tenancy({}, {})
         prof = w.profile(self.p)
         self.d1 = w.device(self.a, prof, name="Member 1")
         self.d2 = w.device(self.a, prof, name="Member 2")
@@ -27,17 +25,14 @@ class Setup:
         self.group = w.multicast_group(self.a, [self.d1, self.d2, self.d3], name="All lights")
         self.empty = w.multicast_group(self.a, [], name="Empty")
         self.b_group = w.multicast_group(self.b, [], name="B group")
-        self.q = w.partner()
-        self.qa = w.sub_account(self.q)
+        self.q, self.qa = w.tenancy({})
         self.q_group = w.multicast_group(self.qa, [], name="Foreign")
-        self.pkey = w.key(self.p, scopes=["devices:read"])
-        self.akey = w.key(self.a, scopes=["devices:read"])
+        self.pkey, self.akey = w.keys(self.p, self.a, scopes=["devices:read"])
 
 
 @pytest.fixture(scope="module")
 async def setup(pool: asyncpg.Pool) -> Setup:
-    s = Setup()
-    await load(pool, s.world)
+    s = await loaded(pool, Setup())
     # The device leaves for the partner's pool through the operator's own operation: it
     # stays a member, listed with its status.
     async with pool.acquire() as connection:
@@ -88,5 +83,4 @@ async def test_404s(client: AsyncTestClient, setup: Setup) -> None:
     for key, group in ((setup.akey, setup.b_group["id"]), (setup.pkey, setup.q_group["id"]),
                        (setup.pkey, str(uuid.uuid4())), (setup.pkey, "zz")):  # fmt: skip
         response = await client.get(f"/api/v1/multicast-groups/{group}", headers=bearer(key))
-        assert response.status_code == 404
-        assert response.json()["error"]["code"] == "not_found"
+        assert_error(response, 404, "not_found")

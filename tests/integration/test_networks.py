@@ -11,8 +11,8 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
-from tests.helpers import bearer
+from tests.factories import World, load, loaded
+from tests.helpers import assert_error, bearer, get_ok
 from tests.integration.test_devices import set_state
 
 NETWORK_KEYS = {
@@ -26,10 +26,12 @@ class Setup:
     def __init__(self) -> None:
         w = World()
         self.world = w
-        self.p = w.partner(features={"networks": True, "multiSite": True})
-        self.a = w.sub_account(self.p)
-        self.b = w.sub_account(self.p, features={"networks": False})
-        self.c = w.sub_account(self.p, features={"multiSite": False})
+        self.p, self.a, self.b, self.c = w.tenancy(
+            {},
+            {"features": {"networks": False}},
+            {"features": {"multiSite": False}},
+            features={"networks": True, "multiSite": True},
+        )
         self.prof = w.profile(self.p)
         w.alert_rule(self.prof, "temperature", ">", 30, level="info")
         w.alert_rule(self.prof, "temperature", ">", 40, level="alert")
@@ -50,19 +52,16 @@ class Setup:
         self.g_on = w.gateway(self.a, network=self.north, name="G on")
         self.g_off = w.gateway(self.a, network=self.north, name="G off")
         w.device(self.b, self.prof, network=self.south)
-        self.q = w.partner(features={"networks": True})
-        self.qa = w.sub_account(self.q)
+        self.q, self.qa = w.tenancy({}, features={"networks": True})
         self.q_net = w.network(self.qa)
-        self.pkey = w.key(self.p, scopes=["devices:read"])
-        self.akey = w.key(self.a, scopes=["devices:read"])
-        self.bkey = w.key(self.b, scopes=["devices:read"])
-        self.ckey = w.key(self.c, scopes=["devices:read"])
+        self.pkey, self.akey, self.bkey, self.ckey = w.keys(
+            self.p, self.a, self.b, self.c, scopes=["devices:read"]
+        )
 
 
 @pytest.fixture(scope="module")
 async def setup(pool: asyncpg.Pool) -> Setup:
-    s = Setup()
-    await load(pool, s.world)
+    s = await loaded(pool, Setup())
     now = datetime.now(UTC)
     await set_state(pool, s.d_online, last_seen_at=now, last_uplink_at=now - timedelta(minutes=1),
                     signal_quality=90)  # fmt: skip
@@ -111,9 +110,7 @@ async def test_rollups(client: AsyncTestClient, setup: Setup) -> None:
 
 
 async def test_detail_members(client: AsyncTestClient, setup: Setup) -> None:
-    response = await client.get(f"/api/v1/networks/{setup.north['id']}", headers=bearer(setup.pkey))
-    assert response.status_code == 200
-    data = response.json()["data"]
+    data = (await get_ok(client, setup.pkey, f"/api/v1/networks/{setup.north['id']}"))["data"]
     assert set(data) == NETWORK_KEYS | {"devices", "gateways"}
     assert data["deviceCount"] == 4 and data["deviceAlertingCount"] == 1
     devices = {d["name"]: d for d in data["devices"]}
@@ -149,8 +146,7 @@ async def test_partner_key_sees_only_subaccounts_with_the_feature(
     for key in (setup.bkey,):
         for path in ("/api/v1/networks", f"/api/v1/networks/{setup.south['id']}"):
             response = await client.get(path, headers=bearer(key))
-            assert response.status_code == 403
-            assert response.json()["error"]["code"] == "networks_disabled"
+            assert_error(response, 403, "networks_disabled")
 
 
 async def test_site_filters(client: AsyncTestClient, setup: Setup) -> None:
@@ -165,12 +161,10 @@ async def test_site_filters(client: AsyncTestClient, setup: Setup) -> None:
     assert (await listing(client, setup.pkey, siteId=setup.site_c["id"]))["data"] == []
     response = await client.get("/api/v1/networks", params={"siteId": "none"},
                                 headers=bearer(setup.ckey))  # fmt: skip
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "multi_site_disabled"
+    assert_error(response, 403, "multi_site_disabled")
     response = await client.get("/api/v1/networks", params={"siteId": "bad"},
                                 headers=bearer(setup.akey))  # fmt: skip
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == "invalid_parameter"
+    assert_error(response, 400, "invalid_parameter")
 
 
 async def test_feature_switches_come_before_every_400(
@@ -201,16 +195,14 @@ async def test_partner_with_feature_off_everywhere(
     key = w.key(p, scopes=["devices:read"])
     await load(pool, w)
     response = await client.get("/api/v1/networks", headers=bearer(key))
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "networks_disabled"
+    assert_error(response, 403, "networks_disabled")
 
 
 async def test_404s_and_paging(client: AsyncTestClient, setup: Setup) -> None:
     for key, reference in ((setup.akey, setup.west["id"]), (setup.pkey, setup.q_net["id"]),
                            (setup.pkey, str(uuid.uuid4())), (setup.pkey, "x")):  # fmt: skip
         response = await client.get(f"/api/v1/networks/{reference}", headers=bearer(key))
-        assert response.status_code == 404
-        assert response.json()["error"]["code"] == "not_found"
+        assert_error(response, 404, "not_found")
     body = await listing(client, setup.pkey, limit=1, offset=1)
     assert [n["name"] for n in body["data"]] == ["North"]
     assert body["pagination"] == {"limit": 1, "offset": 1, "total": 3}

@@ -26,9 +26,9 @@ from litestar.testing import AsyncTestClient
 from app.core.config import PROJECT_ROOT, Settings
 from app.main import create_app
 from app.observe.logs import configure_logging
-from tests.conftest import free_port
+from benchmarks.common import free_port
 from tests.factories import World, load
-from tests.helpers import bearer
+from tests.helpers import assert_error, bearer
 from tests.integration import test_ingest_helpers as cs
 
 
@@ -106,8 +106,7 @@ async def test_access_log_line_per_request_with_request_id(
     served: Served, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     device = w.device(sa, w.profile(p))
     key = w.key(p, ["devices:read"])
     await load(pool, w)
@@ -145,8 +144,7 @@ async def test_access_log_line_per_request_with_request_id(
 
 async def test_metrics_add_up_over_workers(served: Served, pool: asyncpg.Pool) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     prof = w.profile(p, fields=[w.field("temperature")])
     device = w.device(sa, prof)
     w.gateway(sa, gatewayEui="0016c001ff10a235")
@@ -201,8 +199,7 @@ async def test_metrics_add_up_over_workers(served: Served, pool: asyncpg.Pool) -
 def test_metrics_need_no_key_and_are_not_on_the_api_port(served: Served) -> None:
     assert httpx.get(served.metrics_url, timeout=5).status_code == 200
     api = httpx.get(f"{served.base_url}/metrics", timeout=5)
-    assert api.status_code == 404
-    assert api.json()["error"]["code"] == "not_found"
+    assert_error(api, 404, "not_found")
 
 
 @get("/api/v1/boom", opt={"public": True}, sync_to_thread=False)

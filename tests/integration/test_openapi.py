@@ -129,8 +129,7 @@ async def test_history_relative_times_and_helpful_messages(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     device = w.device(sa, w.profile(p, fields=[w.field("temperature"), w.field("humidity")]))
     w.uplink(device, at="now-PT2H", values={"temperature": 20.5})
     key = w.key(p, ["telemetry:read"])

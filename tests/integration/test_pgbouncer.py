@@ -23,7 +23,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import LiveServer, free_port, start_server
+from benchmarks.common import free_port
+from tests.conftest import LiveServer, start_server
 from tests.factories import World, load
 from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
@@ -109,8 +110,7 @@ async def test_the_api_works_through_pgbouncer_in_transaction_mode(
     pool: object, migrated: str, bouncer: Bouncer
 ) -> None:
     w = World()
-    partner = w.partner(tier={"perMinute": 30, "perDay": 100000})
-    sub = w.sub_account(partner)
+    partner, sub = w.tenancy({}, tier={"perMinute": 30, "perDay": 100000})
     profile = w.profile(partner, fields=[w.field("temperature")])
     devices = [w.device(sub, profile) for _ in range(3)]
     token = w.integration(partner)

@@ -10,11 +10,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
-import pytest
 from litestar.testing import AsyncTestClient
 
 from app.core.sql import QUERIES
-from tests.factories import World, load
+from tests.factories import World, world_fixture
 from tests.helpers import bearer
 from tests.integration.test_devices import set_state
 
@@ -47,9 +46,7 @@ class Setup:
     def __init__(self) -> None:
         w = World()
         self.world = w
-        self.p = w.partner(features={"networks": True, "multiSite": True})
-        self.a = w.sub_account(self.p)
-        self.b = w.sub_account(self.p)
+        self.p, self.a, self.b = w.tenancy({}, {}, features={"networks": True, "multiSite": True})
         self.prof = w.profile(self.p)
         self.net1 = w.network(self.a, name="One")
         self.net2 = w.network(self.a, name="Two")
@@ -58,15 +55,10 @@ class Setup:
         self.d2 = w.device(self.a, self.prof, network=self.net1, name="P2")
         self.d3 = w.device(self.a, self.prof, network=self.net2, name="P3")
         self.spare = w.device(self.p, self.prof, name="P spare")
-        self.pkey = w.key(self.p, scopes=["devices:read"])
-        self.akey = w.key(self.a, scopes=["devices:read"])
+        self.pkey, self.akey = w.keys(self.p, self.a, scopes=["devices:read"])
 
 
-@pytest.fixture(scope="module")
-async def setup(pool: asyncpg.Pool) -> Setup:
-    s = Setup()
-    await load(pool, s.world)
-    return s
+setup = world_fixture(Setup)
 
 
 async def drift(pool: asyncpg.Pool) -> int:

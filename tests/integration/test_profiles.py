@@ -4,28 +4,24 @@ from __future__ import annotations
 
 import uuid
 
-import asyncpg
-import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
-from tests.helpers import bearer
+from tests.factories import World, world_fixture
+from tests.helpers import assert_error, bearer, get_ok
 
 
 class Setup:
     def __init__(self) -> None:
         w = World()
         self.world = w
-        self.p = w.partner()
-        self.a = w.sub_account(self.p)
-        self.b = w.sub_account(self.p)
+        self.p, self.a, self.b = w.tenancy({}, {})
         self.used = w.profile(
             self.p, name="Used by A", retainLastValue=True,
             fields=[
                 w.field("temperature", unit="°C", label="Temperature"),
                 w.field("battery", unit="%", label="Battery", role="battery_pct"),
                 w.field("label", dataType="string", kind="static", label="Label"),
-                w.field("feels", kind="formula", formula="temperature + 1", label="Feels"),
+                w.formula("feels", "temperature + 1", label="Feels"),
             ],
         )  # fmt: skip
         self.only_b = w.profile(self.p, name="Used by B")
@@ -36,22 +32,15 @@ class Setup:
         w.device(self.b, self.only_b)
         self.q = w.partner()
         self.q_prof = w.profile(self.q, name="Foreign")
-        self.pkey = w.key(self.p, scopes=["profiles:read"])
-        self.akey = w.key(self.a, scopes=["profiles:read"])
+        self.pkey, self.akey = w.keys(self.p, self.a, scopes=["profiles:read"])
         self.devices_only = w.key(self.p, scopes=["devices:read"])
 
 
-@pytest.fixture(scope="module")
-async def setup(pool: asyncpg.Pool) -> Setup:
-    s = Setup()
-    await load(pool, s.world)
-    return s
+setup = world_fixture(Setup)
 
 
 async def test_partner_key_lists_every_profile(client: AsyncTestClient, setup: Setup) -> None:
-    response = await client.get("/api/v1/device-profiles", headers=bearer(setup.pkey))
-    assert response.status_code == 200
-    body = response.json()
+    body = await get_ok(client, setup.pkey, "/api/v1/device-profiles")
     assert body["pagination"] == {"limit": 50, "offset": 0, "total": 4}
     assert [p["name"] for p in body["data"]] == [
         "Archived only", "Unused", "Used by A", "Used by B",
@@ -72,8 +61,7 @@ async def test_sub_account_key_sees_profiles_of_its_assigned_devices(
         response = await client.get(
             f"/api/v1/device-profiles/{profile['id']}", headers=bearer(setup.akey)
         )
-        assert response.status_code == 404
-        assert response.json()["error"]["code"] == "not_found"
+        assert_error(response, 404, "not_found")
 
 
 async def test_detail_has_every_field(client: AsyncTestClient, setup: Setup) -> None:
@@ -103,8 +91,7 @@ async def test_404_scope_and_paging(client: AsyncTestClient, setup: Setup) -> No
         )
         assert response.status_code == 404
     response = await client.get("/api/v1/device-profiles", headers=bearer(setup.devices_only))
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "insufficient_scope"
+    assert_error(response, 403, "insufficient_scope")
     response = await client.get(
         "/api/v1/device-profiles", params={"limit": 1, "offset": 3}, headers=bearer(setup.pkey)
     )
@@ -118,5 +105,4 @@ async def test_404_scope_and_paging(client: AsyncTestClient, setup: Setup) -> No
     response = await client.get(
         "/api/v1/device-profiles", params={"limit": 201}, headers=bearer(setup.pkey)
     )
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == "invalid_parameter"
+    assert_error(response, 400, "invalid_parameter")

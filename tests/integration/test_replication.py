@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import httpx
 import pytest
 
 from app.core.config import DEFAULT_PORT
@@ -160,19 +161,25 @@ async def standby(pair: Pair) -> AsyncIterator[asyncpg.Connection]:
         await connection.close()
 
 
-async def newest_temperature(server: LiveServer, t: Tenancy) -> float | None:
+async def last_hour(server: LiveServer, t: Tenancy, route: str, **params: str) -> httpx.Response:
+    """The device's `route` (history or export) over the last hour, read with its key."""
     now = datetime.now(UTC)
+    window = {
+        "from": (now - timedelta(hours=1)).isoformat(),
+        "to": (now + timedelta(minutes=1)).isoformat(),
+    }
     async with server.client() as http:
         response = await http.get(
-            f"/api/v1/devices/{t.device['id']}/history",
-            params={
-                "field": "temperature",
-                "from": (now - timedelta(hours=1)).isoformat(),
-                "to": (now + timedelta(minutes=1)).isoformat(),
-            },
+            f"/api/v1/devices/{t.device['id']}/{route}",
+            params={**params, **window},
             headers=bearer(t.reader),
         )
     assert response.status_code == 200, response.text
+    return response
+
+
+async def newest_temperature(server: LiveServer, t: Tenancy) -> float | None:
+    response = await last_hour(server, t, "history", field="temperature")
     points = response.json()["data"]["points"]
     return points[0]["value"] if points else None
 
@@ -204,19 +211,7 @@ async def member_emails(server: LiveServer, key: str) -> set[str]:
 
 async def newest_exported_temperature(server: LiveServer, t: Tenancy) -> float | None:
     """The newest temperature of the device's NDJSON export (rows oldest first)."""
-    now = datetime.now(UTC)
-    async with server.client() as http:
-        response = await http.get(
-            f"/api/v1/devices/{t.device['id']}/export",
-            params={
-                "fields": "temperature",
-                "format": "ndjson",
-                "from": (now - timedelta(hours=1)).isoformat(),
-                "to": (now + timedelta(minutes=1)).isoformat(),
-            },
-            headers=bearer(t.reader),
-        )
-    assert response.status_code == 200, response.text
+    response = await last_hour(server, t, "export", fields="temperature", format="ndjson")
     rows = [json.loads(line) for line in response.content.decode().splitlines()]
     values = [row["temperature"] for row in rows if row["temperature"] is not None]
     return values[-1] if values else None

@@ -25,7 +25,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from tests.conftest import LiveServer, start_server
+from tests.conftest import LiveServer, serving
 
 MAX_EXAMPLES = 30
 SEED = 20261123
@@ -79,10 +79,8 @@ async def demo_world(pool: asyncpg.Pool) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def served(migrated: str, demo_world: dict[str, str]) -> Iterator[LiveServer]:
-    server = start_server(migrated)
-    yield server
-    server.process.terminate()
-    server.process.wait(timeout=15)
+    with serving(migrated) as server:
+        yield server
 
 
 def _schemathesis(

@@ -4,46 +4,34 @@ from __future__ import annotations
 
 import uuid
 
-import asyncpg
-import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
-from tests.helpers import bearer
+from tests.factories import World, world_fixture
+from tests.helpers import assert_error, bearer, get_ok
 
 
 class Setup:
     def __init__(self) -> None:
         w = World()
         self.world = w
-        self.p = w.partner(features={"multiSite": True})
-        self.a = w.sub_account(self.p)
-        self.b = w.sub_account(self.p, features={"multiSite": False})
+        multi_site_off = {"features": {"multiSite": False}}
+        self.p, self.a, self.b = w.tenancy({}, multi_site_off, features={"multiSite": True})
         self.campus = w.site(self.a, name="Campus")
         self.building = w.site(self.a, parent=self.campus, name="Building")
         self.floor = w.site(self.a, parent=self.building, name="Floor")
         self.b_site = w.site(self.b, name="B site")
         self.a2 = w.sub_account(self.p)
         self.sibling = w.site(self.a2, name="Sibling site")
-        self.q = w.partner(features={"multiSite": True})
-        self.qa = w.sub_account(self.q)
+        self.q, self.qa = w.tenancy({}, features={"multiSite": True})
         self.q_site = w.site(self.qa, name="Foreign")
-        self.pkey = w.key(self.p, scopes=["devices:read"])
-        self.akey = w.key(self.a, scopes=["devices:read"])
-        self.bkey = w.key(self.b, scopes=["devices:read"])
+        self.pkey, self.akey, self.bkey = w.keys(self.p, self.a, self.b, scopes=["devices:read"])
 
 
-@pytest.fixture(scope="module")
-async def setup(pool: asyncpg.Pool) -> Setup:
-    s = Setup()
-    await load(pool, s.world)
-    return s
+setup = world_fixture(Setup)
 
 
 async def test_list_and_detail(client: AsyncTestClient, setup: Setup) -> None:
-    response = await client.get("/api/v1/sites", headers=bearer(setup.akey))
-    assert response.status_code == 200
-    body = response.json()
+    body = await get_ok(client, setup.akey, "/api/v1/sites")
     assert body["pagination"] == {"limit": 50, "offset": 0, "total": 3}
     assert body["data"] == [
         {"id": setup.building["id"], "name": "Building", "parentSiteId": setup.campus["id"],
@@ -74,8 +62,7 @@ async def test_partner_key_covers_subaccounts_with_the_feature(
 async def test_feature_off_is_403(client: AsyncTestClient, setup: Setup) -> None:
     for path in ("/api/v1/sites", f"/api/v1/sites/{setup.b_site['id']}"):
         response = await client.get(path, headers=bearer(setup.bkey))
-        assert response.status_code == 403
-        assert response.json()["error"]["code"] == "multi_site_disabled"
+        assert_error(response, 403, "multi_site_disabled")
 
 
 async def test_feature_off_comes_before_paging_400s(client: AsyncTestClient, setup: Setup) -> None:
@@ -91,8 +78,6 @@ async def test_sites_outside_scope_are_404(client: AsyncTestClient, setup: Setup
                       (setup.pkey, setup.q_site["id"]), (setup.akey, str(uuid.uuid4())),
                       (setup.akey, "nope")):  # fmt: skip
         response = await client.get(f"/api/v1/sites/{site}", headers=bearer(key))
-        assert response.status_code == 404
-        assert response.json()["error"]["code"] == "not_found"
+        assert_error(response, 404, "not_found")
     response = await client.get("/api/v1/sites", params={"offset": -1}, headers=bearer(setup.akey))
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == "invalid_parameter"
+    assert_error(response, 400, "invalid_parameter")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from litestar.testing import AsyncTestClient
 
+from tests.helpers import assert_error
+
 
 async def test_health_reports_database(client: AsyncTestClient) -> None:
     response = await client.get("/api/v1/health")
@@ -13,8 +15,7 @@ async def test_health_reports_database(client: AsyncTestClient) -> None:
 
 async def test_unknown_path_is_enveloped_404_without_key(client: AsyncTestClient) -> None:
     response = await client.get("/api/v1/no-such-thing")
-    assert response.status_code == 404
-    assert response.json()["error"]["code"] == "not_found"
+    assert_error(response, 404, "not_found")
 
 
 async def test_missing_key_is_401_with_challenge(client: AsyncTestClient) -> None:

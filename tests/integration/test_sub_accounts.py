@@ -7,7 +7,7 @@ import uuid
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
+from tests.factories import World, load, partner_key
 from tests.helpers import bearer
 
 
@@ -58,8 +58,7 @@ async def test_sub_account_key_sees_only_its_own(
     partner = world.partner()
     own = world.sub_account(partner, name="Own")
     sibling = world.sub_account(partner, name="Sibling")
-    other_partner = world.partner()
-    foreign = world.sub_account(other_partner)
+    _, foreign = world.tenancy({})
     key = world.key(own, scopes=["devices:read"])
     await load(pool, world)
 
@@ -77,10 +76,7 @@ async def test_sub_account_key_sees_only_its_own(
 
 
 async def test_paging_parameters_are_validated(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    world = World()
-    partner = world.partner()
-    key = world.key(partner)
-    await load(pool, world)
+    _, key = await partner_key(pool)
     for query, name in [
         ("limit=0", "limit"),
         ("limit=201", "limit"),

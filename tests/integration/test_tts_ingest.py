@@ -83,8 +83,7 @@ def uplink(
 
 async def tts_world(pool: asyncpg.Pool) -> dict[str, Any]:
     w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
+    p, sa = w.tenancy({})
     profile = w.profile(p, fields=[w.field("temperature"), w.field("humidity")])
     dev = w.device(sa, profile)
     inventory = w.device(p, profile, status="inventory")

@@ -30,7 +30,8 @@ from app.webhooks import safety
 from app.webhooks.client import Client
 from app.webhooks.delivery import Job, attempt
 from app.webhooks.signing import new_secret
-from tests.conftest import LiveServer, free_port, start_server
+from benchmarks.common import free_port
+from tests.conftest import LiveServer, serving, start_server
 from tests.factories import World, load
 from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
@@ -39,7 +40,6 @@ from tests.integration.webhook_support import (
     Receiver,
     cli,
     create_endpoint,
-    start_receiver,
     verify,
 )
 
@@ -77,23 +77,60 @@ class Tenancy:
 
 @pytest.fixture(scope="module")
 def server(migrated: str) -> Iterator[LiveServer]:
-    live = start_server(migrated, workers=2, env=SERVER_ENV)
-    yield live
-    live.process.terminate()
-    live.process.wait(timeout=15)
+    with serving(migrated, SERVER_ENV) as live:
+        yield live
 
 
-@pytest.fixture(scope="module")
-def receiver() -> Iterator[Receiver]:
-    r = start_receiver()
-    yield r
-    r.close()
+class Hooks:
+    """What an end-to-end test works with: the dispatching server's HTTP client, the
+    receiver, and the database (its pool, and its URL for the CLI)."""
+
+    def __init__(
+        self, http: httpx.AsyncClient, receiver: Receiver, pool: asyncpg.Pool, url: str
+    ) -> None:
+        self.http, self.receiver, self.pool, self.url = http, receiver, pool, url
+
+    async def tenancy(self, **device: Any) -> tuple[Tenancy, dict[str, Any]]:
+        """A loaded Tenancy with one device in sub-account A (`device`: its overrides)."""
+        t = Tenancy()
+        made = t.device(**device)
+        await load(self.pool, t.world)
+        return t, made
+
+    def endpoint(self, *args: str) -> tuple[str, str, str]:
+        """(id, secret, path) of a new endpoint pointing at a fresh path of the receiver."""
+        path = f"/hook/{uuid.uuid4().hex[:8]}"
+        endpoint_id, secret = create_endpoint(self.url, "--url", self.receiver.url(path), *args)
+        return endpoint_id, secret, path
+
+    def uplink_endpoint(self, t: Tenancy) -> tuple[str, str, str]:
+        """An endpoint of `t`'s partner for its devices' uplinks only."""
+        return self.endpoint("--partner", t.partner["id"], "--events", "device.uplink")
+
+    async def post(self, token: str, event: str, body: str, expect: int = 204) -> None:
+        await post(self.http, token, event, body, expect)
+
+    async def up(self, t: Tenancy, device: dict[str, Any], values: Any, **uplink: Any) -> None:
+        """An uplink of `device` with `values` through `t`'s integration."""
+        await post(self.http, t.token, "up", cs.uplink(device["devEui"], values, **uplink))
+
+    async def wait(self, path: str, count: int = 1, **kw: Any) -> list[Any]:
+        return await wait_for(self.receiver, path, count, **kw)
+
+    def cli(self, *args: str) -> list[str]:
+        return cli(*args, env={"DATABASE_URL": self.url})
+
+    def listed(self, endpoint_id: str) -> str:
+        """The line of `telemetry webhooks list` for that endpoint."""
+        return next(line for line in self.cli("webhooks", "list") if line.startswith(endpoint_id))
 
 
 @pytest.fixture
-async def http(server: LiveServer) -> AsyncIterator[httpx.AsyncClient]:
-    async with server.client() as client:
-        yield client
+async def h(
+    server: LiveServer, receiver: Receiver, pool: asyncpg.Pool, migrated: str
+) -> AsyncIterator[Hooks]:
+    async with server.client() as http:
+        yield Hooks(http, receiver, pool, migrated)
 
 
 async def post(
@@ -109,37 +146,18 @@ async def wait_for(receiver: Receiver, path: str, count: int = 1, **kw: Any) -> 
     return await asyncio.to_thread(receiver.wait, path, count, **kw)
 
 
-def endpoint(database_url: str, receiver: Receiver, *args: str) -> tuple[str, str, str]:
-    """(id, secret, path) of a new endpoint pointing at a fresh path of the receiver."""
-    path = f"/hook/{uuid.uuid4().hex[:8]}"
-    endpoint_id, secret = create_endpoint(database_url, "--url", receiver.url(path), *args)
-    return endpoint_id, secret, path
-
-
-def cli_db(database_url: str, *args: str) -> list[str]:
-    return cli(*args, env={"DATABASE_URL": database_url})
-
-
 # ------------------------------------------------------------------------------ events
 
 
-async def test_uplink_events_are_signed_headed_and_match_their_schemas(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
+async def test_uplink_events_are_signed_headed_and_match_their_schemas(h: Hooks) -> None:
     t = Tenancy()
     device = t.device(site=t.world.site(t.a))
-    await load(pool, t.world)
-    endpoint_id, secret, path = endpoint(migrated, receiver, "--partner", t.partner["id"])
+    await load(h.pool, t.world)
+    endpoint_id, secret, path = h.endpoint("--partner", t.partner["id"])
 
     before = time.time()
-    await post(
-        http, t.token, "up", cs.uplink(device["devEui"], {"temperature": 21.5, "battery": 80})
-    )
-    got = await wait_for(receiver, path, 2)
+    await h.up(t, device, {"temperature": 21.5, "battery": 80})
+    got = await h.wait(path, 2)
     assert len(got) == 2
     events = [verify(secret, r) for r in got]
     by_type = {e["type"]: (e, r) for e, r in zip(events, got, strict=True)}
@@ -167,43 +185,34 @@ async def test_uplink_events_are_signed_headed_and_match_their_schemas(
     assert (online["sequence"], uplink["sequence"]) == (1, 2)
     assert online["data"]["offlineThresholdMinutes"] == 30
 
-    log = cli_db(migrated, "webhooks", "deliveries", endpoint_id)
+    log = h.cli("webhooks", "deliveries", endpoint_id)
     assert len(log) == 2
     assert all(line.split()[2] == "204" and line.endswith("ms") for line in log)
     assert {line.split()[1] for line in log} == {e["id"] for e in events}
 
 
-async def test_uplink_event_shows_what_latest_shows(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
+async def test_uplink_event_shows_what_latest_shows(h: Hooks) -> None:
     # The event carries the device's state as /latest builds it (latest_body): with retain
     # last value the older field is `retained`, and calibration makes `derived`.
     w = World()
-    partner = w.partner(plan={"apiWrite": True, "retentionDays": 30})
-    sa = w.sub_account(partner)
+    partner, sa = w.tenancy({}, plan={"apiWrite": True, "retentionDays": 30})
     profile = w.profile(
         partner, fields=[w.field("temperature"), w.field("humidity")], retainLastValue=True
     )
     device = w.device(sa, profile, calibration={"temperature": {"scale": 2, "offset": 1}})
     token = w.integration(partner)
     key = w.key(sa, scopes=["telemetry:read"])
-    await load(pool, w)
-    _, secret, path = endpoint(
-        migrated, receiver, "--partner", partner["id"], "--events", "device.uplink"
-    )
+    await load(h.pool, w)
+    _, secret, path = h.endpoint("--partner", partner["id"], "--events", "device.uplink")
     eui, t1, t2 = device["devEui"], cs.at(0, -2), cs.at(0, -1)
-    await post(http, token, "up", cs.uplink(eui, {"temperature": 10.0, "humidity": 40}, time=t1))
-    await post(http, token, "up", cs.uplink(eui, {"temperature": 11.0}, time=t2))
+    await h.post(token, "up", cs.uplink(eui, {"temperature": 10.0, "humidity": 40}, time=t1))
+    await h.post(token, "up", cs.uplink(eui, {"temperature": 11.0}, time=t2))
     events = sorted(
-        (verify(secret, r) for r in await wait_for(receiver, path, 2)),
+        (verify(secret, r) for r in await h.wait(path, 2)),
         key=lambda e: e["sequence"],
     )
     data = events[1]["data"]
-    response = await http.get(f"/api/v1/devices/{device['id']}/latest", headers=bearer(key))
+    response = await h.http.get(f"/api/v1/devices/{device['id']}/latest", headers=bearer(key))
     assert response.status_code == 200, response.text
     latest = response.json()["data"]
     assert data["values"] == latest["values"] == {"temperature": 23.0, "humidity": 40}
@@ -214,32 +223,22 @@ async def test_uplink_event_shows_what_latest_shows(
     assert "retained" not in events[0]["data"]
 
 
-async def test_alerts_status_join_and_location_events(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
-    t = Tenancy()
-    device = t.device()
-    await load(pool, t.world)
-    _, secret, path = endpoint(
-        migrated,
-        receiver,
+async def test_alerts_status_join_and_location_events(h: Hooks) -> None:
+    t, device = await h.tenancy()
+    _, secret, path = h.endpoint(
         "--partner",
         t.partner["id"],
         "--events",
         "device.alert.raised,device.alert.cleared,device.status,device.joined,device.location",
     )
     eui = device["devEui"]
-    await post(http, t.token, "up", cs.uplink(eui, {"temperature": 35.0}, time=cs.at(0, -3)))
-    await post(http, t.token, "up", cs.uplink(eui, {"temperature": 20.0}, time=cs.at(0, -2)))
-    await post(http, t.token, "status", cs.status(eui, level=55))
-    await post(http, t.token, "status", cs.status(eui, level=55))  # no change: no event
-    await post(http, t.token, "join", cs.join(eui))
-    await post(http, t.token, "location", cs.location(eui, 52.1, 4.3))
-    got = await wait_for(receiver, path, 5)
+    await h.post(t.token, "up", cs.uplink(eui, {"temperature": 35.0}, time=cs.at(0, -3)))
+    await h.post(t.token, "up", cs.uplink(eui, {"temperature": 20.0}, time=cs.at(0, -2)))
+    await h.post(t.token, "status", cs.status(eui, level=55))
+    await h.post(t.token, "status", cs.status(eui, level=55))  # no change: no event
+    await h.post(t.token, "join", cs.join(eui))
+    await h.post(t.token, "location", cs.location(eui, 52.1, 4.3))
+    got = await h.wait(path, 5)
     events = sorted((verify(secret, r) for r in got), key=lambda e: e["sequence"])
     assert [e["type"] for e in events] == [
         "device.alert.raised",
@@ -263,61 +262,42 @@ async def test_alerts_status_join_and_location_events(
     # Sequences count every event of the device (online and uplinks went elsewhere).
     assert [e["sequence"] for e in events] == sorted({e["sequence"] for e in events})
     await asyncio.sleep(0.5)
-    assert len(receiver.on(path)) == 5
+    assert len(h.receiver.on(path)) == 5
 
 
-async def test_type_device_and_scope_filters(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
+async def test_type_device_and_scope_filters(h: Hooks) -> None:
     t = Tenancy()
     in_a, other_in_a, in_b = t.device(), t.device(), t.device(t.b)
-    await load(pool, t.world)
-    url = migrated
-    _, secret_a, path_a = endpoint(
-        url, receiver, "--sub-account", t.a["id"], "--events", "device.uplink"
-    )
-    _, secret_b, path_b = endpoint(url, receiver, "--sub-account", t.b["id"])
-    _, secret_p, path_p = endpoint(
-        url, receiver, "--partner", t.partner["id"], "--devices", f"{in_b['id']},{other_in_a['id']}"
-    )
+    await load(h.pool, t.world)
+    _, secret_a, path_a = h.endpoint("--sub-account", t.a["id"], "--events", "device.uplink")
+    _, secret_b, path_b = h.endpoint("--sub-account", t.b["id"])
+    two = f"{in_b['id']},{other_in_a['id']}"
+    _, secret_p, path_p = h.endpoint("--partner", t.partner["id"], "--devices", two)
     for device in (in_a, other_in_a, in_b):
-        await post(http, t.token, "up", cs.uplink(device["devEui"], {"temperature": 1.0}))
+        await h.up(t, device, {"temperature": 1.0})
 
-    a = [verify(secret_a, r) for r in await wait_for(receiver, path_a, 2)]
-    b = [verify(secret_b, r) for r in await wait_for(receiver, path_b, 2)]
-    p = [verify(secret_p, r) for r in await wait_for(receiver, path_p, 4)]
+    a = [verify(secret_a, r) for r in await h.wait(path_a, 2)]
+    b = [verify(secret_b, r) for r in await h.wait(path_b, 2)]
+    p = [verify(secret_p, r) for r in await h.wait(path_p, 4)]
     await asyncio.sleep(0.5)
     # Sub-account A, uplinks only: both of its devices' uplinks, nothing of B, no online.
     assert sorted((e["type"], e["deviceId"]) for e in a) == sorted(
         [("device.uplink", in_a["id"]), ("device.uplink", other_in_a["id"])]
     )
-    assert len(receiver.on(path_a)) == 2
+    assert len(h.receiver.on(path_a)) == 2
     # Sub-account B: only its own device (online + uplink), never A's.
-    assert {e["deviceId"] for e in b} == {in_b["id"]} and len(receiver.on(path_b)) == 2
+    assert {e["deviceId"] for e in b} == {in_b["id"]} and len(h.receiver.on(path_b)) == 2
     assert all(e["subAccountId"] == t.b["id"] for e in b)
     # Partner endpoint filtered to two devices across both sub-accounts.
     assert {e["deviceId"] for e in p} == {in_b["id"], other_in_a["id"]}
-    assert len(receiver.on(path_p)) == 4
+    assert len(h.receiver.on(path_p)) == 4
 
 
-async def test_webhook_test_event_and_disabled_endpoint_misses_events(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
-    t = Tenancy()
-    device = t.device()
-    await load(pool, t.world)
-    url = migrated
-    endpoint_id, secret, path = endpoint(url, receiver, "--partner", t.partner["id"])
-    line = cli_db(url, "webhooks", "test", endpoint_id)[0]
-    event = verify(secret, (await wait_for(receiver, path, 1))[0])
+async def test_webhook_test_event_and_disabled_endpoint_misses_events(h: Hooks) -> None:
+    t, device = await h.tenancy()
+    endpoint_id, secret, path = h.endpoint("--partner", t.partner["id"])
+    line = h.cli("webhooks", "test", endpoint_id)[0]
+    event = verify(secret, (await h.wait(path, 1))[0])
     assert event["id"] == line.split()[0]
     assert (event["type"], event["deviceId"], event["sequence"], event["data"]) == (
         "webhook.test",
@@ -326,12 +306,12 @@ async def test_webhook_test_event_and_disabled_endpoint_misses_events(
         {},
     )
 
-    assert cli_db(url, "webhooks", "disable", endpoint_id) == [f"{endpoint_id} disabled"]
-    await post(http, t.token, "up", cs.uplink(device["devEui"], {"temperature": 1.0}))
-    cli_db(url, "webhooks", "enable", endpoint_id)
-    await post(http, t.token, "up", cs.uplink(device["devEui"], {"temperature": 2.0}))
-    got = await wait_for(receiver, path, 2, of_type="device.uplink", timeout=5)
-    uplinks = [verify(secret, r) for r in receiver.on(path)[1:]]
+    assert h.cli("webhooks", "disable", endpoint_id) == [f"{endpoint_id} disabled"]
+    await h.up(t, device, {"temperature": 1.0})
+    h.cli("webhooks", "enable", endpoint_id)
+    await h.up(t, device, {"temperature": 2.0})
+    got = await h.wait(path, 2, of_type="device.uplink", timeout=5)
+    uplinks = [verify(secret, r) for r in h.receiver.on(path)[1:]]
     # What happened while it was disabled is not sent; what happened after is.
     assert [
         e["data"]["values"]["temperature"] for e in uplinks if e["type"] == "device.uplink"
@@ -339,45 +319,25 @@ async def test_webhook_test_event_and_disabled_endpoint_misses_events(
     assert len(got) == 1
 
 
-async def test_downlink_queued_event(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
-    t = Tenancy()
-    device = t.device()
-    await load(pool, t.world)
-    _, secret, path = endpoint(
-        migrated, receiver, "--sub-account", t.a["id"], "--events", "downlink.queued"
-    )
-    response = await http.post(
+async def test_downlink_queued_event(h: Hooks) -> None:
+    t, device = await h.tenancy()
+    _, secret, path = h.endpoint("--sub-account", t.a["id"], "--events", "downlink.queued")
+    response = await h.http.post(
         f"/api/v1/devices/{device['id']}/downlinks",
         json={"key": "set_interval", "data": {"minutes": 10}},
         headers=bearer(t.key),
     )
     assert response.status_code == 202, response.text
     queued = response.json()["data"]
-    event = verify(secret, (await wait_for(receiver, path, 1))[0])
+    event = verify(secret, (await h.wait(path, 1))[0])
     assert event["type"] == "downlink.queued"
     assert event["data"]["queueItemId"] == queued["queueItemId"]
     assert (event["data"]["status"], event["data"]["fPort"]) == ("queued", 10)
 
 
-async def test_offline_from_the_ticker_then_online_on_the_next_uplink(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
-    t = Tenancy()
-    device = t.device(offlineThresholdMinutes=1)
-    await load(pool, t.world)
-    _, secret, path = endpoint(
-        migrated,
-        receiver,
+async def test_offline_from_the_ticker_then_online_on_the_next_uplink(h: Hooks) -> None:
+    t, device = await h.tenancy(offlineThresholdMinutes=1)
+    _, secret, path = h.endpoint(
         "--partner",
         t.partner["id"],
         "--events",
@@ -385,8 +345,8 @@ async def test_offline_from_the_ticker_then_online_on_the_next_uplink(
     )
     # An uplink 58 s old: online now, offline 2 s from now with nobody asking.
     sent_at = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=58)
-    await post(http, t.token, "up", cs.uplink(device["devEui"], {"temperature": 1}, time=sent_at))
-    got = await wait_for(receiver, path, 2, timeout=15)
+    await h.up(t, device, {"temperature": 1}, time=sent_at)
+    got = await h.wait(path, 2, timeout=15)
     events = [verify(secret, r) for r in got]
     assert [e["type"] for e in events] == ["device.online", "device.offline"]
     offline = events[1]
@@ -394,57 +354,37 @@ async def test_offline_from_the_ticker_then_online_on_the_next_uplink(
     assert offline["timestamp"] == cs.iso(sent_at + timedelta(minutes=1))
     assert offline["sequence"] == events[0]["sequence"] + 1
 
-    await post(http, t.token, "up", cs.uplink(device["devEui"], {"temperature": 2}))
-    back = verify(secret, (await wait_for(receiver, path, 3))[2])
+    await h.up(t, device, {"temperature": 2})
+    back = verify(secret, (await h.wait(path, 3))[2])
     assert back["type"] == "device.online"
     # Online is emitted before the uplink that brings it; no endpoint of this partner
     # takes uplinks, so they were never events and took no number.
     assert back["sequence"] == offline["sequence"] + 1
 
 
-async def test_moving_a_device_to_inventory_ends_its_events(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
-    t = Tenancy()
-    device = t.device()
-    await load(pool, t.world)
-    url = migrated
-    endpoint_id, _, path = endpoint(url, receiver, "--partner", t.partner["id"])
-    receiver.answers[path] = lambda n: (500, {}, 0.0)
-    await post(http, t.token, "up", cs.uplink(device["devEui"], {"temperature": 1}))
-    await wait_for(receiver, path, 2)
-    cli_db(url, "devices", "set-status", device["id"], "inventory")
-    seen = len(receiver.on(path))
+async def test_moving_a_device_to_inventory_ends_its_events(h: Hooks) -> None:
+    t, device = await h.tenancy()
+    endpoint_id, _, path = h.endpoint("--partner", t.partner["id"])
+    h.receiver.answers[path] = lambda n: (500, {}, 0.0)
+    await h.up(t, device, {"temperature": 1})
+    await h.wait(path, 2)
+    h.cli("devices", "set-status", device["id"], "inventory")
+    seen = len(h.receiver.on(path))
     await asyncio.sleep(1.0)  # the retries would have come by now (30 ms, 180 ms, ...)
-    assert len(receiver.on(path)) <= seen + 2  # at most attempts already under way
-    listed = next(line for line in cli_db(url, "webhooks", "list") if line.startswith(endpoint_id))
+    assert len(h.receiver.on(path)) <= seen + 2  # at most attempts already under way
+    listed = h.listed(endpoint_id)
     assert "pending=0" in listed
 
 
 # ------------------------------------------------------------------------------ delivery
 
 
-async def test_retries_follow_the_scaled_schedule_then_recover_the_endpoint(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
-    t = Tenancy()
-    device = t.device()
-    await load(pool, t.world)
-    url = migrated
-    endpoint_id, secret, path = endpoint(
-        url, receiver, "--partner", t.partner["id"], "--events", "device.uplink"
-    )
-    receiver.answers[path] = lambda n: (500, {}, 0.0) if n <= 4 else (204, {}, 0.0)
-    await post(http, t.token, "up", cs.uplink(device["devEui"], {"temperature": 1}))
-    got = await wait_for(receiver, path, 5)
+async def test_retries_follow_the_scaled_schedule_then_recover_the_endpoint(h: Hooks) -> None:
+    t, device = await h.tenancy()
+    endpoint_id, secret, path = h.uplink_endpoint(t)
+    h.receiver.answers[path] = lambda n: (500, {}, 0.0) if n <= 4 else (204, {}, 0.0)
+    await h.up(t, device, {"temperature": 1})
+    got = await h.wait(path, 5)
     assert len(got) == 5
     assert len({r.headers["webhook-id"] for r in got}) == 1  # same id on every attempt
     for r in got:
@@ -454,12 +394,12 @@ async def test_retries_follow_the_scaled_schedule_then_recover_the_endpoint(
     for gap, step in zip(gaps, (5, 300, 1800, 7200), strict=True):
         assert gap >= step * SCALE * 0.9 - 0.01, (gaps, step)
     await asyncio.sleep(0.3)
-    log = cli_db(url, "webhooks", "deliveries", endpoint_id)
+    log = h.cli("webhooks", "deliveries", endpoint_id)
     assert [line.split()[2] for line in log] == ["204", "500", "500", "500", "500"]
-    assert len(cli_db(url, "webhooks", "deliveries", endpoint_id, "--failed")) == 4
-    listed = next(line for line in cli_db(url, "webhooks", "list") if line.startswith(endpoint_id))
+    assert len(h.cli("webhooks", "deliveries", endpoint_id, "--failed")) == 4
+    listed = h.listed(endpoint_id)
     assert " enabled " in listed and "delivered=1" in listed and "pending=0" in listed
-    row = await pool.fetchrow(
+    row = await h.pool.fetchrow(
         "SELECT count(*) AS n, max(length(response)) AS longest FROM webhook_attempts"
         " WHERE endpoint_id = $1",
         uuid.UUID(endpoint_id),
@@ -467,203 +407,132 @@ async def test_retries_follow_the_scaled_schedule_then_recover_the_endpoint(
     assert row["n"] == 5 and row["longest"] == len("answer 500 to attempt 1")
 
 
-async def test_gone_auto_disables_and_enable_resumes_kept_messages(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
-    t = Tenancy()
-    device = t.device()
-    await load(pool, t.world)
-    url = migrated
-    endpoint_id, secret, path = endpoint(
-        url, receiver, "--partner", t.partner["id"], "--events", "device.uplink"
-    )
-    receiver.answers[path] = lambda n: (410, {}, 0.0) if n == 1 else (204, {}, 0.0)
-    await post(http, t.token, "up", cs.uplink(device["devEui"], {"temperature": 1}))
-    await wait_for(receiver, path, 1)
+async def test_gone_auto_disables_and_enable_resumes_kept_messages(h: Hooks) -> None:
+    t, device = await h.tenancy()
+    endpoint_id, secret, path = h.uplink_endpoint(t)
+    h.receiver.answers[path] = lambda n: (410, {}, 0.0) if n == 1 else (204, {}, 0.0)
+    await h.up(t, device, {"temperature": 1})
+    await h.wait(path, 1)
     await asyncio.sleep(0.5)
-    await post(http, t.token, "up", cs.uplink(device["devEui"], {"temperature": 2}))
+    await h.up(t, device, {"temperature": 2})
     await asyncio.sleep(1.0)
-    assert len(receiver.on(path)) == 1  # nothing more while auto_disabled
-    listed = next(line for line in cli_db(url, "webhooks", "list") if line.startswith(endpoint_id))
+    assert len(h.receiver.on(path)) == 1  # nothing more while auto_disabled
+    listed = h.listed(endpoint_id)
     assert " auto_disabled " in listed and "pending=2" in listed
-    cli_db(url, "webhooks", "enable", endpoint_id)
-    got = await wait_for(receiver, path, 3)
+    h.cli("webhooks", "enable", endpoint_id)
+    got = await h.wait(path, 3)
     temperatures = sorted(verify(secret, r)["data"]["values"]["temperature"] for r in got[1:])
     assert temperatures == [1, 2]
 
 
-async def test_429_with_retry_after_waits_as_told_and_is_not_an_attempt(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
-    t = Tenancy()
-    device = t.device()
-    await load(pool, t.world)
-    url = migrated
-    endpoint_id, _, path = endpoint(
-        url, receiver, "--partner", t.partner["id"], "--events", "device.uplink"
-    )
-    receiver.answers[path] = lambda n: (
+async def test_429_with_retry_after_waits_as_told_and_is_not_an_attempt(h: Hooks) -> None:
+    t, device = await h.tenancy()
+    endpoint_id, _, path = h.uplink_endpoint(t)
+    h.receiver.answers[path] = lambda n: (
         (429, {"Retry-After": "1"}, 0.0) if n == 1 else (204, {}, 0.0)
     )
-    await post(http, t.token, "up", cs.uplink(device["devEui"], {"temperature": 1}))
-    got = await wait_for(receiver, path, 2, timeout=10)
+    await h.up(t, device, {"temperature": 1})
+    got = await h.wait(path, 2, timeout=10)
     assert len(got) == 2
     assert got[1].at - got[0].at >= 0.95  # as given, not scaled (scaled would be 0.1 ms)
     await asyncio.sleep(0.3)
-    attempts = await pool.fetchval(
+    attempts = await h.pool.fetchval(
         "SELECT attempts FROM webhook_messages WHERE endpoint_id = $1", uuid.UUID(endpoint_id)
     )
     assert attempts == 1  # the 429 did not count
-    log = cli_db(url, "webhooks", "deliveries", endpoint_id)
+    log = h.cli("webhooks", "deliveries", endpoint_id)
     assert [line.split()[2] for line in log] == ["204", "429"]
 
 
-async def test_redirects_are_refused(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
-    t = Tenancy()
-    device = t.device()
-    await load(pool, t.world)
-    url = migrated
-    endpoint_id, _, path = endpoint(
-        url, receiver, "--partner", t.partner["id"], "--events", "device.uplink"
-    )
+async def test_redirects_are_refused(h: Hooks) -> None:
+    t, device = await h.tenancy()
+    endpoint_id, _, path = h.uplink_endpoint(t)
     target = path + "/moved"
-    receiver.answers[path] = lambda n: (302, {"Location": receiver.url(target)}, 0.0)
-    await post(http, t.token, "up", cs.uplink(device["devEui"], {"temperature": 1}))
-    await wait_for(receiver, path, 2)
+    h.receiver.answers[path] = lambda n: (302, {"Location": h.receiver.url(target)}, 0.0)
+    await h.up(t, device, {"temperature": 1})
+    await h.wait(path, 2)
     await asyncio.sleep(0.3)
-    assert receiver.on(target) == []
-    failed = cli_db(url, "webhooks", "deliveries", endpoint_id, "--failed")
+    assert h.receiver.on(target) == []
+    failed = h.cli("webhooks", "deliveries", endpoint_id, "--failed")
     assert failed and all(line.split()[2] == "302" for line in failed)
 
 
-async def test_a_slow_endpoint_never_delays_another(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
-    t = Tenancy()
-    device = t.device()
-    await load(pool, t.world)
-    url = migrated
-    _, _, slow = endpoint(url, receiver, "--partner", t.partner["id"], "--events", "device.uplink")
-    _, _, fast = endpoint(url, receiver, "--partner", t.partner["id"], "--events", "device.uplink")
-    receiver.answers[slow] = lambda n: (204, {}, 1.5)
+async def test_a_slow_endpoint_never_delays_another(h: Hooks) -> None:
+    t, device = await h.tenancy()
+    _, _, slow = h.uplink_endpoint(t)
+    _, _, fast = h.uplink_endpoint(t)
+    h.receiver.answers[slow] = lambda n: (204, {}, 1.5)
     for i in range(20):
-        await post(
-            http, t.token, "up", cs.uplink(device["devEui"], {"temperature": i}, time=cs.at(0, -i))
-        )
-    got = await wait_for(receiver, fast, 20, timeout=10)
+        await h.up(t, device, {"temperature": i}, time=cs.at(0, -i))
+    got = await h.wait(fast, 20, timeout=10)
     assert len(got) == 20
     # By the time the fast endpoint has all 20, the slow one has been sent at most its
     # concurrency (4) per 1.5 s answer: its own slots, not the fast endpoint's.
-    assert len(receiver.on(slow)) <= 12
+    assert len(h.receiver.on(slow)) <= 12
 
 
-async def test_secret_rotation_signs_with_both_during_the_overlap(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
+async def test_secret_rotation_signs_with_both_during_the_overlap(h: Hooks) -> None:
     t = Tenancy()
-    await load(pool, t.world)
-    url = migrated
-    endpoint_id, old, path = endpoint(url, receiver, "--partner", t.partner["id"])
-    lines = cli_db(url, "webhooks", "rotate-secret", endpoint_id, "--overlap", "1h")
+    await load(h.pool, t.world)
+    endpoint_id, old, path = h.endpoint("--partner", t.partner["id"])
+    lines = h.cli("webhooks", "rotate-secret", endpoint_id, "--overlap", "1h")
     new = lines[-1]
     assert new.startswith("whsec_") and new != old
-    cli_db(url, "webhooks", "test", endpoint_id)
-    during = (await wait_for(receiver, path, 1))[0]
+    h.cli("webhooks", "test", endpoint_id)
+    during = (await h.wait(path, 1))[0]
     assert len(during.headers["webhook-signature"].split()) == 2
     verify(old, during)
     verify(new, during)
 
-    newest = cli_db(url, "webhooks", "rotate-secret", endpoint_id, "--overlap", "0")[-1]
-    cli_db(url, "webhooks", "test", endpoint_id)
-    after = (await wait_for(receiver, path, 2))[1]
+    newest = h.cli("webhooks", "rotate-secret", endpoint_id, "--overlap", "0")[-1]
+    h.cli("webhooks", "test", endpoint_id)
+    after = (await h.wait(path, 2))[1]
     assert len(after.headers["webhook-signature"].split()) == 1
     verify(newest, after)
     with pytest.raises(WebhookVerificationError):
         Webhook(new).verify(after.body, after.headers)
     # The secret never shows up again: not in the list, not in the log.
-    listing = "\n".join(
-        cli_db(url, "webhooks", "list") + cli_db(url, "webhooks", "deliveries", endpoint_id)
-    )
+    listing = "\n".join(h.cli("webhooks", "list") + h.cli("webhooks", "deliveries", endpoint_id))
     assert old not in listing and new not in listing and newest not in listing
 
 
-async def test_redeliver_sends_the_same_webhook_id_again(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
+async def test_redeliver_sends_the_same_webhook_id_again(h: Hooks) -> None:
     t = Tenancy()
-    await load(pool, t.world)
-    url = migrated
-    one, secret, path_one = endpoint(url, receiver, "--partner", t.partner["id"])
-    event_id = cli_db(url, "webhooks", "test", one)[0].split()[0]
-    await wait_for(receiver, path_one, 1)
-    assert cli_db(url, "webhooks", "redeliver", event_id) == [f"{event_id} queued again for {one}"]
-    again = await wait_for(receiver, path_one, 2)
+    await load(h.pool, t.world)
+    one, secret, path_one = h.endpoint("--partner", t.partner["id"])
+    event_id = h.cli("webhooks", "test", one)[0].split()[0]
+    await h.wait(path_one, 1)
+    assert h.cli("webhooks", "redeliver", event_id) == [f"{event_id} queued again for {one}"]
+    again = await h.wait(path_one, 2)
     assert [verify(secret, r)["id"] for r in again] == [event_id, event_id]
-    cli_db(url, "webhooks", "redeliver", event_id, "--endpoint", one)
-    assert len(await wait_for(receiver, path_one, 3)) == 3
-    refused = cli("webhooks", "redeliver", "msg_nope", env={"DATABASE_URL": url}, check=False)
+    h.cli("webhooks", "redeliver", event_id, "--endpoint", one)
+    assert len(await h.wait(path_one, 3)) == 3
+    refused = cli("webhooks", "redeliver", "msg_nope", env={"DATABASE_URL": h.url}, check=False)
     assert "no event msg_nope" in refused[0]
 
 
-async def test_recover_replays_what_was_given_up(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
-) -> None:
-    t = Tenancy()
-    device = t.device()
-    await load(pool, t.world)
-    url = migrated
-    endpoint_id, secret, path = endpoint(
-        url, receiver, "--partner", t.partner["id"], "--events", "device.uplink"
-    )
-    receiver.answers[path] = lambda n: (500, {}, 0.0) if n <= 10 else (204, {}, 0.0)
+async def test_recover_replays_what_was_given_up(h: Hooks) -> None:
+    t, device = await h.tenancy()
+    endpoint_id, secret, path = h.uplink_endpoint(t)
+    h.receiver.answers[path] = lambda n: (500, {}, 0.0) if n <= 10 else (204, {}, 0.0)
     start = datetime.now(UTC)
-    await post(http, t.token, "up", cs.uplink(device["devEui"], {"temperature": 1}))
+    await h.up(t, device, {"temperature": 1})
     # Ten attempts over the scaled schedule (~27 s), then the message is given up.
-    await wait_for(receiver, path, 10, timeout=60)
+    await h.wait(path, 10, timeout=60)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        state = await pool.fetchval(
+        state = await h.pool.fetchval(
             "SELECT state FROM webhook_messages WHERE endpoint_id = $1", uuid.UUID(endpoint_id)
         )
         if state == "failed":
             break
         await asyncio.sleep(0.2)
     assert state == "failed"
-    listed = next(line for line in cli_db(url, "webhooks", "list") if line.startswith(endpoint_id))
+    listed = h.listed(endpoint_id)
     assert "failed=1" in listed
-    recovered = cli_db(url, "webhooks", "recover", endpoint_id, "--since", start.isoformat())
+    recovered = h.cli("webhooks", "recover", endpoint_id, "--since", start.isoformat())
     assert len(recovered) == 1
-    got = await wait_for(receiver, path, 11)
+    got = await h.wait(path, 11)
     assert len(got) == 11 and verify(secret, got[-1])["id"] == recovered[0].split()[0]
 
 
@@ -795,7 +664,7 @@ async def test_world_file_endpoint_and_webhooks_listen_verify_and_print(
             "enabled",
             None,
         )
-        event_id = cli_db(migrated, "webhooks", "test", hook_id)[0].split()[0]
+        event_id = cli("webhooks", "test", hook_id, env={"DATABASE_URL": migrated})[0].split()[0]
         line = await asyncio.wait_for(asyncio.to_thread(listener.stdout.readline), 20)
         assert event_id in line and "webhook.test" in line and " verified " in line
         # A request signed with another secret is refused and printed as such.
@@ -823,26 +692,21 @@ async def test_world_file_endpoint_and_webhooks_listen_verify_and_print(
 
 
 async def test_kill_9_between_acknowledged_uplink_and_delivery_loses_nothing(
-    server: LiveServer, migrated: str, receiver: Receiver, pool: asyncpg.Pool
+    server: LiveServer, migrated: str, h: Hooks, pool: asyncpg.Pool
 ) -> None:
     """Last in this module: it kills the module's server (the dispatching one)."""
-    t = Tenancy()
-    device = t.device()
-    await load(pool, t.world)
-    _, secret, path = endpoint(
-        migrated, receiver, "--partner", t.partner["id"], "--events", "device.uplink"
-    )
+    t, device = await h.tenancy()
+    _, secret, path = h.uplink_endpoint(t)
     # The first attempt hangs at the receiver: the server dies with it under way.
-    receiver.answers[path] = lambda n: (204, {}, 1.8) if n == 1 else (204, {}, 0.0)
-    async with server.client() as client:
-        await post(client, t.token, "up", cs.uplink(device["devEui"], {"temperature": 7}))
-    await wait_for(receiver, path, 1)
+    h.receiver.answers[path] = lambda n: (204, {}, 1.8) if n == 1 else (204, {}, 0.0)
+    await h.up(t, device, {"temperature": 7})
+    await h.wait(path, 1)
     os.killpg(server.process.pid, signal.SIGKILL)  # granian and its workers, at once
     server.process.wait(timeout=10)
     restarted = start_server(migrated, workers=2, env=SERVER_ENV)
     try:
         # The claimed message's lease (timeout + 10 s) ends; the new leader sends it.
-        got = await wait_for(receiver, path, 2, timeout=40)
+        got = await h.wait(path, 2, timeout=40)
         assert len(got) >= 2
         events = [verify(secret, r) for r in got]
         assert len({e["id"] for e in events}) == 1

@@ -23,7 +23,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from app.downlinks.states import transition
-from tests.conftest import LiveServer, start_server
+from tests.conftest import LiveServer, serving
 from tests.factories import World, load
 from tests.fake_chirpstack import FakeChirpStack
 from tests.helpers import bearer
@@ -35,7 +35,6 @@ from tests.integration.webhook_support import (
     SCHEMAS,
     Receiver,
     create_endpoint,
-    start_receiver,
     verify,
 )
 from tests.network import Broker, Publisher, eventually
@@ -44,14 +43,6 @@ DOWNLINK_EVENTS = ",".join(
     f"downlink.{s}"
     for s in ("queued", "submitted", "sent", "acknowledged", "nacked", "failed", "expired")
 )
-
-
-@pytest.fixture(scope="module")
-async def fake() -> AsyncIterator[FakeChirpStack]:
-    server = FakeChirpStack()
-    await server.start()
-    yield server
-    await server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -72,23 +63,20 @@ def server(migrated: str) -> Iterator[LiveServer]:
         "TELEMETRY_CHIRPSTACK_TIMEOUT_S": "0.5",
         "TELEMETRY_DISPATCH_BACKOFF_S": "0.05",
     }
-    live = start_server(migrated, workers=2, env=env)
-    yield live
-    live.process.terminate()
-    live.process.wait(timeout=15)
-
-
-@pytest.fixture(scope="module")
-def receiver() -> Iterator[Receiver]:
-    r = start_receiver()
-    yield r
-    r.close()
+    with serving(migrated, env) as live:
+        yield live
 
 
 @pytest.fixture
 async def http(server: LiveServer) -> AsyncIterator[httpx.AsyncClient]:
     async with server.client() as client:
         yield client
+
+
+def writer(w: World, **profile: Any) -> tuple[dict[str, Any], ...]:
+    """A partner whose plan lets it write (30 days kept), its sub-account, and a profile."""
+    partner, sa = w.tenancy({}, plan={"apiWrite": True, "retentionDays": 30})
+    return partner, sa, w.profile(partner, **profile)
 
 
 def endpoint(database_url: str, receiver: Receiver, partner: dict[str, Any], events: str) -> Any:
@@ -109,16 +97,10 @@ async def events_of(receiver: Receiver, secret: str, path: str, count: int) -> l
 
 
 async def test_a_tts_uplink_event_carries_fport_and_fcnt(
-    server: LiveServer,
-    receiver: Receiver,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
-    migrated: str,
+    receiver: Receiver, http: httpx.AsyncClient, pool: asyncpg.Pool, migrated: str
 ) -> None:
     w = World()
-    partner = w.partner(plan={"apiWrite": True, "retentionDays": 30})
-    sa = w.sub_account(partner)
-    profile = w.profile(partner, fields=[w.field("temperature")])
+    partner, sa, profile = writer(w, fields=[w.field("temperature")])
     device = w.device(sa, profile)
     token = w.integration(partner, kind="tts")
     await load(pool, w)
@@ -142,9 +124,7 @@ async def test_an_mqtt_uplink_event_carries_fport_and_fcnt(
     migrated: str,
 ) -> None:
     w = World()
-    partner = w.partner(plan={"apiWrite": True, "retentionDays": 30})
-    sa = w.sub_account(partner)
-    profile = w.profile(partner, fields=[w.field("temperature")])
+    partner, sa, profile = writer(w, fields=[w.field("temperature")])
     device = w.device(sa, profile)
     w.integration(
         partner,
@@ -180,7 +160,6 @@ async def test_an_mqtt_uplink_event_carries_fport_and_fcnt(
 
 
 async def test_a_downlink_walking_to_acknowledged_delivers_each_state_once(
-    server: LiveServer,
     receiver: Receiver,
     http: httpx.AsyncClient,
     fake: FakeChirpStack,
@@ -188,9 +167,7 @@ async def test_a_downlink_walking_to_acknowledged_delivers_each_state_once(
     migrated: str,
 ) -> None:
     w = World()
-    partner = w.partner(plan={"apiWrite": True, "retentionDays": 30})
-    sa = w.sub_account(partner)
-    profile = w.profile(partner)
+    partner, sa, profile = writer(w)
     w.downlink_template(profile, key="set_interval", fPort=10, confirmed=True)
     device = w.device(sa, profile)
     token = w.integration(partner, grpc={"url": fake.url, "apiToken": fake.token})
@@ -253,9 +230,7 @@ async def test_nacked_failed_and_expired_are_one_event_each_with_their_data(
     # The states i15's dispatcher and network events write, through the one place that
     # writes them (app/downlinks/states.py), with the in-process app (no dispatcher).
     w = World()
-    partner = w.partner(plan={"apiWrite": True, "retentionDays": 30})
-    sa = w.sub_account(partner)
-    profile = w.profile(partner)
+    partner, sa, profile = writer(w)
     w.downlink_template(profile, key="set_interval", fPort=10, confirmed=True)
     device = w.device(sa, profile)
     key = w.key(sa, scopes=["devices:read", "downlinks:write"])
