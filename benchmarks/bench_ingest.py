@@ -41,7 +41,7 @@ from benchmarks.common import (
     write_requests,
 )
 
-TARGET = 3000.0
+TARGET = 5000.0
 _encode = msgspec.json.Encoder().encode
 
 
