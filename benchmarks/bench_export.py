@@ -177,10 +177,13 @@ async def synthetic_device(ctx: Context, readings: int) -> tuple[str, str, datet
         per_field = readings // len(fields)
         end = datetime.fromisoformat(ctx.manifest.end.replace("Z", "+00:00"))
         start = end - timedelta(seconds=3 * per_field)
+        # Raw rows and packed weeks alike: a loaded device is packed once its weeks close.
         have = await connection.fetchval(
-            "SELECT count(*) FROM readings_num WHERE device_num = $1 AND field_num = $2",
+            "SELECT readings_num_count($1, $2, $3, $4)",
             device.num,
             fields[0]["num"],
+            start,
+            end,
         )
         if have < per_field:
             for field in fields:
@@ -193,7 +196,8 @@ async def synthetic_device(ctx: Context, readings: int) -> tuple[str, str, datet
                     start,
                     per_field,
                 )
-            await connection.execute("SELECT rebuild_rollups($1, $2, $3)", start, end, [device.num])
+            # Closed weeks packed (and their daily rollups written), as the packing job does.
+            await connection.execute("SELECT pack_closed_chunks(interval '0')")
         return device.id, key, start, end
     finally:
         await connection.close()

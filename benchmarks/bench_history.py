@@ -1,20 +1,22 @@
-"""History: the planner's SQL against naive time_bucket over raw readings, and storage.
+"""History: the planner's SQL against naive time_bucket over every reading, and storage.
 
 For each query class of issue 4 (raw newest 500; hourly over 30 days; daily over a year;
 PT15M over 7 days; P1M over a year; each without and with `siteId`) and of issue 16
-(daily over a year with `tz=Europe/Berlin`: local days from hourly rollups), on many
-devices of the dataset in turn:
+(daily over a year with `tz=Europe/Berlin`: local days read from the packed weeks), on
+many devices of the dataset in turn:
 - the route's SQL (sql/history/history.sql, with the planner's segments) through asyncpg,
   p50/p95/p99 over `repetitions` calls;
-- the naive baseline: `time_bucket` + `avg` over `readings_num` for the same range, the
+- the naive baseline: `time_bucket` + `avg` over every reading of the range, raw rows and
+  packed weeks alike (`readings_num_in`, which unpacks every packed week it touches), the
   speed-up being baseline p50 / route p50;
 - with a dataset of `telemetry bench generate` (the suite's `run(ctx)`): the HTTP route
-  itself, sequentially, against its own SQL (what auth, parsing and encoding add).
-And storage: bytes per reading of readings + hourly and daily rollups + their indexes
-(`hypertable_size`), before and after `telemetry retention run --compact` when asked.
+  itself, sequentially, against its own SQL (what auth, parsing and encoding add); the raw
+  newest 500 over HTTP is a measure of its own (issue 17).
+With its own synthetic load it also reports storage (the suite's `storage` class:
+bytes per reading by part), before and after `telemetry retention run --compact` when asked.
 
 Targets: daily over a year >= 50x the baseline and p50 <= 3 ms; hourly over 30 days
->= 10x; raw 500 p50 <= 5 ms; storage <= 100 bytes per reading; daily over a year in
+>= 10x; raw 500 p50 <= 5 ms (SQL) and <= 3 ms over HTTP; daily over a year in
 Europe/Berlin within 1.5x of the UTC p50 (its figure's floor is the UTC p50).
 
     python -m benchmarks.bench_history --devices 50 --days 365    # own synthetic load
@@ -40,16 +42,17 @@ from benchmarks.common import Context, Latency, Measure, connect, measure, time_
 GROUP = "history"
 SYNTHETIC_DB = "bench_history"
 
+# Every reading of the range (raw rows and the readings of packed weeks), bucketed.
 NAIVE = """
-SELECT CASE WHEN $7::text IS NULL THEN time_bucket($5::text::interval, time)
-            ELSE time_bucket($5::text::interval, time, $7::text) END AS bucket,
-       avg(value) AS value
-  FROM readings_num
- WHERE device_num = $1 AND field_num = $2 AND time >= $3 AND time < $4
-   AND ($6::integer IS NULL OR site_num = $6)
+SELECT CASE WHEN $7::text IS NULL THEN time_bucket($5::text::interval, r.time)
+            ELSE time_bucket($5::text::interval, r.time, $7::text) END AS bucket,
+       avg(r.value) AS value
+  FROM readings_num_in($1, $2, $3, $4, $6::integer) r
  GROUP BY 1
  ORDER BY 1 DESC
 """
+NAIVE_NAME = "naive time_bucket over raw + packed readings"
+RAW_HTTP_MAX_MS = 3.0  # raw newest 500 over HTTP, p50 (issue 17)
 
 
 @dataclass(frozen=True)
@@ -97,10 +100,8 @@ def route_args(q: QueryClass, s: Series, end: datetime, with_site: bool) -> tupl
         start,
         end,
         resolution.interval,
-        seg.hour_lo,
         seg.day_lo,
         seg.day_hi,
-        seg.hour_hi,
         site,
         "avg",
         q.tz,
@@ -167,9 +168,10 @@ async def measure_queries(
                 details["naive_time_bucket"] = _lat(naive)
             # The HTTP route is timed without siteId: multi-site may be off in the dataset.
             if http is not None and pool[0].device_id is not None and not with_site:
-                details["http_route"] = _lat(
-                    await time_http(http, q, pool, ends, with_site, repetitions)
-                )
+                served = await time_http(http, q, pool, ends, with_site, repetitions)
+                details["http_route"] = _lat(served)
+                if q.resolution is None:
+                    measures.append(raw_over_http(q, served, route))
             if q.tz is None:
                 utc_p50[(q.resolution, q.days, with_site)] = route.p50_ms
             else:
@@ -196,7 +198,7 @@ async def measure_queries(
                     "ms",
                     group=GROUP,
                     floor=floor,
-                    floor_name="naive time_bucket over raw" if floor else None,
+                    floor_name=NAIVE_NAME if floor else None,
                     higher_is_better=False,
                     min_ratio=q.min_speedup,
                     max_value=q.max_p50_ms,
@@ -245,27 +247,21 @@ async def time_http(
     return await time_calls(call, max(20, repetitions // 2), warmup=10)
 
 
-async def storage(connection: Any) -> Measure:
-    tables = ["readings_num", "readings_other", "rollup_hour_num", "rollup_hour_other",
-              "rollup_day_num", "rollup_day_other"]  # fmt: skip
-    sizes = {
-        t: int(await connection.fetchval("SELECT hypertable_size($1)", t) or 0) for t in tables
-    }
-    # Planner statistics, not count(*): exact enough after ANALYZE, and no full scan of
-    # tens of millions of rows.
-    readings = int(
-        await connection.fetchval(
-            "SELECT approximate_row_count('readings_num') + approximate_row_count('readings_other')"
-        )
-    )
-    per_reading = sum(sizes.values()) / max(readings, 1)
+def raw_over_http(q: QueryClass, served: Latency, route: Latency) -> Measure:
+    """The raw newest 500 through the served API (sequential calls, client included)."""
     return measure(
-        "storage per reading (raw + rollups + indexes)",
-        per_reading,
-        "bytes",
+        f"{q.name} over HTTP p50",
+        served.p50_ms,
+        "ms",
         group=GROUP,
-        max_value=100,
-        details={"readings": readings, **{f"{t}_bytes": b for t, b in sizes.items()}},
+        higher_is_better=False,
+        max_value=RAW_HTTP_MAX_MS,
+        details={
+            **_lat(served),
+            "route": "GET /devices/{id}/history raw",
+            "route_sql_p50_ms": round(route.p50_ms, 3),
+            "http_adds_ms": round(served.p50_ms - route.p50_ms, 3),
+        },
     )
 
 
@@ -282,9 +278,7 @@ async def run(ctx: Context) -> list[Measure]:
 
         async with httpx.AsyncClient(base_url=ctx.server(), timeout=30) as http:
             reps = 30 if ctx.quick else ctx.repetitions
-            measures = await measure_queries(connection, series, end, reps, http)
-        measures.append(await storage(connection))
-        return measures
+            return await measure_queries(connection, series, end, reps, http)
     finally:
         await connection.close()
 
@@ -334,6 +328,7 @@ async def synthetic(
 ) -> list[Measure]:
     from app.history.retention import compact_closed_chunks
     from benchmarks.common import scratch_database
+    from benchmarks.suite import storage_measures
 
     url = await asyncio.to_thread(scratch_database, database)
     connection = await connect(url)
@@ -342,8 +337,11 @@ async def synthetic(
         await connection.execute("SET statement_timeout = 0")
         end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
         start = end - timedelta(days=days)
+        # Devices with readings in the newest day (raw, or packed when the week just closed).
         loaded = await connection.fetchval(
-            "SELECT count(DISTINCT device_num) FROM readings_num WHERE time >= $1",
+            "SELECT count(DISTINCT device_num) FROM (SELECT device_num FROM readings_num"
+            " WHERE time >= $1 UNION SELECT device_num FROM packed_num"
+            " WHERE period > $1 - interval '7 days') s",
             end - timedelta(days=1),
         )
         if loaded != devices:
@@ -352,26 +350,26 @@ async def synthetic(
             )
             began = time.monotonic()
             await connection.execute(
-                "TRUNCATE readings_num, readings_other, rollup_hour_num, rollup_hour_other,"
+                "TRUNCATE readings_num, readings_other, packed_num, packed_other,"
                 " rollup_day_num, rollup_day_other, history_compacted_chunks"
             )
             await connection.execute(SYNTHETIC_LOAD, start, end, devices)
-            await connection.execute("SELECT rebuild_rollups($1, $2)", start, end)
+            # Every closed week packed (with its daily rollups), as the packing job leaves it.
+            await connection.execute("SELECT pack_closed_chunks(interval '0')")
             await connection.execute("VACUUM ANALYZE")
             print(f"loaded in {time.monotonic() - began:.0f} s", flush=True)
         else:
-            end = await connection.fetchval("SELECT max(time) FROM readings_num") + timedelta(
-                seconds=1
-            )
-        measures.append(await storage(connection))
+            newest = await connection.fetchval("SELECT max(time) FROM readings_num")
+            end = (newest or end) + timedelta(seconds=1)
+        measures.extend(await storage_measures(connection))
         if compact:
             began = time.monotonic()
             done = await compact_closed_chunks(connection)
             await connection.execute("VACUUM ANALYZE")
             print(f"compacted {len(done)} chunks in {time.monotonic() - began:.0f} s", flush=True)
-            after = await storage(connection)
-            after.name += " after compaction"
-            measures.append(after)
+            for after in await storage_measures(connection):
+                after.name += " after compaction"
+                measures.append(after)
         series = [
             Series(device_num=d, field_num=2, site_num=4 + d % 3) for d in range(1, devices + 1)
         ]

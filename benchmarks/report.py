@@ -382,6 +382,63 @@ def plot_throughput(measures: list[Measure], path: Path) -> bool:
     return True
 
 
+def plot_storage(measures: list[Measure], path: Path) -> bool:
+    """Bytes on disk per reading by part (raw readings, packed weeks, daily rollups,
+    indexes): one bar each, and their stack beside the target."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    parts = [m for m in measures if m.group == "storage" and "part" in m.details]
+    if not parts:
+        return False
+    total = sum(m.value for m in parts)
+    targets = [
+        _target_value(m) for m in measures if m.group == "storage" and "part" not in m.details
+    ]
+    target = next((t for t in targets if t is not None), None)
+    fig, ax = plt.subplots(figsize=(10, 0.5 * len(parts) + 2))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    left = 0.0
+    for i, m in enumerate(parts):
+        color = colors[i % len(colors)]
+        ax.barh(0, m.value, left=left, color=color, label=m.details["part"])
+        ax.barh(i + 1, m.value, color=color)
+        ax.text(m.value, i + 1, f" {m.value:,.2f}", va="center", fontsize=8)
+        left += m.value
+    ax.text(total, 0, f" {total:,.2f}", va="center", fontsize=8)
+    if target is not None:
+        ax.axvline(target, color="black", linewidth=1.5, label=f"target {target:g}")
+    ax.set_yticks(range(len(parts) + 1), ["everything", *(m.details["part"] for m in parts)])
+    ax.invert_yaxis()
+    ax.set_xlabel("bytes on disk per reading")
+    ax.set_title("Storage per reading by part (tables with TOAST; indexes of all of them)")
+    ax.legend(fontsize=7, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def _target_value(m: Measure) -> float | None:
+    """The bound of a `<= N unit` target that applies, if any."""
+    if m.target is None or "not applied" in m.target:
+        return None
+    match = re.search(r"<= ([\d.]+)", m.target)
+    return float(match.group(1)) if match else None
+
+
+# Every plot of a report, by file name.
+PLOTS = (
+    ("latency.png", plot_latency),
+    ("speedups.png", plot_speedups),
+    ("throughput.png", plot_throughput),
+    ("storage.png", plot_storage),
+)
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -398,11 +455,7 @@ def write_report(
     summary = dataset(manifest)
     dropped = unfit_targets(measures, quick, summary)
     plots = []
-    for name, plot in (
-        ("latency.png", plot_latency),
-        ("speedups.png", plot_speedups),
-        ("throughput.png", plot_throughput),
-    ):
+    for name, plot in PLOTS:
         try:
             if plot(measures, out_dir / name):
                 plots.append(name)
@@ -457,11 +510,7 @@ def rerender(out_dir: Path) -> Path:
         )
         for c in results["classes"]
     ]
-    for name, plot in (
-        ("latency.png", plot_latency),
-        ("speedups.png", plot_speedups),
-        ("throughput.png", plot_throughput),
-    ):
-        plot(measures, out_dir / name)
+    # Plots added since the run was written appear in its report too.
+    results["plots"] = [name for name, plot in PLOTS if plot(measures, out_dir / name)]
     (out_dir / "report.md").write_text(markdown(results, outcomes, measures))
     return out_dir / "report.md"

@@ -161,7 +161,7 @@ def load(ctx: Context) -> list[Measure]:
             m.load_rate,
             "readings/s",
             group="load",
-            min_value=300_000,
+            min_value=600_000,
             details={
                 "readings": m.readings_num + m.readings_other,
                 "seconds": m.load_seconds,
@@ -172,67 +172,93 @@ def load(ctx: Context) -> list[Measure]:
     ]
 
 
+# The tables holding readings, by part of the storage (issue 17): raw rows (the open week
+# and late arrivals), packed weeks and the daily rollups; their indexes are a part of
+# their own.
+STORAGE_PARTS = {
+    "raw readings": ("readings_num", "readings_other"),
+    "packed weeks": ("packed_num", "packed_other"),
+    "daily rollups": ("rollup_day_num", "rollup_day_other"),
+}
 STORAGE_SQL = """
-SELECT h, (hypertable_detailed_size(h::regclass)).*
-  FROM unnest(ARRAY['readings_num', 'readings_other', 'rollup_hour_num', 'rollup_day_num',
-                    'rollup_hour_other', 'rollup_day_other']) AS h
+SELECT h, COALESCE(s.table_bytes, 0) AS table_bytes, COALESCE(s.toast_bytes, 0) AS toast_bytes,
+       COALESCE(s.index_bytes, 0) AS index_bytes, COALESCE(s.total_bytes, 0) AS total_bytes
+  FROM unnest($1::text[]) AS h
+  LEFT JOIN LATERAL hypertable_detailed_size(h::regclass) s ON true
 """
+# Every reading once: raw rows plus the readings inside packed rows.
+READINGS_SQL = """
+SELECT (SELECT count(*) FROM readings_num) AS raw_num,
+       (SELECT count(*) FROM readings_other) AS raw_other,
+       (SELECT COALESCE(sum(n), 0) FROM packed_num) AS packed_num,
+       (SELECT COALESCE(sum(n), 0) FROM packed_other) AS packed_other
+"""
+STORAGE_TARGET = 15  # bytes per reading, everything included (issue 17)
+
+
+async def storage_measures(connection: Any) -> list[Measure]:
+    """Bytes on disk per reading, everything included (tables, TOAST, indexes of raw
+    readings, packed weeks and daily rollups), and one row per part."""
+    tables = [t for part in STORAGE_PARTS.values() for t in part]
+    # Fresh visibility maps and statistics; sizes are what is on disk either way.
+    await connection.execute("VACUUM ANALYZE " + ", ".join(tables))
+    by = {r["h"]: r for r in await connection.fetch(STORAGE_SQL, tables)}
+    counts = dict(await connection.fetchrow(READINGS_SQL))
+    readings = sum(int(c) for c in counts.values())
+
+    def per(total: float) -> float:
+        return total / readings if readings else 0.0
+
+    details: dict[str, Any] = {
+        "readings": readings,
+        **{k: int(v) for k, v in counts.items()},
+        "tables": {
+            t: {k: int(by[t][k]) for k in ("table_bytes", "toast_bytes", "index_bytes")}
+            for t in tables
+        },
+    }
+    total = sum(int(by[t]["total_bytes"]) for t in tables)
+    out = [
+        measure(
+            "storage: bytes per reading, everything included",
+            per(total),
+            "bytes/reading",
+            group="storage",
+            max_value=STORAGE_TARGET,
+            details={**details, "total_bytes": total},
+        )
+    ]
+    parts = {
+        name: sum(int(by[t]["table_bytes"]) + int(by[t]["toast_bytes"]) for t in part)
+        for name, part in STORAGE_PARTS.items()
+    }
+    parts["indexes"] = sum(int(by[t]["index_bytes"]) for t in tables)
+    for name, size in parts.items():
+        what = "of all six tables" if name == "indexes" else "(heap + TOAST)"
+        out.append(
+            measure(
+                f"storage: {name} {what} per reading",
+                per(size),
+                "bytes/reading",
+                group="storage",
+                details={"part": name, "bytes": size},
+            )
+        )
+    return out
 
 
 def storage(ctx: Context) -> list[Measure]:
-    async def sizes() -> tuple[list[Any], int, int]:
+    async def sizes() -> list[Measure]:
         connection = await connect(ctx.database_url)
         try:
-            await connection.execute("VACUUM ANALYZE readings_num, readings_other")
-            rows = await connection.fetch(STORAGE_SQL)
-            num = await connection.fetchval("SELECT count(*) FROM readings_num")
-            other = await connection.fetchval("SELECT count(*) FROM readings_other")
-            return list(rows), int(num), int(other)
+            await connection.execute("SET statement_timeout = 0")
+            return await storage_measures(connection)
         finally:
             await connection.close()
 
     import uvloop
 
-    rows, num, other = uvloop.run(sizes())
-    by = {r["h"]: r for r in rows}
-    readings = num + other
-    raw = sum(by[t]["total_bytes"] for t in ("readings_num", "readings_other"))
-    rollups = sum(by[t]["total_bytes"] for t in by if t.startswith("rollup"))
-    indexes = sum(by[t]["index_bytes"] for t in by)
-    details: dict[str, Any] = {
-        t: {
-            "table": by[t]["table_bytes"],
-            "index": by[t]["index_bytes"],
-            "toast": by[t]["toast_bytes"],
-            "total": by[t]["total_bytes"],
-        }
-        for t in by
-    }
-    details.update(count_readings_num=num, count_readings_other=other)
-    per = (raw + rollups) / readings if readings else 0.0
-    return [
-        measure(
-            "storage: raw + rollups + indexes per reading",
-            per,
-            "bytes/reading",
-            group="storage",
-            max_value=100,
-            details=details,
-        ),
-        measure(
-            "storage: numeric raw row + index per reading",
-            by["readings_num"]["total_bytes"] / num if num else 0.0,
-            "bytes/reading",
-            group="storage",
-            details={"indexes_bytes_all": indexes},
-        ),
-        measure(
-            "storage: rollups per reading",
-            rollups / readings if readings else 0.0,
-            "bytes/reading",
-            group="storage",
-        ),
-    ]
+    return uvloop.run(sizes())
 
 
 BUILTIN_FUNCTIONS: dict[str, Callable[[Context], list[Measure]]] = {

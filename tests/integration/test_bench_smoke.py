@@ -1,54 +1,61 @@
-"""The benchmark dataset generator on a tiny scale: what it loads is what it planned, and
-the rollups it builds equal a direct aggregate of the raw readings."""
+"""The benchmark dataset generator on a tiny scale: what it loads is what it planned, every
+reading is read once (raw rows of the open week, packed weeks before it), and the daily
+rollups equal a direct aggregate of the packed readings."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 from collections.abc import AsyncIterator
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 
 from benchmarks.common import Manifest, connect, drop_database
 from benchmarks.datasets import SCALES, generate_async, plan_series
+from tests.integration.test_packing_crash import (
+    CLOSED_RAW_CHUNKS,
+    ROLLUP_MISMATCHES_NUM,
+    ROLLUP_MISMATCHES_OTHER,
+)
 
-MISMATCHED_NUM = """
-WITH raw AS (
-    SELECT device_num, field_num, site_num, time_bucket($1::text::interval, time) AS bucket,
-           count(*) AS n, sum(value) AS sum, min(value) AS min, max(value) AS max,
-           max(time) AS last_time, last(value, time) AS last_value
-      FROM readings_num GROUP BY 1, 2, 3, 4)
-SELECT count(*)
-  FROM raw FULL JOIN {table} r USING (device_num, field_num, site_num, bucket)
- WHERE raw.n IS DISTINCT FROM r.n OR abs(raw.sum - r.sum) > 1e-9
-    OR raw.min IS DISTINCT FROM r.min OR raw.max IS DISTINCT FROM r.max
-    OR raw.last_time IS DISTINCT FROM r.last_time OR raw.last_value IS DISTINCT FROM r.last_value
+# Every reading of every series (raw rows and packed weeks alike), with how many of them
+# are distinct (series, time, site): the dataset never has two readings of a series at one
+# time, so a reading read twice would show.
+READ_BACK = """
+WITH series AS (
+    SELECT device_num, field_num FROM readings_{kind}
+    UNION SELECT device_num, field_num FROM packed_{kind}),
+every AS (
+    SELECT s.device_num, s.field_num, r.time, r.site_num, r.value
+      FROM series s CROSS JOIN LATERAL readings_{kind}_in(s.device_num, s.field_num, $1, $2) r)
+SELECT count(*) AS n,
+       count(DISTINCT (device_num, field_num, time, site_num)) AS distinct_n,
+       (SELECT count(*) FROM readings_{kind}) AS raw,
+       (SELECT COALESCE(sum(n), 0) FROM packed_{kind}) AS packed
+  FROM every
 """
 
-MISMATCHED_OTHER = """
-WITH raw AS (
-    SELECT device_num, field_num, site_num, time_bucket($1::text::interval, time) AS bucket,
-           count(*) AS n, max(time) AS last_time, last(value, time) AS last_value
-      FROM readings_other GROUP BY 1, 2, 3, 4)
-SELECT count(*)
-  FROM raw FULL JOIN {table} r USING (device_num, field_num, site_num, bucket)
- WHERE raw.n IS DISTINCT FROM r.n OR raw.last_time IS DISTINCT FROM r.last_time
-    OR raw.last_value IS DISTINCT FROM r.last_value
-"""
+
+# XS over ten days instead of three: at least one closed week, packed, whatever the
+# weekday (three days lie inside the open week four days a week).
+SMOKE = dataclasses.replace(SCALES["XS"], name="XS10", days=10)
 
 
 @pytest.fixture(scope="module")
 async def dataset() -> AsyncIterator[Manifest]:
     name = f"bench_test_{uuid.uuid4().hex[:8]}"
+    SCALES[SMOKE.name] = SMOKE
     try:
-        yield await generate_async("XS", database=name, write_manifest=False)
+        yield await generate_async(SMOKE.name, database=name, write_manifest=False)
     finally:
+        SCALES.pop(SMOKE.name, None)
         await asyncio.to_thread(drop_database, name)
 
 
 async def test_loads_every_planned_reading(dataset: Manifest) -> None:
-    scale = SCALES["XS"]
+    scale = SMOKE
     steps = scale.days * 86400 // dataset.interval_s
     series = plan_series(len(dataset.devices), datetime.fromisoformat(dataset.start), steps)
     present = int(series.present.sum())
@@ -59,19 +66,29 @@ async def test_loads_every_planned_reading(dataset: Manifest) -> None:
 
     connection = await connect(dataset.database_url)
     try:
-        assert await connection.fetchval("SELECT count(*) FROM readings_num") == (
-            dataset.readings_num
+        window = (
+            datetime.fromisoformat(dataset.start) - timedelta(days=8),
+            datetime.fromisoformat(dataset.end) + timedelta(days=1),
         )
-        assert await connection.fetchval("SELECT count(*) FROM readings_other") == present
+        for kind, loaded in (("num", dataset.readings_num), ("other", dataset.readings_other)):
+            read = await connection.fetchrow(READ_BACK.format(kind=kind), *window)
+            assert read["n"] == read["distinct_n"] == loaded, (kind, dict(read))
+            assert read["raw"] + read["packed"] == loaded, (kind, dict(read))
         statuses = await connection.fetchval(
-            "SELECT array_agg(DISTINCT value #>> '{}' ORDER BY value #>> '{}') FROM readings_other"
+            "SELECT array_agg(DISTINCT r.value #>> '{}' ORDER BY r.value #>> '{}')"
+            "  FROM (SELECT device_num, field_num FROM readings_other"
+            "        UNION SELECT device_num, field_num FROM packed_other) s"
+            " CROSS JOIN LATERAL readings_other_in(s.device_num, s.field_num, $1, $2) r",
+            *window,
         )
         assert set(statuses) <= {"ok", "low_battery", "alarm", "maintenance"}
         assert "ok" in statuses
-        # Each device has one row of readings per field identifier of its profile.
+        # Each device has readings of every numeric field of its profile (raw or packed).
         fields = await connection.fetch(
             """SELECT d.num, array_agg(DISTINCT f.identifier ORDER BY f.identifier) AS ids
-                 FROM readings_num r JOIN devices d ON d.num = r.device_num
+                 FROM (SELECT device_num, field_num FROM readings_num
+                       UNION SELECT device_num, field_num FROM packed_num) r
+                 JOIN devices d ON d.num = r.device_num
                  JOIN profile_fields f ON f.num = r.field_num
                 GROUP BY d.num"""
         )
@@ -90,16 +107,34 @@ async def test_loads_every_planned_reading(dataset: Manifest) -> None:
         await connection.close()
 
 
-async def test_rollups_equal_a_direct_aggregate(dataset: Manifest) -> None:
+async def test_closed_weeks_are_packed_and_rollups_equal_a_direct_aggregate(
+    dataset: Manifest,
+) -> None:
+    """Every closed week is packed and the open one raw; the daily rollups summarise the
+    packed readings exactly."""
     connection = await connect(dataset.database_url)
     try:
-        for interval, table in (("1 hour", "rollup_hour_num"), ("1 day", "rollup_day_num")):
-            assert await connection.fetchval(MISMATCHED_NUM.format(table=table), interval) == 0
-        for interval, table in (("1 hour", "rollup_hour_other"), ("1 day", "rollup_day_other")):
-            assert await connection.fetchval(MISMATCHED_OTHER.format(table=table), interval) == 0
-        assert await connection.fetchval("SELECT sum(n) FROM rollup_day_num") == (
-            dataset.readings_num
-        )
+        assert await connection.fetchval(CLOSED_RAW_CHUNKS) == 0
+        assert await connection.fetchval("SELECT count(*) FROM packed_num") > 0
+        for kind in ("num", "other"):
+            assert (
+                await connection.fetchval(
+                    f"SELECT count(*) FROM packed_{kind} WHERE period >= packed_period(now())"
+                )
+                == 0
+            )
+            assert (
+                await connection.fetchval(
+                    f"SELECT count(*) FROM readings_{kind} WHERE time >= packed_period(now())"
+                )
+                > 0
+            )
+            assert await connection.fetchval(
+                f"SELECT (SELECT COALESCE(sum(n), 0) FROM rollup_day_{kind})"
+                f" = (SELECT COALESCE(sum(n), 0) FROM packed_{kind})"
+            )
+        assert await connection.fetchval(ROLLUP_MISMATCHES_NUM) == 0
+        assert await connection.fetchval(ROLLUP_MISMATCHES_OTHER) == 0
     finally:
         await connection.close()
 

@@ -1,5 +1,6 @@
 """The benchmark report's table and plots (issue 12): cells that hold `|`, p50/p99 columns,
-quick-mode targets that do not fit the dataset, plots that cover every timed measure."""
+quick-mode targets that do not fit the dataset, plots that cover every timed measure and
+the storage per reading by part (issue 17)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import measure
-from benchmarks.report import plot_latency, plot_speedups, plot_throughput, table, unfit_targets
+from benchmarks.report import (
+    PLOTS,
+    plot_latency,
+    plot_speedups,
+    plot_storage,
+    plot_throughput,
+    table,
+    unfit_targets,
+)
 
 DATASET = {"start": "2026-10-24T20:00:00Z", "end": "2026-11-23T20:00:00Z"}
 
@@ -58,6 +67,28 @@ def _measures() -> list:  # type: ignore[type-arg]
             group="latest",
             details={"p50_ms": 3.0, "p99_ms": 12.0, "connections": 64, "route": "/latest 304"},
         ),
+        measure(
+            "storage: bytes per reading, everything included",
+            13.5,
+            "bytes/reading",
+            group="storage",
+            max_value=15,
+        ),
+        *(
+            measure(
+                f"storage: {part} per reading",
+                value,
+                "bytes/reading",
+                group="storage",
+                details={"part": part, "bytes": int(value * 1000)},
+            )
+            for part, value in (
+                ("raw readings", 2.0),
+                ("packed weeks", 7.5),
+                ("daily rollups", 1.0),
+                ("indexes", 3.0),
+            )
+        ),
     ]
 
 
@@ -88,5 +119,14 @@ def test_plots_cover_history_and_directory(tmp_path: Path) -> None:
     assert plot_latency(measures, tmp_path / "latency.png")
     assert plot_speedups(measures, tmp_path / "speedups.png")
     assert plot_throughput(measures, tmp_path / "throughput.png")
-    for name in ("latency.png", "speedups.png", "throughput.png"):
+    assert plot_storage(measures, tmp_path / "storage.png")
+    for name in ("latency.png", "speedups.png", "throughput.png", "storage.png"):
         assert (tmp_path / name).stat().st_size > 5000
+    # Every plot is written by write_report and rerender, and none without its measures.
+    assert [name for name, _ in PLOTS] == [
+        "latency.png",
+        "speedups.png",
+        "throughput.png",
+        "storage.png",
+    ]
+    assert not plot_storage(measures[:5], tmp_path / "none.png")
