@@ -134,26 +134,41 @@ AS $f$
                AND u.time >= p_from AND u.time < p_to)
 $f$;
 
--- The newest p_limit readings of a series in [p_from, p_to) need no packed week older than
--- the newest one at which the weeks wholly inside the range already hold p_limit readings
--- (every reading before it has p_limit newer ones). That week, or -infinity.
+-- The newest p_limit readings of a series in [p_from, p_to) are no older than either of two
+-- bounds: the p_limit-th newest raw row (the open week usually holds them all), and the
+-- newest packed week at which the weeks wholly inside the range already hold p_limit
+-- readings (every reading before it has p_limit newer ones). The later of the two, or
+-- -infinity; the packed weeks are only summed from the raw bound on. PL/pgSQL, so that its
+-- two statements are planned once per session, not at every call.
 CREATE OR REPLACE FUNCTION readings_%1$s_newest_since(
     p_device integer, p_field integer, p_from timestamptz, p_to timestamptz,
     p_site integer, p_limit integer
 ) RETURNS timestamptz
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 AS $f$
-    SELECT COALESCE(max(w.period), '-infinity')
-      FROM (SELECT g.period, sum(g.inside) OVER (ORDER BY g.period DESC) AS newer
-              FROM (SELECT k.period,
-                           sum(k.n) FILTER (WHERE k.period >= p_from
-                                              AND k.period <= p_to - %3$L::interval) AS inside
-                      FROM packed_%1$s k
-                     WHERE k.device_num = p_device AND k.field_num = p_field
-                       AND k.period > p_from - %3$L::interval AND k.period < p_to
-                       AND (p_site IS NULL OR k.site_num = p_site)
-                     GROUP BY k.period) g) w
-     WHERE w.newer >= p_limit
+DECLARE
+    since timestamptz;
+BEGIN
+    SELECT r.time INTO since
+      FROM readings_%1$s r
+     WHERE r.device_num = p_device AND r.field_num = p_field
+       AND r.time >= p_from AND r.time < p_to
+       AND (p_site IS NULL OR r.site_num = p_site)
+     ORDER BY r.time DESC OFFSET p_limit - 1 LIMIT 1;
+    since := GREATEST(p_from, since);
+    RETURN GREATEST(since, (
+        SELECT max(w.period)
+          FROM (SELECT g.period, sum(g.inside) OVER (ORDER BY g.period DESC) AS newer
+                  FROM (SELECT k.period,
+                               sum(k.n) FILTER (WHERE k.period >= since
+                                                  AND k.period <= p_to - %3$L::interval) AS inside
+                          FROM packed_%1$s k
+                         WHERE k.device_num = p_device AND k.field_num = p_field
+                           AND k.period > since - %3$L::interval AND k.period < p_to
+                           AND (p_site IS NULL OR k.site_num = p_site)
+                         GROUP BY k.period) g) w
+         WHERE w.newer >= p_limit));
+END;
 $f$;$t$;
     -- %1$s kind, %2$s rollup_day partial columns, %3$s their aggregates, %4$s their
     -- replacements on conflict.

@@ -60,7 +60,8 @@ async def test_a_late_uplink_during_the_packing_of_its_week_is_stored_once(
     assert response.status_code == 204, response.text
     out, err = await packer.communicate()
     assert packer.returncode == 0, err.decode()
-    assert " 1\n" in out.decode() or " 2\n" in out.decode(), out.decode()
+    packed = out.decode().split("pack_closed_chunks")[1].split()[1]
+    assert int(packed) >= 1, out.decode()
 
     week = (early - timedelta(days=7), early + timedelta(days=7))
     values = await pool.fetch(
