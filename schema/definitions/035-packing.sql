@@ -77,7 +77,7 @@ $$;
 
 -- Generated for both kinds of readings from one template each, so the packing rule and
 -- the read of packed data are written once: packed_period, readings_<kind>_in,
--- readings_<kind>_count and pack_range_<kind>.
+-- readings_<kind>_newest, readings_<kind>_count and pack_range_<kind>.
 DO $generate$
 DECLARE
     -- The packed period: one week, aligned like TimescaleDB's chunks (on the Unix epoch),
@@ -134,16 +134,17 @@ AS $f$
                AND u.time >= p_from AND u.time < p_to)
 $f$;
 
--- The newest p_limit readings of a series in [p_from, p_to) are no older than either of two
--- bounds: the p_limit-th newest raw row (the open week usually holds them all), and the
--- newest packed week at which the weeks wholly inside the range already hold p_limit
--- readings (every reading before it has p_limit newer ones). The later of the two, or
--- -infinity; the packed weeks are only summed from the raw bound on. PL/pgSQL, so that its
--- two statements are planned once per session, not at every call.
-CREATE OR REPLACE FUNCTION readings_%1$s_newest_since(
+-- The newest p_limit readings of a series (site p_site, or any when NULL) in [p_from,
+-- p_to), newest first (ties: greatest value, then site). They are no older than either of
+-- two bounds: the p_limit-th newest raw row (the open week usually holds them all), and
+-- the newest packed week at which the weeks wholly inside the range already hold p_limit
+-- readings (every reading before it has p_limit newer ones). Only the weeks from the later
+-- of the two on are unpacked. PL/pgSQL, so that its statements are planned once per
+-- session, not at every call.
+CREATE OR REPLACE FUNCTION readings_%1$s_newest(
     p_device integer, p_field integer, p_from timestamptz, p_to timestamptz,
     p_site integer, p_limit integer
-) RETURNS timestamptz
+) RETURNS TABLE ("time" timestamptz, value %2$s, site_num integer)
 LANGUAGE plpgsql STABLE
 AS $f$
 DECLARE
@@ -156,7 +157,7 @@ BEGIN
        AND (p_site IS NULL OR r.site_num = p_site)
      ORDER BY r.time DESC OFFSET p_limit - 1 LIMIT 1;
     since := GREATEST(p_from, since);
-    RETURN GREATEST(since, (
+    since := GREATEST(since, (
         SELECT max(w.period)
           FROM (SELECT g.period, sum(g.inside) OVER (ORDER BY g.period DESC) AS newer
                   FROM (SELECT k.period,
@@ -168,6 +169,11 @@ BEGIN
                            AND (p_site IS NULL OR k.site_num = p_site)
                          GROUP BY k.period) g) w
          WHERE w.newer >= p_limit));
+    RETURN QUERY
+    SELECT r.time, r.value, r.site_num
+      FROM readings_%1$s_in(p_device, p_field, since, p_to, p_site) r
+     ORDER BY r.time DESC, r.value DESC, r.site_num DESC
+     LIMIT p_limit;
 END;
 $f$;$t$;
     -- %1$s kind, %2$s rollup_day partial columns, %3$s their aggregates, %4$s their

@@ -81,35 +81,19 @@ SELECT CASE WHEN $10::text IS NULL THEN time_bucket($5::text::interval, t)
  GROUP BY 1
  ORDER BY 1 DESC
 
--- Raw reads skip the packed weeks older than readings_<kind>_newest_since: computed once
--- (MATERIALIZED), it bounds the range of readings_<kind>_in, which would otherwise unpack
--- every week of the range to keep 500 rows.
-
 -- name: raw_num
 -- The newest $5 numeric readings of a series in [$3, $4), site filter $6 or NULL, with the site's id; newest first (ties: greatest value, then site).
-WITH since AS MATERIALIZED (
-    SELECT GREATEST($3, readings_num_newest_since($1, $2, $3, $4, $6, $5)) AS t
-)
-SELECT p.time, p.value, s.id AS site_id
-  FROM (SELECT r.time, r.value, r.site_num
-          FROM since CROSS JOIN LATERAL readings_num_in($1, $2, since.t, $4, $6) r
-         ORDER BY r.time DESC, r.value DESC, r.site_num DESC
-         LIMIT $5) p
-  LEFT JOIN sites s ON s.num = p.site_num
- ORDER BY p.time DESC, p.value DESC, p.site_num DESC
+SELECT r.time, r.value, s.id AS site_id
+  FROM readings_num_newest($1, $2, $3, $4, $6, $5) r
+  LEFT JOIN sites s ON s.num = r.site_num
+ ORDER BY r.time DESC, r.value DESC, r.site_num DESC
 
 -- name: raw_other
 -- The newest $5 non-numeric readings of a series in [$3, $4), site filter $6 or NULL, with the site's id; newest first.
-WITH since AS MATERIALIZED (
-    SELECT GREATEST($3, readings_other_newest_since($1, $2, $3, $4, $6, $5)) AS t
-)
-SELECT p.time, p.value, s.id AS site_id
-  FROM (SELECT r.time, r.value, r.site_num
-          FROM since CROSS JOIN LATERAL readings_other_in($1, $2, since.t, $4, $6) r
-         ORDER BY r.time DESC, r.value DESC, r.site_num DESC
-         LIMIT $5) p
-  LEFT JOIN sites s ON s.num = p.site_num
- ORDER BY p.time DESC, p.value DESC, p.site_num DESC
+SELECT r.time, r.value, s.id AS site_id
+  FROM readings_other_newest($1, $2, $3, $4, $6, $5) r
+  LEFT JOIN sites s ON s.num = r.site_num
+ ORDER BY r.time DESC, r.value DESC, r.site_num DESC
 
 -- name: context
 -- The device's field by identifier ($3) or id ($4) in its profile ($1), whether multi-site is on for the device's sub-account ($2), and the site num of $5 in the key's scope ($6 partner, $7 sub-account or NULL) with the feature on.
