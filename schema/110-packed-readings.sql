@@ -22,45 +22,37 @@
 -- all, which is why the period is a week.
 SET LOCAL statement_timeout = 0;
 
-CREATE TABLE packed_num (
-    device_num  integer NOT NULL,
-    field_num   integer NOT NULL,
-    site_num    integer NOT NULL,
-    period      timestamptz NOT NULL,
-    n           integer NOT NULL,
-    -- Runs of times: run i starts offsets[i] microseconds after the period's start and
-    -- holds counts[i] readings steps[i] microseconds apart. Times ascend; equal times are
-    -- ordered by value, the order of the values array.
-    offsets     bigint[] NOT NULL,
-    steps       bigint[] NOT NULL,
-    counts      integer[] NOT NULL,
-    values      double precision[] NOT NULL,
-    PRIMARY KEY (device_num, field_num, period, site_num)
-);
-
-CREATE TABLE packed_other (
-    device_num  integer NOT NULL,
-    field_num   integer NOT NULL,
-    site_num    integer NOT NULL,
-    period      timestamptz NOT NULL,
-    n           integer NOT NULL,
-    offsets     bigint[] NOT NULL,
-    steps       bigint[] NOT NULL,
-    counts      integer[] NOT NULL,
-    values      jsonb[] NOT NULL,
-    PRIMARY KEY (device_num, field_num, period, site_num)
-);
-
-ALTER TABLE packed_num
-    ALTER COLUMN offsets SET STORAGE MAIN, ALTER COLUMN offsets SET COMPRESSION lz4,
-    ALTER COLUMN steps SET STORAGE MAIN, ALTER COLUMN steps SET COMPRESSION lz4,
-    ALTER COLUMN counts SET STORAGE MAIN, ALTER COLUMN counts SET COMPRESSION lz4,
-    ALTER COLUMN values SET STORAGE MAIN, ALTER COLUMN values SET COMPRESSION lz4;
-ALTER TABLE packed_other
-    ALTER COLUMN offsets SET STORAGE MAIN, ALTER COLUMN offsets SET COMPRESSION lz4,
-    ALTER COLUMN steps SET STORAGE MAIN, ALTER COLUMN steps SET COMPRESSION lz4,
-    ALTER COLUMN counts SET STORAGE MAIN, ALTER COLUMN counts SET COMPRESSION lz4,
-    ALTER COLUMN values SET STORAGE MAIN, ALTER COLUMN values SET COMPRESSION lz4;
+-- One table per kind of value (numbers, other values as JSON), created from one template.
+-- offsets, steps and counts are the runs of times: run i starts offsets[i] microseconds
+-- after the period's start and holds counts[i] readings steps[i] microseconds apart.
+-- Times ascend; equal times are ordered by value, the order of the values array.
+DO $$
+DECLARE
+    kind text;
+BEGIN
+    FOR kind IN SELECT unnest(ARRAY['num', 'other']) LOOP
+        EXECUTE format($t$
+            CREATE TABLE packed_%1$s (
+                device_num  integer NOT NULL,
+                field_num   integer NOT NULL,
+                site_num    integer NOT NULL,
+                period      timestamptz NOT NULL,
+                n           integer NOT NULL,
+                offsets     bigint[] NOT NULL,
+                steps       bigint[] NOT NULL,
+                counts      integer[] NOT NULL,
+                values      %2$s[] NOT NULL,
+                PRIMARY KEY (device_num, field_num, period, site_num)
+            );
+            ALTER TABLE packed_%1$s
+                ALTER COLUMN offsets SET STORAGE MAIN, ALTER COLUMN offsets SET COMPRESSION lz4,
+                ALTER COLUMN steps SET STORAGE MAIN, ALTER COLUMN steps SET COMPRESSION lz4,
+                ALTER COLUMN counts SET STORAGE MAIN, ALTER COLUMN counts SET COMPRESSION lz4,
+                ALTER COLUMN values SET STORAGE MAIN, ALTER COLUMN values SET COMPRESSION lz4;
+        $t$, kind, CASE kind WHEN 'num' THEN 'double precision' ELSE 'jsonb' END);
+    END LOOP;
+END;
+$$;
 
 -- Four weeks a chunk: retention gives the disk back within a month of the cutoff, and a
 -- year of packed weeks is 13 chunks (only the raw reads' week count expands them all).
