@@ -213,6 +213,19 @@ $$;
 -- their uplink. Nothing else is written per reading: the daily rollups are materialised by
 -- the packing job when it packs a closed week (schema/definitions/035-packing.sql), and
 -- reads take the raw rows of the open week as they are.
+-- Generated: one INSERT per kind from one template, in static PL/pgSQL (planned once per
+-- session like any other).
+DO $generate$
+DECLARE
+    readings constant text := $t$
+    IF cardinality(p_%1$s_fields) > 0 THEN
+        INSERT INTO readings_%1$s (device_num, field_num, time, value, site_num)
+        SELECT p_device_num[y.u], y.f, p_time[y.u], y.v, p_sites[y.u]
+          FROM unnest(p_%1$s_uplink, p_%1$s_fields, p_%1$s_values) AS y (u, f, v)
+         WHERE p_sites[y.u] IS NOT NULL;
+    END IF;$t$;
+BEGIN
+    EXECUTE format($f$
 CREATE OR REPLACE FUNCTION record_readings(
     p_device_num    integer[],
     p_sites         integer[],
@@ -225,22 +238,12 @@ CREATE OR REPLACE FUNCTION record_readings(
     p_other_values  jsonb[]
 ) RETURNS void
 LANGUAGE plpgsql
-AS $$
-BEGIN
-    IF cardinality(p_num_fields) > 0 THEN
-        INSERT INTO readings_num (device_num, field_num, time, value, site_num)
-        SELECT p_device_num[y.u], y.f, p_time[y.u], y.v, p_sites[y.u]
-          FROM unnest(p_num_uplink, p_num_fields, p_num_values) AS y (u, f, v)
-         WHERE p_sites[y.u] IS NOT NULL;
-    END IF;
-    IF cardinality(p_other_fields) > 0 THEN
-        INSERT INTO readings_other (device_num, field_num, time, value, site_num)
-        SELECT p_device_num[y.u], y.f, p_time[y.u], y.v, p_sites[y.u]
-          FROM unnest(p_other_uplink, p_other_fields, p_other_values) AS y (u, f, v)
-         WHERE p_sites[y.u] IS NOT NULL;
-    END IF;
+AS $body$
+BEGIN%s%s
 END;
-$$;
+$body$;$f$, format(readings, 'num'), format(readings, 'other'));
+END;
+$generate$;
 
 -- The readings of one uplink at one site (tests and tools that write readings directly):
 -- the batch function above with a batch of one.
