@@ -24,3 +24,13 @@ AS $$
       FROM map m CROSS JOIN LATERAL readings_other_in(p_device, m.field_num, p_from, p_to) r
      WHERE NOT m.numeric
 $$;
+
+-- The devices of an export (nums p_nums), with their position in the export order.
+CREATE OR REPLACE FUNCTION export_devices(p_nums integer[])
+RETURNS TABLE (num integer, id uuid, dev_eui text, profile_id uuid, ord bigint)
+LANGUAGE sql STABLE
+AS $$
+    SELECT d.num, d.id, d.dev_eui, d.profile_id, o.ord
+      FROM unnest(p_nums) WITH ORDINALITY AS o (num, ord)
+      JOIN devices d ON d.num = o.num
+$$;

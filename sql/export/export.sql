@@ -50,26 +50,16 @@ SELECT COALESCE(sum(CASE WHEN m.numeric
 
 -- name: long_rows
 -- Template: one row per reading of devices $1 (field map $2..$5) in [$6, $7), by device id, time, field position; {columns} filled by app/export/query.py.
-WITH dev AS (
-    SELECT d.num, d.id, d.dev_eui, d.profile_id, o.ord
-      FROM unnest($1::integer[]) WITH ORDINALITY AS o(num, ord)
-      JOIN devices d ON d.num = o.num
-)
 SELECT {columns}
-  FROM dev d
+  FROM export_devices($1::integer[]) d
  CROSS JOIN LATERAL export_readings(d.num, d.profile_id, $2::integer[], $3::uuid[],
                                     $4::integer[], $5::boolean[], $6, $7) x
  ORDER BY d.ord, x.time, x.pos
 
 -- name: wide_rows
 -- Template: one row per reading time of devices $1 (more when a field has several readings at one time), by device id and time; {arrays}, {unnest} and {columns} filled by app/export/query.py.
-WITH dev AS (
-    SELECT d.num, d.id, d.dev_eui, d.profile_id, o.ord
-      FROM unnest($1::integer[]) WITH ORDINALITY AS o(num, ord)
-      JOIN devices d ON d.num = o.num
-)
 SELECT {columns}
-  FROM dev d
+  FROM export_devices($1::integer[]) d
  CROSS JOIN LATERAL (
     -- Several set-returning functions in one select list run in step (the shorter padded
     -- with NULL), which turns a time with two readings of a field into two rows.
