@@ -638,6 +638,7 @@ class SliceLoad:
     copies: list[list[Copy]]
     readings_num: int
     readings_other: int
+    packed: bool = False
 
 
 def encode_slice(
@@ -665,7 +666,7 @@ def encode_slice(
     other = pack_slice(other_frame, STATUS_VALUES)
     copies[-1].append(Copy("packed_other", other.packed, PACKED_COLUMNS))
     copies[-1].append(Copy("rollup_day_other", other.rollups, ROLLUP_OTHER_COLUMNS))
-    return SliceLoad(copies, num_frame.height, other_frame.height)
+    return SliceLoad(copies, num_frame.height, other_frame.height, packed=True)
 
 
 async def _copy_all(connection: Any, copies: list[Copy]) -> None:
@@ -736,8 +737,11 @@ async def load_readings(
 
     With `client_packing`, each closed week is packed here (benchmarks/packed.py) and
     COPYed as packed rows and daily rollups, the next slice encoded in a thread while the
-    previous one is COPYed; the open week is COPYed raw. Without it every slice is COPYed
-    raw and the packing job packs each closed one while the next loads (the reference)."""
+    previous one is COPYed; the open week is COPYed raw. The late readings of a packed
+    week follow it raw, and the packing job merges them while the next weeks load, as it
+    would in a live system. Without `client_packing` every slice is COPYed raw, the packing
+    job packs each closed one while the next loads, and the late readings come last (the
+    reference: what tests/integration/test_bulk_packing.py compares against)."""
     report = LoadReport()
     conns = [await connect(database_url) for _ in range(connections + 1)]
     for conn in conns:
@@ -757,17 +761,35 @@ async def load_readings(
     bounds.append(series.steps - 1)
     total = int(series.present[:, :-1].sum()) * 5
     now_us = int(time.time() * 1_000_000)
+    late = late_frame(series, layout, seed).with_columns(
+        period=pl.col("time_us") // PERIOD_US * PERIOD_US
+    )
+
+    def period_of(step: int) -> int:
+        return (start_s + step * INTERVAL_S) * 1_000_000 // PERIOD_US * PERIOD_US
 
     def encode(first: int, last: int) -> SliceLoad:
-        period = (start_s + first * INTERVAL_S) * 1_000_000 // PERIOD_US * PERIOD_US
-        closed = client_packing and period + PERIOD_US <= now_us
+        closed = client_packing and period_of(first) + PERIOD_US <= now_us
         return encode_slice(series, layout, first, last, seed, len(copy_conns), closed)
 
-    slices = list(itertools.pairwise(bounds))
     pack_task: asyncio.Task[Any] | None = None
+
+    async def merge(frame: pl.DataFrame) -> None:
+        """COPYs late readings raw once the previous merge is done; merges them."""
+        nonlocal pack_task
+        if pack_task is not None:
+            waited = time.perf_counter()
+            await pack_task
+            report.pack_wait_seconds += time.perf_counter() - waited
+        if frame.height:
+            await copy_binary(copy_conns[0], "readings_num", encode_num(frame.drop("period")))
+            report.readings_num += frame.height
+        pack_task = asyncio.create_task(pack_closed(pack_conn))
+
+    slices = list(itertools.pairwise(bounds))
     try:
         upcoming = asyncio.create_task(asyncio.to_thread(encode, *slices[0]))
-        for index in range(len(slices)):
+        for index, (first, _) in enumerate(slices):
             load = await upcoming
             if index + 1 < len(slices):
                 upcoming = asyncio.create_task(asyncio.to_thread(encode, *slices[index + 1]))
@@ -779,15 +801,16 @@ async def load_readings(
             report.readings_num += load.readings_num
             report.readings_other += load.readings_other
             if not client_packing:
-                if pack_task is not None:
-                    waited = time.perf_counter()
-                    await pack_task
-                    report.pack_wait_seconds += time.perf_counter() - waited
-                pack_task = asyncio.create_task(pack_closed(pack_conn))
+                await merge(late.clear())
+            elif load.packed:
+                week = late.filter(pl.col("period") == period_of(first))
+                if week.height:
+                    late = late.filter(pl.col("period") != period_of(first))
+                    await merge(week)
             progress(label, report.readings, total, started)
+        await merge(late)  # the rest: all of it for the reference, the open week's here
         if pack_task is not None:
             await pack_task
-        await _load_late(copy_conns[0], series, layout, seed, report)
         report.total_seconds = time.perf_counter() - started
     finally:
         for conn in conns:
@@ -803,19 +826,15 @@ async def pack_closed(connection: Any) -> None:
         await connection.execute("SELECT pack_closed_chunks(interval '0')")
 
 
-async def _load_late(
-    connection: Any, series: Series, layout: Layout, seed: int, report: LoadReport
-) -> None:
+def late_frame(series: Series, layout: Layout, seed: int) -> pl.DataFrame:
     """Readings that arrive after the bulk, a few minutes off the grid, inside outages;
-    packed into their weeks by the packing job, as late uplinks are."""
-    if not series.late:
-        return
-    frames = []
+    merged into their packed weeks by the packing job, as late uplinks are."""
+    rows = []
     for d, step, offset in series.late:
         values = signals(series, np.array([step]), seed + 1)
         time_us = (int(series.start.timestamp()) + step * INTERVAL_S + offset) * 1_000_000
         for identifier in ("temperature", "humidity", "battery"):
-            frames.append(
+            rows.append(
                 (
                     int(layout.device_num[d]),
                     int(layout.field_nums[identifier][d]),
@@ -824,12 +843,17 @@ async def _load_late(
                     int(layout.site_num[d]),
                 )
             )
-    frame = pl.DataFrame(
-        frames, schema=["device_num", "field_num", "time_us", "value", "site_num"], orient="row"
+    return pl.DataFrame(
+        rows,
+        schema={
+            "device_num": pl.Int32,
+            "field_num": pl.Int32,
+            "time_us": pl.Int64,
+            "value": pl.Float64,
+            "site_num": pl.Int32,
+        },
+        orient="row",
     )
-    await copy_binary(connection, "readings_num", encode_num(frame))
-    report.readings_num += frame.height
-    await pack_closed(connection)
 
 
 def newest_uplinks(
