@@ -53,7 +53,7 @@ from benchmarks.packed import (
     PERIOD_US,
     ROLLUP_NUM_COLUMNS,
     ROLLUP_OTHER_COLUMNS,
-    pack_slice,
+    pack_sorted,
 )
 
 INTERVAL_S = 15 * 60
@@ -645,28 +645,58 @@ def encode_slice(
     series: Series, layout: Layout, first: int, last: int, seed: int, connections: int, pack: bool
 ) -> SliceLoad:
     """Steps [first, last) as raw rows or, with `pack`, as packed rows and their daily
-    rollups (benchmarks/packed.py), the numeric part split by device over `connections`."""
+    rollups (benchmarks/packed.py), spread over `connections`."""
+    if pack:
+        return _packed_slice(series, layout, first, last, seed, connections)
     num_frame, other_frame = slice_frames(series, layout, first, last, seed)
     parts = num_frame.partition_by("device_num", maintain_order=True, as_dict=False)
     groups: list[list[pl.DataFrame]] = [[] for _ in range(connections)]
     for i, part in enumerate(parts):
         groups[i % connections].append(part)
     copies: list[list[Copy]] = [[] for _ in range(connections)]
-    if not pack:
-        for c, group in zip(copies, groups, strict=True):
-            if group:
-                c.append(Copy("readings_num", encode_num(pl.concat(group))))
-        copies[-1].append(Copy("readings_other", encode_other(other_frame)))
-        return SliceLoad(copies, num_frame.height, other_frame.height)
     for c, group in zip(copies, groups, strict=True):
         if group:
-            packed = pack_slice(pl.concat(group))
-            c.append(Copy("packed_num", packed.packed, PACKED_COLUMNS))
-            c.append(Copy("rollup_day_num", packed.rollups, ROLLUP_NUM_COLUMNS))
-    other = pack_slice(other_frame, STATUS_VALUES)
+            c.append(Copy("readings_num", encode_num(pl.concat(group))))
+    copies[-1].append(Copy("readings_other", encode_other(other_frame)))
+    return SliceLoad(copies, num_frame.height, other_frame.height)
+
+
+def _packed_slice(
+    series: Series, layout: Layout, first: int, last: int, seed: int, connections: int
+) -> SliceLoad:
+    """The packed rows of steps [first, last), straight from the generated arrays: each
+    field's [device, step] array, flattened, already holds every series contiguous and
+    in time order (one reading per step), so nothing needs sorting."""
+    steps = np.arange(first, last)
+    values = signals(series, steps, seed)
+    n = len(layout.device_num)
+    present = series.present[:, first:last].ravel()
+    time_us = np.tile((int(series.start.timestamp()) + steps * INTERVAL_S) * 1_000_000, n)[present]
+    device = np.repeat(layout.device_num, len(steps))[present]
+    site = np.repeat(layout.site_num, len(steps))[present]
+    copies: list[list[Copy]] = [[] for _ in range(connections)]
+    for i, identifier in enumerate(("signal_quality", "temperature", "humidity", "battery")):
+        nums = np.zeros(n, np.int32) if i == 0 else layout.field_nums[identifier]
+        packed = pack_sorted(
+            device,
+            np.repeat(nums, len(steps))[present],
+            site,
+            time_us,
+            values[identifier].ravel()[present].astype(np.float64),
+        )
+        copies[i % connections].append(Copy("packed_num", packed.packed, PACKED_COLUMNS))
+        copies[i % connections].append(Copy("rollup_day_num", packed.rollups, ROLLUP_NUM_COLUMNS))
+    other = pack_sorted(
+        device,
+        np.repeat(layout.field_nums["status"], len(steps))[present],
+        site,
+        time_us,
+        values["status"].ravel()[present],
+        STATUS_VALUES,
+    )
     copies[-1].append(Copy("packed_other", other.packed, PACKED_COLUMNS))
     copies[-1].append(Copy("rollup_day_other", other.rollups, ROLLUP_OTHER_COLUMNS))
-    return SliceLoad(copies, num_frame.height, other_frame.height, packed=True)
+    return SliceLoad(copies, len(time_us) * 4, len(time_us), packed=True)
 
 
 async def _copy_all(connection: Any, copies: list[Copy]) -> None:

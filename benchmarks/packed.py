@@ -189,19 +189,36 @@ def sort_for_packing(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def pack_slice(frame: pl.DataFrame, choices: list[Any] | None = None) -> PackedSlice:
-    """The packed rows and daily partials of `frame`'s readings (see sort_for_packing).
+    """The packed rows and daily partials of `frame`'s readings, in any order."""
+    frame = sort_for_packing(frame)
+    return pack_sorted(
+        frame["device_num"].to_numpy(),
+        frame["field_num"].to_numpy(),
+        frame["site_num"].to_numpy(),
+        frame["time_us"].to_numpy(),
+        frame["value"].to_numpy(),
+        choices,
+    )
+
+
+def pack_sorted(
+    device: np.ndarray,
+    field: np.ndarray,
+    site: np.ndarray,
+    time_us: np.ndarray,
+    value: np.ndarray,
+    choices: list[Any] | None = None,
+) -> PackedSlice:
+    """The packed rows and daily partials of readings whose series (device, field, site)
+    are contiguous, each in (time, value) order (as sort_for_packing leaves them).
 
     Numeric readings hold float values; with `choices`, values are indexes into it and
     stored as jsonb. Numbers order equal times by value as PostgreSQL does (NaN aside);
     jsonb values at one time of one series would need jsonb's own order, so they are
     refused: the benchmark's series have one reading per time.
     """
-    frame = sort_for_packing(frame)
-    device = frame["device_num"].to_numpy().astype(np.int32)
-    field = frame["field_num"].to_numpy().astype(np.int32)
-    site = frame["site_num"].to_numpy().astype(np.int32)
-    time_us = frame["time_us"].to_numpy().astype(np.int64)
-    value = frame["value"].to_numpy()
+    device, field, site = (a.astype(np.int32, copy=False) for a in (device, field, site))
+    time_us = time_us.astype(np.int64, copy=False)
     period = time_us // PERIOD_US * PERIOD_US
     row_starts = starts_of(device, field, site, period)
     if choices is not None and len(time_us) > 1:
