@@ -713,7 +713,7 @@ class LoadReport:
     readings_other: int = 0
     copy_seconds: float = 0.0
     total_seconds: float = 0.0
-    pack_wait_seconds: float = 0.0  # COPY idle, waiting for the previous slice's packing
+    pack_wait_seconds: float = 0.0  # COPY idle, waiting for the packing job (a merge)
     primed: int = 0
 
     @property
