@@ -7,13 +7,15 @@ temperature (diurnal and seasonal), humidity, a slowly draining battery (role
 `battery_pct`), a string `status` (non-numeric: readings_other) and the signal quality
 series (field 0), with outages (gaps) and a few late arrivals.
 
-Readings bypass the ingest pipeline: they are packed with numpy into PostgreSQL's binary
+Readings bypass the ingest pipeline: they are encoded with numpy into PostgreSQL's binary
 COPY format and streamed with asyncpg `copy_to_table(format="binary")` (the protocol of
 `copy_records_to_table`, without building a Python tuple per reading, which alone would
 cap the load far below the target), one time slice (a week, the raw chunk) at a time over
-parallel connections; the packing job (`pack_closed_chunks`: packed weeks and their daily
-rollups) packs each slice while the next one loads. The newest week stays raw, as in a
-live system.
+parallel connections. A closed week goes in already packed: benchmarks/packed.py builds
+the rows the packing job would write (packed weeks and their daily rollups), so the
+database never holds its raw rows. The newest week stays raw, as in a live system; the
+late arrivals go raw too and the packing job (`pack_closed_chunks`) merges them into
+their packed weeks.
 Every device's newest uplink is then sent through the real pipeline (a second world with
 `uplinks`) so that `/latest` has its stored body, when the pipeline supports it.
 """
@@ -45,6 +47,13 @@ from benchmarks.common import (
     manifest_path,
     progress,
     scratch_database,
+)
+from benchmarks.packed import (
+    PACKED_COLUMNS,
+    PERIOD_US,
+    ROLLUP_NUM_COLUMNS,
+    ROLLUP_OTHER_COLUMNS,
+    pack_sorted,
 )
 
 INTERVAL_S = 15 * 60
@@ -600,15 +609,99 @@ def encode_other(frame: pl.DataFrame) -> bytes:
     )
 
 
-async def copy_binary(connection: Any, table: str, payload: bytes) -> None:
+async def copy_binary(
+    connection: Any, table: str, payload: bytes, columns: list[str] | None = None
+) -> None:
     if not payload:
         return
     await connection.copy_to_table(
         table,
         source=io.BytesIO(COPY_HEADER + payload + COPY_TRAILER),
-        columns=["device_num", "field_num", "time", "value", "site_num"],
+        columns=columns or ["device_num", "field_num", "time", "value", "site_num"],
         format="binary",
     )
+
+
+@dataclass
+class Copy:
+    """One binary COPY of a slice: its table, columns and payload (rows only)."""
+
+    table: str
+    payload: bytes
+    columns: list[str] | None = None
+
+
+@dataclass
+class SliceLoad:
+    """A slice's COPYs, one list per connection, and the readings they hold."""
+
+    copies: list[list[Copy]]
+    readings_num: int
+    readings_other: int
+    packed: bool = False
+
+
+def encode_slice(
+    series: Series, layout: Layout, first: int, last: int, seed: int, connections: int, pack: bool
+) -> SliceLoad:
+    """Steps [first, last) as raw rows or, with `pack`, as packed rows and their daily
+    rollups (benchmarks/packed.py), spread over `connections`."""
+    if pack:
+        return _packed_slice(series, layout, first, last, seed, connections)
+    num_frame, other_frame = slice_frames(series, layout, first, last, seed)
+    parts = num_frame.partition_by("device_num", maintain_order=True, as_dict=False)
+    groups: list[list[pl.DataFrame]] = [[] for _ in range(connections)]
+    for i, part in enumerate(parts):
+        groups[i % connections].append(part)
+    copies: list[list[Copy]] = [[] for _ in range(connections)]
+    for c, group in zip(copies, groups, strict=True):
+        if group:
+            c.append(Copy("readings_num", encode_num(pl.concat(group))))
+    copies[-1].append(Copy("readings_other", encode_other(other_frame)))
+    return SliceLoad(copies, num_frame.height, other_frame.height)
+
+
+def _packed_slice(
+    series: Series, layout: Layout, first: int, last: int, seed: int, connections: int
+) -> SliceLoad:
+    """The packed rows of steps [first, last), straight from the generated arrays: each
+    field's [device, step] array, flattened, already holds every series contiguous and
+    in time order (one reading per step), so nothing needs sorting."""
+    steps = np.arange(first, last)
+    values = signals(series, steps, seed)
+    n = len(layout.device_num)
+    present = series.present[:, first:last].ravel()
+    time_us = np.tile((int(series.start.timestamp()) + steps * INTERVAL_S) * 1_000_000, n)[present]
+    device = np.repeat(layout.device_num, len(steps))[present]
+    site = np.repeat(layout.site_num, len(steps))[present]
+    copies: list[list[Copy]] = [[] for _ in range(connections)]
+    for i, identifier in enumerate(("signal_quality", "temperature", "humidity", "battery")):
+        nums = np.zeros(n, np.int32) if i == 0 else layout.field_nums[identifier]
+        packed = pack_sorted(
+            device,
+            np.repeat(nums, len(steps))[present],
+            site,
+            time_us,
+            values[identifier].ravel()[present].astype(np.float64),
+        )
+        copies[i % connections].append(Copy("packed_num", packed.packed, PACKED_COLUMNS))
+        copies[i % connections].append(Copy("rollup_day_num", packed.rollups, ROLLUP_NUM_COLUMNS))
+    other = pack_sorted(
+        device,
+        np.repeat(layout.field_nums["status"], len(steps))[present],
+        site,
+        time_us,
+        values["status"].ravel()[present],
+        STATUS_VALUES,
+    )
+    copies[-1].append(Copy("packed_other", other.packed, PACKED_COLUMNS))
+    copies[-1].append(Copy("rollup_day_other", other.rollups, ROLLUP_OTHER_COLUMNS))
+    return SliceLoad(copies, len(time_us) * 4, len(time_us), packed=True)
+
+
+async def _copy_all(connection: Any, copies: list[Copy]) -> None:
+    for c in copies:
+        await copy_binary(connection, c.table, c.payload, c.columns)
 
 
 # --------------------------------------------------------------------------- loading
@@ -620,7 +713,7 @@ class LoadReport:
     readings_other: int = 0
     copy_seconds: float = 0.0
     total_seconds: float = 0.0
-    pack_wait_seconds: float = 0.0  # COPY idle, waiting for the previous slice's packing
+    pack_wait_seconds: float = 0.0  # COPY idle, waiting for the packing job (a merge)
     primed: int = 0
 
     @property
@@ -667,9 +760,18 @@ async def load_readings(
     seed: int,
     connections: int = 2,
     label: str = "readings",
+    client_packing: bool = True,
 ) -> LoadReport:
-    """COPYs every step but the newest, slice by slice, packing each closed slice while
-    the next one loads; then the late arrivals, merged into their packed weeks."""
+    """COPYs every step but the newest, slice by slice, then the late arrivals, merged
+    into their packed weeks by the packing job.
+
+    With `client_packing`, each closed week is packed here (benchmarks/packed.py) and
+    COPYed as packed rows and daily rollups, the next slice encoded in a thread while the
+    previous one is COPYed; the open week is COPYed raw. The late readings of a packed
+    week follow it raw, and the packing job merges them while the next weeks load, as it
+    would in a live system. Without `client_packing` every slice is COPYed raw, the packing
+    job packs each closed one while the next loads, and the late readings come last (the
+    reference: what tests/integration/test_bulk_packing.py compares against)."""
     report = LoadReport()
     conns = [await connect(database_url) for _ in range(connections + 1)]
     for conn in conns:
@@ -688,35 +790,57 @@ async def load_readings(
         edge += slice_steps
     bounds.append(series.steps - 1)
     total = int(series.present[:, :-1].sum()) * 5
+    now_us = int(time.time() * 1_000_000)
+    late = late_frame(series, layout, seed).with_columns(
+        period=pl.col("time_us") // PERIOD_US * PERIOD_US
+    )
+
+    def period_of(step: int) -> int:
+        return (start_s + step * INTERVAL_S) * 1_000_000 // PERIOD_US * PERIOD_US
+
+    def encode(first: int, last: int) -> SliceLoad:
+        closed = client_packing and period_of(first) + PERIOD_US <= now_us
+        return encode_slice(series, layout, first, last, seed, len(copy_conns), closed)
+
     pack_task: asyncio.Task[Any] | None = None
+
+    async def merge(frame: pl.DataFrame) -> None:
+        """COPYs late readings raw once the previous merge is done; merges them."""
+        nonlocal pack_task
+        if pack_task is not None:
+            waited = time.perf_counter()
+            await pack_task
+            report.pack_wait_seconds += time.perf_counter() - waited
+        if frame.height:
+            await copy_binary(copy_conns[0], "readings_num", encode_num(frame.drop("period")))
+            report.readings_num += frame.height
+        pack_task = asyncio.create_task(pack_closed(pack_conn))
+
+    slices = list(itertools.pairwise(bounds))
     try:
-        for first, last in itertools.pairwise(bounds):
-            num_frame, other_frame = slice_frames(series, layout, first, last, seed)
-            parts = num_frame.partition_by("device_num", maintain_order=True, as_dict=False)
-            groups: list[list[pl.DataFrame]] = [[] for _ in copy_conns]
-            for i, part in enumerate(parts):
-                groups[i % len(groups)].append(part)
-            payloads = [encode_num(pl.concat(g)) if g else b"" for g in groups]
+        upcoming = asyncio.create_task(asyncio.to_thread(encode, *slices[0]))
+        for index, (first, _) in enumerate(slices):
+            load = await upcoming
+            if index + 1 < len(slices):
+                upcoming = asyncio.create_task(asyncio.to_thread(encode, *slices[index + 1]))
             copy_started = time.perf_counter()
             await asyncio.gather(
-                *(
-                    copy_binary(c, "readings_num", p)
-                    for c, p in zip(copy_conns, payloads, strict=True)
-                ),
+                *(_copy_all(c, copies) for c, copies in zip(copy_conns, load.copies, strict=True))
             )
-            await copy_binary(copy_conns[0], "readings_other", encode_other(other_frame))
             report.copy_seconds += time.perf_counter() - copy_started
-            report.readings_num += num_frame.height
-            report.readings_other += other_frame.height
-            if pack_task is not None:
-                waited = time.perf_counter()
-                await pack_task
-                report.pack_wait_seconds += time.perf_counter() - waited
-            pack_task = asyncio.create_task(pack_closed(pack_conn))
+            report.readings_num += load.readings_num
+            report.readings_other += load.readings_other
+            if not client_packing:
+                await merge(late.clear())
+            elif load.packed:
+                week = late.filter(pl.col("period") == period_of(first))
+                if week.height:
+                    late = late.filter(pl.col("period") != period_of(first))
+                    await merge(week)
             progress(label, report.readings, total, started)
+        await merge(late)  # the rest: all of it for the reference, the open week's here
         if pack_task is not None:
             await pack_task
-        await _load_late(copy_conns[0], series, layout, seed, report)
         report.total_seconds = time.perf_counter() - started
     finally:
         for conn in conns:
@@ -732,19 +856,15 @@ async def pack_closed(connection: Any) -> None:
         await connection.execute("SELECT pack_closed_chunks(interval '0')")
 
 
-async def _load_late(
-    connection: Any, series: Series, layout: Layout, seed: int, report: LoadReport
-) -> None:
+def late_frame(series: Series, layout: Layout, seed: int) -> pl.DataFrame:
     """Readings that arrive after the bulk, a few minutes off the grid, inside outages;
-    packed into their weeks by the packing job, as late uplinks are."""
-    if not series.late:
-        return
-    frames = []
+    merged into their packed weeks by the packing job, as late uplinks are."""
+    rows = []
     for d, step, offset in series.late:
         values = signals(series, np.array([step]), seed + 1)
         time_us = (int(series.start.timestamp()) + step * INTERVAL_S + offset) * 1_000_000
         for identifier in ("temperature", "humidity", "battery"):
-            frames.append(
+            rows.append(
                 (
                     int(layout.device_num[d]),
                     int(layout.field_nums[identifier][d]),
@@ -753,12 +873,17 @@ async def _load_late(
                     int(layout.site_num[d]),
                 )
             )
-    frame = pl.DataFrame(
-        frames, schema=["device_num", "field_num", "time_us", "value", "site_num"], orient="row"
+    return pl.DataFrame(
+        rows,
+        schema={
+            "device_num": pl.Int32,
+            "field_num": pl.Int32,
+            "time_us": pl.Int64,
+            "value": pl.Float64,
+            "site_num": pl.Int32,
+        },
+        orient="row",
     )
-    await copy_binary(connection, "readings_num", encode_num(frame))
-    report.readings_num += frame.height
-    await pack_closed(connection)
 
 
 def newest_uplinks(

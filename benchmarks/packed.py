@@ -1,0 +1,363 @@
+"""Closed weeks of benchmark readings packed on the client, in PostgreSQL's binary COPY
+format: the rows of packed_num / packed_other and of rollup_day_num / rollup_day_other
+that the packing job (`pack_range_<kind>` in schema/definitions/035-packing.sql) would
+write for the same raw readings, so a bulk load can skip the raw rows of closed weeks.
+
+The encoding is the packing job's, bit for bit: one packed row per (device, field, site,
+period), period = packed_period(time) (a week on the Unix epoch); values ordered by
+(time, value); times as runs (time_runs: a time starts a new run when its step from the
+previous time differs from that time's own step; the second time of a row never starts
+one). The daily partials cover the packed readings of each UTC day; `last_value` is the
+value of the greatest (time, value). tests/integration/test_bulk_packing.py checks both
+against the database's own packer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+import numpy as np
+import polars as pl
+
+PERIOD_US = 7 * 86400 * 1_000_000
+DAY_US = 86400 * 1_000_000
+PG_EPOCH_US = 946_684_800 * 1_000_000  # 2000-01-01 UTC, the origin of binary timestamps
+OID_INT8, OID_INT4, OID_FLOAT8, OID_JSONB = 20, 23, 701, 3802
+
+PACKED_COLUMNS = [
+    "device_num",
+    "field_num",
+    "site_num",
+    "period",
+    "n",
+    "offsets",
+    "steps",
+    "counts",
+    "values",
+]
+ROLLUP_NUM_COLUMNS = [
+    "device_num",
+    "field_num",
+    "site_num",
+    "bucket",
+    "n",
+    "sum",
+    "min",
+    "max",
+    "last_time",
+    "last_value",
+]
+ROLLUP_OTHER_COLUMNS = [c for c in ROLLUP_NUM_COLUMNS if c not in ("sum", "min", "max")]
+
+# The fixed part of a packed row: five scalar columns, then the header of `offsets`.
+_PREFIX = np.dtype(
+    [
+        ("nf", ">i2"),
+        ("l1", ">i4"),
+        ("device", ">i4"),
+        ("l2", ">i4"),
+        ("field", ">i4"),
+        ("l3", ">i4"),
+        ("site", ">i4"),
+        ("l4", ">i4"),
+        ("period", ">i8"),
+        ("l5", ">i4"),
+        ("n", ">i4"),
+    ]
+)
+# A one-dimensional array column: its length word and the array header.
+_ARRAY = np.dtype(
+    [
+        ("len", ">i4"),
+        ("ndim", ">i4"),
+        ("flags", ">i4"),
+        ("oid", ">i4"),
+        ("dim", ">i4"),
+        ("lbound", ">i4"),
+    ]
+)
+_INT8 = np.dtype([("len", ">i4"), ("v", ">i8")])
+_INT4 = np.dtype([("len", ">i4"), ("v", ">i4")])
+_FLOAT8 = np.dtype([("len", ">i4"), ("v", ">f8")])
+_ROLLUP_KEY = [
+    ("nf", ">i2"),
+    ("l1", ">i4"),
+    ("device", ">i4"),
+    ("l2", ">i4"),
+    ("field", ">i4"),
+    ("l3", ">i4"),
+    ("site", ">i4"),
+    ("l4", ">i4"),
+    ("bucket", ">i8"),
+    ("l5", ">i4"),
+    ("n", ">i4"),
+]
+_ROLLUP_NUM = np.dtype(
+    [
+        *_ROLLUP_KEY,
+        ("l6", ">i4"),
+        ("sum", ">f8"),
+        ("l7", ">i4"),
+        ("min", ">f8"),
+        ("l8", ">i4"),
+        ("max", ">f8"),
+        ("l9", ">i4"),
+        ("last_time", ">i8"),
+        ("l10", ">i4"),
+        ("last_value", ">f8"),
+    ]
+)
+
+
+@dataclass
+class Runs:
+    """The time runs of sorted readings: per run its row, offset, step and count."""
+
+    row: np.ndarray
+    offset: np.ndarray
+    step: np.ndarray
+    count: np.ndarray
+
+
+@dataclass
+class PackedSlice:
+    """Binary COPY payloads (without header and trailer) of one kind of readings."""
+
+    packed: bytes
+    rollups: bytes
+    rows: int  # packed rows
+    readings: int
+
+
+def starts_of(*keys: np.ndarray) -> np.ndarray:
+    """True where any key differs from the element before it (and at the first)."""
+    size = len(keys[0])
+    starts = np.zeros(size, dtype=bool)
+    if size:
+        starts[0] = True
+    for key in keys:
+        starts[1:] |= key[1:] != key[:-1]
+    return starts
+
+
+def time_runs(row_starts: np.ndarray, offset_us: np.ndarray) -> Runs:
+    """time_runs of every packed row at once: `offset_us` holds the readings' microseconds
+    after their period's start, ascending within each row; `row_starts` marks each row's
+    first reading. Runs come out in row order, each row's in time order."""
+    size = len(offset_us)
+    step = np.zeros(size, dtype=np.int64)
+    step[1:] = offset_us[1:] - offset_us[:-1]
+    previous = np.zeros(size, dtype=np.int64)
+    previous[1:] = step[:-1]
+    second = np.zeros(size, dtype=bool)
+    second[1:] = row_starts[:-1] & ~row_starts[1:]
+    starts = row_starts | (~second & (step != previous))
+    first = np.flatnonzero(starts)
+    count = np.diff(np.append(first, size))
+    last = first + count - 1
+    spread = offset_us[last] - offset_us[first]
+    run_step = np.where(count > 1, spread // np.maximum(count - 1, 1), 0)
+    return Runs(
+        row=np.cumsum(row_starts)[first] - 1,
+        offset=offset_us[first],
+        step=run_step,
+        count=count.astype(np.int64),
+    )
+
+
+def _elements(dtype: np.dtype[Any], values: np.ndarray) -> bytes:
+    elements = np.empty(len(values), dtype=dtype)
+    elements["len"] = dtype["v"].itemsize
+    elements["v"] = values
+    return elements.tobytes()
+
+
+def _array_headers(oid: int, lengths: np.ndarray, element_bytes: np.ndarray) -> np.ndarray:
+    headers = np.empty(len(lengths), dtype=_ARRAY)
+    headers["len"] = 20 + element_bytes
+    headers["ndim"], headers["flags"], headers["oid"] = 1, 0, oid
+    headers["dim"], headers["lbound"] = lengths, 1
+    return headers
+
+
+def sort_for_packing(frame: pl.DataFrame) -> pl.DataFrame:
+    """Readings (device_num, field_num, site_num, time_us, value) in packed order: by
+    series, site and period, then by (time, value) as the values array is."""
+    return frame.sort("device_num", "field_num", "site_num", "time_us", "value")
+
+
+def pack_slice(frame: pl.DataFrame, choices: list[Any] | None = None) -> PackedSlice:
+    """The packed rows and daily partials of `frame`'s readings, in any order."""
+    frame = sort_for_packing(frame)
+    return pack_sorted(
+        frame["device_num"].to_numpy(),
+        frame["field_num"].to_numpy(),
+        frame["site_num"].to_numpy(),
+        frame["time_us"].to_numpy(),
+        frame["value"].to_numpy(),
+        choices,
+    )
+
+
+def pack_sorted(
+    device: np.ndarray,
+    field: np.ndarray,
+    site: np.ndarray,
+    time_us: np.ndarray,
+    value: np.ndarray,
+    choices: list[Any] | None = None,
+) -> PackedSlice:
+    """The packed rows and daily partials of readings whose series (device, field, site)
+    are contiguous, each in (time, value) order (as sort_for_packing leaves them).
+
+    Numeric readings hold float values; with `choices`, values are indexes into it and
+    stored as jsonb. Numbers order equal times by value as PostgreSQL does (NaN aside);
+    jsonb values at one time of one series would need jsonb's own order, so they are
+    refused: the benchmark's series have one reading per time.
+    """
+    device, field, site = (a.astype(np.int32, copy=False) for a in (device, field, site))
+    time_us = time_us.astype(np.int64, copy=False)
+    period = time_us // PERIOD_US * PERIOD_US
+    row_starts = starts_of(device, field, site, period)
+    if choices is not None and len(time_us) > 1:
+        repeated = ~row_starts[1:] & (time_us[1:] == time_us[:-1])
+        if repeated.any():
+            raise ValueError("two jsonb readings of one series at one time")
+    runs = time_runs(row_starts, time_us - period)
+    first = np.flatnonzero(row_starts)
+    n = np.diff(np.append(first, len(time_us)))
+    runs_per_row = np.bincount(runs.row, minlength=len(first))
+
+    prefixes = np.empty(len(first), dtype=_PREFIX)
+    prefixes["nf"] = len(PACKED_COLUMNS)
+    prefixes["l1"], prefixes["l2"], prefixes["l3"], prefixes["l5"] = 4, 4, 4, 4
+    prefixes["l4"] = 8
+    prefixes["device"], prefixes["field"], prefixes["site"] = (
+        device[first],
+        field[first],
+        site[first],
+    )
+    prefixes["period"] = period[first] - PG_EPOCH_US
+    prefixes["n"] = n
+    offsets_head = _array_headers(OID_INT8, runs_per_row, runs_per_row * 12)
+    steps_head = _array_headers(OID_INT8, runs_per_row, runs_per_row * 12)
+    counts_head = _array_headers(OID_INT4, runs_per_row, runs_per_row * 8)
+    if choices is None:
+        values = _elements(_FLOAT8, value.astype(np.float64))
+        value_ends = np.cumsum(n) * 12
+        values_oid = OID_FLOAT8
+    else:
+        encoded = [b"\x01" + msgspec.json.encode(c) for c in choices]
+        elements = [len(e).to_bytes(4, "big") + e for e in encoded]
+        index = value.astype(np.int64)
+        values = b"".join([elements[i] for i in index.tolist()])
+        sizes = np.array([len(e) for e in elements], dtype=np.int64)[index]
+        value_ends = np.cumsum(sizes)[np.append(first[1:], len(time_us)) - 1]
+        values_oid = OID_JSONB
+    value_starts = np.append(0, value_ends[:-1])
+    values_head = _array_headers(values_oid, n, value_ends - value_starts)
+
+    offsets = memoryview(_elements(_INT8, runs.offset))
+    steps = memoryview(_elements(_INT8, runs.step))
+    counts = memoryview(_elements(_INT4, runs.count))
+    value_view = memoryview(values)
+    prefix_view = memoryview(prefixes.tobytes())
+    heads = [memoryview(h.tobytes()) for h in (offsets_head, steps_head, counts_head, values_head)]
+    run_ends = np.cumsum(runs_per_row)
+    parts: list[memoryview] = []
+    run_start = 0
+    for r, (run_end, v_start, v_end) in enumerate(
+        zip(run_ends.tolist(), value_starts.tolist(), value_ends.tolist(), strict=True)
+    ):
+        a, b = r * _PREFIX.itemsize, r * _ARRAY.itemsize
+        h = slice(b, b + _ARRAY.itemsize)
+        parts += (
+            prefix_view[a : a + _PREFIX.itemsize],
+            heads[0][h],
+            offsets[run_start * 12 : run_end * 12],
+            heads[1][h],
+            steps[run_start * 12 : run_end * 12],
+            heads[2][h],
+            counts[run_start * 8 : run_end * 8],
+            heads[3][h],
+            value_view[v_start:v_end],
+        )
+        run_start = run_end
+    return PackedSlice(
+        packed=b"".join(parts),
+        rollups=_rollups(device, field, site, time_us, value, choices),
+        rows=len(first),
+        readings=len(time_us),
+    )
+
+
+def _rollups(
+    device: np.ndarray,
+    field: np.ndarray,
+    site: np.ndarray,
+    time_us: np.ndarray,
+    value: np.ndarray,
+    choices: list[Any] | None,
+) -> bytes:
+    """rollup_day rows (binary COPY) of readings sorted as sort_for_packing sorts them."""
+    if not len(time_us):
+        return b""
+    day = time_us // DAY_US * DAY_US
+    first = np.flatnonzero(starts_of(device, field, site, day))
+    last = np.append(first[1:], len(time_us)) - 1
+    if choices is None:
+        rows = np.empty(len(first), dtype=_ROLLUP_NUM)
+        _rollup_key(rows, device, field, site, day, first, last)
+        rows["nf"] = len(ROLLUP_NUM_COLUMNS)
+        for name in ("l6", "l7", "l8", "l9", "l10"):
+            rows[name] = 8
+        numbers = value.astype(np.float64)
+        rows["sum"] = np.add.reduceat(numbers, first)
+        rows["min"] = np.minimum.reduceat(numbers, first)
+        rows["max"] = np.maximum.reduceat(numbers, first)
+        rows["last_time"] = time_us[last] - PG_EPOCH_US
+        rows["last_value"] = numbers[last]
+        return rows.tobytes()
+    # jsonb last values differ in length: one fixed-width record array per choice.
+    chunks = []
+    last_index = value[last].astype(np.int64)
+    for index, choice in enumerate(choices):
+        mask = last_index == index
+        if not mask.any():
+            continue
+        payload = b"\x01" + msgspec.json.encode(choice)
+        dtype = np.dtype(
+            [
+                *_ROLLUP_KEY,
+                ("l6", ">i4"),
+                ("last_time", ">i8"),
+                ("l7", ">i4"),
+                ("last_value", f"S{len(payload)}"),
+            ]
+        )
+        rows = np.empty(int(mask.sum()), dtype=dtype)
+        _rollup_key(rows, device, field, site, day, first[mask], last[mask])
+        rows["nf"] = len(ROLLUP_OTHER_COLUMNS)
+        rows["l6"], rows["l7"] = 8, len(payload)
+        rows["last_time"] = time_us[last[mask]] - PG_EPOCH_US
+        rows["last_value"] = payload
+        chunks.append(rows.tobytes())
+    return b"".join(chunks)
+
+
+def _rollup_key(
+    rows: np.ndarray,
+    device: np.ndarray,
+    field: np.ndarray,
+    site: np.ndarray,
+    day: np.ndarray,
+    first: np.ndarray,
+    last: np.ndarray,
+) -> None:
+    rows["l1"], rows["l2"], rows["l3"], rows["l5"] = 4, 4, 4, 4
+    rows["l4"] = 8
+    rows["device"], rows["field"], rows["site"] = device[first], field[first], site[first]
+    rows["bucket"] = day[first] - PG_EPOCH_US
+    rows["n"] = last - first + 1
