@@ -6,10 +6,10 @@ write for the same raw readings, so a bulk load can skip the raw rows of closed 
 The encoding is the packing job's, bit for bit: one packed row per (device, field, site,
 period), period = packed_period(time) (a week on the Unix epoch); values ordered by
 (time, value); times as runs (time_runs: a time starts a new run when its step from the
-previous time differs from that time's own step; the second time of a row never starts
-one). The daily partials cover the packed readings of each UTC day; `last_value` is the
-value of the greatest (time, value). tests/integration/test_bulk_packing.py checks both
-against the database's own packer.
+previous time differs from that time's own step, or is 0; otherwise the second time of a
+row never starts one). The daily partials cover the packed readings of each UTC day;
+`last_value` is the value of the greatest (time, value). tests/integration/
+test_bulk_packing.py checks both against the database's own packer.
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ def time_runs(row_starts: np.ndarray, offset_us: np.ndarray) -> Runs:
     previous[1:] = step[:-1]
     second = np.zeros(size, dtype=bool)
     second[1:] = row_starts[:-1] & ~row_starts[1:]
-    starts = row_starts | (~second & (step != previous))
+    starts = row_starts | (step == 0) | (~second & (step != previous))
     first = np.flatnonzero(starts)
     count = np.diff(np.append(first, size))
     last = first + count - 1
