@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -79,6 +80,17 @@ async def caches_lifespan(app: Litestar) -> AsyncIterator[None]:
         await auth_cache.close()
 
 
+@asynccontextmanager
+async def frozen_startup_lifespan(app: Litestar) -> AsyncIterator[None]:
+    """The last lifespan: what exists once the worker has started (modules, routes, the
+    OpenAPI schema, pools and caches: some 85,000 objects) lives as long as the worker,
+    so it is moved out of the garbage collector's reach (`gc.freeze`). A full collection
+    walking it took 120-230 ms on the 2-core box, and under ingest load full collections
+    came often enough to take 37% of a worker's CPU (py-spy)."""
+    gc.freeze()
+    yield
+
+
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or process_settings()
 
@@ -119,6 +131,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             network_lifespan,
             metrics_lifespan,
             access_log_lifespan,
+            frozen_startup_lifespan,
         ],
         middleware=[RoutingMiddleware],
         dependencies={

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import asyncpg
 from litestar import Controller, get
 from litestar.params import Parameter
 
@@ -53,7 +52,6 @@ class HistoryController(Controller):
     )
     async def history(
         self,
-        pool: asyncpg.Pool,
         principal: Principal,
         device_ref: Annotated[str, Parameter(description="Service id (UUID) or DevEUI.")],
         field: Annotated[

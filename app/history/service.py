@@ -113,8 +113,19 @@ def parse_query(
 
 
 async def read_history(
-    pool: asyncpg.Pool, principal: Principal, reference: str, query: HistoryQuery
+    pool: Any, principal: Principal, reference: str, query: HistoryQuery
 ) -> History:
+    """The answer, from `pool` (the primary's, or a standby's ReadPool). On a plain pool
+    the three statements share one connection: one acquire and release instead of three
+    (each costs about as much CPU as a small statement). A ReadPool keeps its fallback to
+    the primary statement by statement."""
+    if isinstance(pool, asyncpg.Pool):
+        async with pool.acquire() as connection:
+            return await _read(connection, principal, reference, query)
+    return await _read(pool, principal, reference, query)
+
+
+async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQuery) -> History:
     device = await resolve_device(pool, principal, reference, live=True)
     context: Any = await pool.fetchrow(
         QUERIES["history.context"],
@@ -185,15 +196,7 @@ async def read_history(
         if len(rows) > RAW_LIMIT:
             history.truncated = True
             rows = rows[:RAW_LIMIT]
-        with_site = bool(context["multi_site"])
-        history.points = [
-            HistoryPoint(
-                time=r[0],
-                value=as_int(r[1]) if whole else r[1],
-                site_id=r[2] if with_site else None,
-            )
-            for r in rows
-        ]
+        history.points = raw_points(rows, whole, bool(context["multi_site"]))
         return history
 
     assert query.agg is not None
@@ -213,6 +216,18 @@ async def read_history(
     )
     history.points = [bucket_point(r, numeric, query.agg, whole) for r in rows]
     return history
+
+
+def raw_points(rows: list[Any], whole: bool, with_site: bool) -> list[HistoryPoint]:
+    """The points of raw rows (time, value, site id). Built positionally with one loop per
+    case: this runs 500 times per answer, the bulk of the route's own CPU after the
+    rows' decoding. `time` may be a datetime or a ready RFC 3339 text; either encodes
+    the same."""
+    if whole:
+        return [HistoryPoint(r[0], as_int(r[1]), r[2] if with_site else None) for r in rows]
+    if with_site:
+        return [HistoryPoint(r[0], r[1], r[2]) for r in rows]
+    return [HistoryPoint(r[0], r[1], None) for r in rows]
 
 
 def as_int(value: Any) -> Any:

@@ -9,7 +9,10 @@ from typing import Any
 import msgspec
 
 
-class HistoryPoint(msgspec.Struct, rename="camel", omit_defaults=True):
+# Not tracked by the garbage collector (a point is never part of a reference cycle): a raw
+# answer allocates 500 of them, and tracked they made the collector run during the
+# request.
+class HistoryPoint(msgspec.Struct, rename="camel", omit_defaults=True, gc=False):
     time: datetime
     value: Any
     # Raw points only: the site at arrival, null when none or multi-site is off.

@@ -49,3 +49,10 @@ SELECT ingest_event($1, $2, $3, $4, $5, $6, $7, $8);
 -- Stores a batch of uplinks, one column of app/telemetry/pipeline.py's UplinkRecord per argument (schema/definitions/030-ingest.sql); returns their outcomes.
 SELECT ingest_uplinks($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
                       $17, $18, $19, $20, $21, $22, $23, $24, $25, $26);
+
+-- name: ingest_uplinks_live
+-- ingest_uplinks for live ingest (app/telemetry/batch.py): the outcomes, and whether a partner of the batch has an endpoint taking webhook events (so the worker wakes the dispatcher only when events may be waiting).
+SELECT ingest_uplinks($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+                      $17, $18, $19, $20, $21, $22, $23, $24, $25, $26) AS outcomes,
+       EXISTS (SELECT 1 FROM (SELECT DISTINCT unnest($2::uuid[])) AS p (id)
+                WHERE webhook_wanted(p.id)) AS webhooks;
