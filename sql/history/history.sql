@@ -82,18 +82,20 @@ SELECT CASE WHEN $10::text IS NULL THEN time_bucket($5::text::interval, t)
  ORDER BY 1 DESC
 
 -- name: raw_num
--- The newest $5 numeric readings of a series in [$3, $4), site filter $6 or NULL, with the site's id; newest first (ties: greatest value, then site).
-SELECT r.time, r.value, s.id AS site_id
+-- The newest $5 numeric readings of a series in [$3, $4), site filter $6 or NULL, with their site nums (0 = none); newest first (ties: greatest value, then site).
+SELECT r.time, r.value, r.site_num
   FROM readings_num_newest($1, $2, $3, $4, $6, $5) r
-  LEFT JOIN sites s ON s.num = r.site_num
  ORDER BY r.time DESC, r.value DESC, r.site_num DESC
 
 -- name: raw_other
--- The newest $5 non-numeric readings of a series in [$3, $4), site filter $6 or NULL, with the site's id; newest first.
-SELECT r.time, r.value, s.id AS site_id
+-- The newest $5 non-numeric readings of a series in [$3, $4), site filter $6 or NULL, with their site nums (0 = none); newest first.
+SELECT r.time, r.value, r.site_num
   FROM readings_other_newest($1, $2, $3, $4, $6, $5) r
-  LEFT JOIN sites s ON s.num = r.site_num
  ORDER BY r.time DESC, r.value DESC, r.site_num DESC
+
+-- name: site_ids
+-- The ids of the sites with nums $1 (a raw answer's few distinct sites, looked up once each instead of once per point).
+SELECT s.num, s.id FROM sites s WHERE s.num = ANY ($1::integer[])
 
 -- name: context
 -- The device's field by identifier ($3) or id ($4) in its profile ($1), whether multi-site is on for the device's sub-account ($2), and the site num of $5 in the key's scope ($6 partner, $7 sub-account or NULL) with the feature on.
