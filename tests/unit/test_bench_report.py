@@ -26,6 +26,18 @@ def timed(name: str, ms: float, group: str, **extra: Any) -> Any:
     return measure(name, ms, "ms", group=group, higher_is_better=False, **extra)
 
 
+def history(query: str, p50: float, p99: float, days: int, **extra: Any) -> Any:
+    """A history query's SQL p50 over `days` days, against the naive time_bucket floor."""
+    return timed(
+        f"{query} p50 (SQL)",
+        p50,
+        "history",
+        floor_name="naive time_bucket over raw",
+        details={"route_sql": {"p50_ms": p50, "p99_ms": p99}, "range_days": days},
+        **extra,
+    )
+
+
 def _measures() -> list:  # type: ignore[type-arg]
     return [
         timed(
@@ -35,24 +47,8 @@ def _measures() -> list:  # type: ignore[type-arg]
             max_value=5,
             details={"p50_ms": 0.2, "p99_ms": 0.9},
         ),
-        timed(
-            "daily avg 1y p50 (SQL)",
-            4.0,
-            "history",
-            floor=400.0,
-            floor_name="naive time_bucket over raw",
-            min_ratio=50,
-            details={"route_sql": {"p50_ms": 4.0, "p99_ms": 9.0}, "range_days": 365},
-        ),
-        timed(
-            "hourly avg 1d p50 (SQL)",
-            1.0,
-            "history",
-            floor=10.0,
-            floor_name="naive time_bucket over raw",
-            min_ratio=5,
-            details={"route_sql": {"p50_ms": 1.0, "p99_ms": 2.0}, "range_days": 1},
-        ),
+        history("daily avg 1y", 4.0, 9.0, 365, floor=400.0, min_ratio=50),
+        history("hourly avg 1d", 1.0, 2.0, 1, floor=10.0, min_ratio=5),
         timed(
             "GET /devices partner key p50 (SQL)",
             2.0,
