@@ -107,6 +107,13 @@ async def until_stored(
     return await eventually(lambda: stored(pool, world["ids"]), done, seconds, what)
 
 
+async def until_all(
+    pool: asyncpg.Pool, world: dict[str, Any], expected: list[Any], seconds: float, what: str
+) -> None:
+    """Until the world's devices have stored at least as many readings as `expected`."""
+    await until_stored(pool, world, lambda r: len(r) >= len(expected), seconds, what)
+
+
 async def first_uplink(
     pool: asyncpg.Pool, world: dict[str, Any], publisher: Publisher, what: str
 ) -> list[Any]:
@@ -161,9 +168,7 @@ async def test_kill_9_during_a_burst_loses_nothing_and_stores_once(
     assert len(at_kill_after) < len(expected), "the burst was over before the kill"
     wait_published(infos)
     session.consumer = consumer(migrated, log)
-    await until_stored(
-        pool, world, lambda r: len(r) >= len(expected), 90, "every event after the restart"
-    )
+    await until_all(pool, world, expected, 90, "every event after the restart")
     # A moment more lets a late duplicate show itself.
     await asyncio.sleep(1)
     session.consumer.stop()
@@ -186,13 +191,7 @@ async def test_broker_restarts_keep_the_session_and_its_queued_messages(
     broker.stop()
     broker.start()
     session.consumer = consumer(migrated, session.consumer.log)
-    await until_stored(
-        pool,
-        world,
-        lambda r: len(r) >= len(expected),
-        60,
-        "the messages queued across the broker restart",
-    )
+    await until_all(pool, world, expected, 60, "the messages queued across the broker restart")
     # The broker restarts under a running consumer, which reconnects by itself.
     broker.stop()
     broker.start()
@@ -200,13 +199,7 @@ async def test_broker_restarts_keep_the_session_and_its_queued_messages(
     infos, more = publish_burst(session.publisher, world["devices"], 301, 200)
     wait_published(infos)
     expected += more
-    await until_stored(
-        pool,
-        world,
-        lambda r: len(r) >= len(expected),
-        60,
-        "the messages published after the second restart",
-    )
+    await until_all(pool, world, expected, 60, "the messages published after the second restart")
     assert sorted(await stored(pool, world["ids"])) == sorted(expected)
 
 
@@ -226,9 +219,7 @@ async def test_serve_runs_one_consumer_per_integration_across_workers(
         more_infos, more = publish_burst(publisher, world["devices"], 50, 50)
         wait_published(infos + more_infos)
         expected += more
-        await until_stored(
-            pool, world, lambda r: len(r) >= len(expected), 60, "the uplinks consumed by serve"
-        )
+        await until_all(pool, world, expected, 60, "the uplinks consumed by serve")
         assert sorted(await stored(pool, world["ids"])) == sorted(expected)
         # Both workers run the loop; one holds the integration's lock, the other waits.
         assert await lock_holders(pool, world) == 1
