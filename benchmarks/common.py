@@ -396,17 +396,6 @@ class WrkResult(msgspec.Struct, kw_only=True):
             **more,
         }
 
-    @property
-    def latency(self) -> Latency:
-        return Latency(
-            n=self.requests,
-            mean_ms=self.mean_ms,
-            p50_ms=self.p50_ms,
-            p95_ms=math.nan,
-            p99_ms=self.p99_ms,
-            max_ms=self.max_ms,
-        )
-
 
 def wrk_path() -> str:
     found = shutil.which("wrk")
