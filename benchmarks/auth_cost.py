@@ -147,16 +147,7 @@ def http_measures(ctx: Context) -> list[Measure]:
                 group="auth",
                 floor=floor,
                 floor_name="HTTP floor",
-                details={
-                    "p50_ms": result.p50_ms,
-                    "p90_ms": result.p90_ms,
-                    "p99_ms": result.p99_ms,
-                    "connections": connections,
-                    "route": "GET /me",
-                    "requests": result.requests,
-                    "bad_status": result.bad_status,
-                    "socket_errors": result.socket_errors,
-                },
+                details=result.details("GET /me"),
             )
         )
     return out

@@ -165,22 +165,15 @@ def run(ctx: Context) -> list[Measure]:
                 "uplinks/s",
                 group="ingest",
                 min_value=TARGET,
-                details={
-                    "p50_ms": result.p50_ms,
-                    "p90_ms": result.p90_ms,
-                    "p99_ms": result.p99_ms,
-                    "max_ms": result.max_ms,
-                    "connections": connections,
-                    "route": "ingest up",
-                    "requests": result.requests,
-                    "lines": count,
-                    "wrapped": result.requests > count,
-                    "bad_status": result.bad_status,
-                    "socket_errors": result.socket_errors,
-                    "committed": stored,
-                    "lost": lost,
-                    "raw_readings_written": readings,
-                },
+                details=result.details(
+                    "ingest up",
+                    max_ms=result.max_ms,
+                    lines=count,
+                    wrapped=result.requests > count,
+                    committed=stored,
+                    lost=lost,
+                    raw_readings_written=readings,
+                ),
             )
         )
         if lost or result.bad_status or result.requests > count:

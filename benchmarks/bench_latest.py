@@ -82,19 +82,6 @@ def _requests(ctx: Context, base_url: str) -> tuple[list[Request], list[Request]
     return plain, conditional
 
 
-def _details(result: Any, connections: int, route: str) -> dict[str, Any]:
-    return {
-        "p50_ms": result.p50_ms,
-        "p90_ms": result.p90_ms,
-        "p99_ms": result.p99_ms,
-        "connections": connections,
-        "route": route,
-        "requests": result.requests,
-        "bad_status": result.bad_status,
-        "socket_errors": result.socket_errors,
-    }
-
-
 def _database(ctx: Context) -> Measure:
     import uuid
 
@@ -232,7 +219,7 @@ def run(ctx: Context) -> list[Measure]:
                     floor=floor,
                     floor_name="HTTP floor",
                     min_ratio=target,
-                    details=_details(result, connections, f"/latest {label}"),
+                    details=result.details(f"/latest {label}"),
                 )
             )
     out.append(_observing_cost(ctx, conditional_file))

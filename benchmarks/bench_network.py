@@ -117,26 +117,37 @@ class StoreWatch:
         self.client.loop_stop()
 
 
+async def _integration_per_partner(
+    connection: Any, columns: str, values: str, run_id: str, *args: Any
+) -> list[str]:
+    """One ChirpStack integration per partner that has devices, its token hash from `run_id`
+    and the partner, with `columns` set to `values` ($2 on are `args`); their ids."""
+    rows = await connection.fetch(
+        f"""INSERT INTO integrations (id, partner_id, kind, token_hash, {columns})
+            SELECT gen_random_uuid(), p.id, 'chirpstack',
+                   sha256(convert_to('mqtt-' || $1 || p.id::text, 'UTF8')), {values}
+              FROM partners p
+             WHERE EXISTS (SELECT 1 FROM devices d WHERE d.partner_id = p.id)
+            RETURNING id::text""",
+        run_id,
+        *args,
+    )
+    return [r["id"] for r in rows]
+
+
 async def _add_mqtt_integrations(database_url: str, broker_url: str, run_id: str) -> list[str]:
     connection = await connect(database_url)
     try:
-        rows = await connection.fetch(
-            """INSERT INTO integrations (id, partner_id, kind, token_hash, mqtt_url, mqtt_topic,
-                                         mqtt_client_id)
-               SELECT gen_random_uuid(), p.id, 'chirpstack',
-                      sha256(convert_to('mqtt-' || $1 || p.id::text, 'UTF8')), $2,
-                      'application/' || p.id || '/device/+/event/+',
-                      'bench-' || $3 || '-' || left(p.id::text, 8)
-                 FROM partners p
-                WHERE EXISTS (SELECT 1 FROM devices d WHERE d.partner_id = p.id)
-               RETURNING id::text""",
+        return await _integration_per_partner(
+            connection,
+            "mqtt_url, mqtt_topic, mqtt_client_id",
+            """$2, 'application/' || p.id || '/device/+/event/+',
+               'bench-' || $1 || '-' || left(p.id::text, 8)""",
             run_id,
             broker_url,
-            run_id,
         )
     finally:
         await connection.close()
-    return [r["id"] for r in rows]
 
 
 async def _delete_integrations(database_url: str, ids: list[str]) -> None:
@@ -312,17 +323,8 @@ async def _downlink_setup(database_url: str, fake_url: str, api_token: str, run_
                    RETURNING id::text, profile_id::text""",
                 run_id,
             )
-            integrations = await connection.fetch(
-                """INSERT INTO integrations (id, partner_id, kind, token_hash, grpc_url,
-                                             grpc_api_token)
-                   SELECT gen_random_uuid(), p.id, 'chirpstack',
-                      sha256(convert_to('mqtt-' || $1 || p.id::text, 'UTF8')), $2, $3
-                     FROM partners p
-                    WHERE EXISTS (SELECT 1 FROM devices d WHERE d.partner_id = p.id)
-                   RETURNING id::text""",
-                run_id,
-                fake_url,
-                api_token,
+            integrations = await _integration_per_partner(
+                connection, "grpc_url, grpc_api_token", "$2, $3", run_id, fake_url, api_token
             )
             rates = await connection.fetch(
                 "SELECT num, downlink_rate_per_hour FROM devices WHERE status = 'assigned'"
@@ -334,7 +336,7 @@ async def _downlink_setup(database_url: str, fake_url: str, api_token: str, run_
         await connection.close()
     return (
         {r["profile_id"]: r["id"] for r in templates},
-        [r["id"] for r in integrations],
+        integrations,
         [(r["num"], r["downlink_rate_per_hour"]) for r in rates],
     )
 

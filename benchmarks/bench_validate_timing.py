@@ -148,44 +148,34 @@ def summarize(samples: dict[str, list[float]], argon: dict[str, list[float]]) ->
         }
         for name, values in samples.items()
     }
+    labels = {"unknown": "unknown email", "wrong": "wrong password", "correct": "correct password"}
+    per_case = [
+        measure(
+            f"validate {label} p50",
+            medians[name],
+            "ms",
+            group="validate_timing",
+            details=details[name],
+        )
+        for name, label in labels.items()
+    ]
+    gaps = [
+        measure(
+            name,
+            abs(gap),
+            "ms",
+            group="validate_timing",
+            max_value=5,
+            details={"signed_ms": round(gap, 3)},
+        )
+        for name, gap in (
+            ("validate |unknown - wrong| p50", difference),
+            ("validate paired (unknown - wrong) p50", paired),
+        )
+    ]
     return [
-        measure(
-            "validate unknown email p50",
-            medians["unknown"],
-            "ms",
-            group="validate_timing",
-            details=details["unknown"],
-        ),
-        measure(
-            "validate wrong password p50",
-            medians["wrong"],
-            "ms",
-            group="validate_timing",
-            details=details["wrong"],
-        ),
-        measure(
-            "validate correct password p50",
-            medians["correct"],
-            "ms",
-            group="validate_timing",
-            details=details["correct"],
-        ),
-        measure(
-            "validate |unknown - wrong| p50",
-            abs(difference),
-            "ms",
-            group="validate_timing",
-            max_value=5,
-            details={"signed_ms": round(difference, 3)},
-        ),
-        measure(
-            "validate paired (unknown - wrong) p50",
-            abs(paired),
-            "ms",
-            group="validate_timing",
-            max_value=5,
-            details={"signed_ms": round(paired, 3)},
-        ),
+        *per_case,
+        *gaps,
         measure(
             "argon2 verify paired (dummy - real) p50",
             abs(argon_paired),

@@ -382,16 +382,19 @@ class WrkResult(msgspec.Struct, kw_only=True):
     socket_errors: int
     bad_status: int  # responses that were neither 2xx nor 3xx
 
-    @property
-    def latency(self) -> Latency:
-        return Latency(
-            n=self.requests,
-            mean_ms=self.mean_ms,
-            p50_ms=self.p50_ms,
-            p95_ms=math.nan,
-            p99_ms=self.p99_ms,
-            max_ms=self.max_ms,
-        )
+    def details(self, route: str, **more: Any) -> dict[str, Any]:
+        """A measure's details for this run of `route`: latencies, load and errors, and `more`."""
+        return {
+            "p50_ms": self.p50_ms,
+            "p90_ms": self.p90_ms,
+            "p99_ms": self.p99_ms,
+            "connections": self.connections,
+            "route": route,
+            "requests": self.requests,
+            "bad_status": self.bad_status,
+            "socket_errors": self.socket_errors,
+            **more,
+        }
 
 
 def wrk_path() -> str:
@@ -681,8 +684,15 @@ def call_run(run: Callable[[Context], Any], ctx: Context) -> list[Measure]:
     return list(run(ctx))
 
 
-def default_context(scale: str = "S", quick: bool = False) -> Context:
-    work = RESULTS_DIR / "scratch"
+def default_context(
+    scale: str = "S",
+    quick: bool = False,
+    work_dir: Path | None = None,
+    also_at: tuple[int, ...] = (),
+) -> Context:
+    """The run's settings: short with `quick` (64 connections only), else 64, 16, 128 and
+    `also_at` connections; scratch files in `work_dir` (the results' scratch folder)."""
+    work = work_dir or RESULTS_DIR / "scratch"
     work.mkdir(parents=True, exist_ok=True)
     return Context(
         manifest=load_manifest(scale),
@@ -690,7 +700,7 @@ def default_context(scale: str = "S", quick: bool = False) -> Context:
         work_dir=work,
         duration=3.0 if quick else 10.0,
         repetitions=30 if quick else 300,
-        connections=[64] if quick else [64, 16, 128],
+        connections=[64] if quick else [64, 16, 128, *also_at],
     )
 
 

@@ -276,11 +276,7 @@ def plot_latency(measures: list[Measure], path: Path) -> bool:
     ax.set_xlabel("latency (ms, log scale)")
     ax.set_title("Latency percentiles per route and query")
     ax.legend()
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return _save_bars(fig, ax, path)
 
 
 def plot_speedups(measures: list[Measure], path: Path) -> bool:
@@ -322,6 +318,13 @@ def plot_speedups(measures: list[Measure], path: Path) -> bool:
             va="center",
             fontsize=7,
         )
+    return _save_bars(fig, ax, path)
+
+
+def _save_bars(fig: Any, ax: Any, path: Path) -> bool:
+    """Grids the value axis of a bar chart, writes it to `path` and frees the figure."""
+    import matplotlib.pyplot as plt
+
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -331,10 +334,7 @@ def plot_speedups(measures: list[Measure], path: Path) -> bool:
 
 def _target_ratio(m: Measure) -> float | None:
     """The ratio a measure's target asks for (`>= 50x ...`), if it has one that applies."""
-    if m.target is None or "not applied" in m.target:
-        return None
-    match = re.search(r">= ([\d.]+)x", m.target)
-    return float(match.group(1)) if match else None
+    return _target_bound(m, r">= ([\d.]+)x")
 
 
 def _route_of(m: Measure) -> str:
@@ -415,18 +415,19 @@ def plot_storage(measures: list[Measure], path: Path) -> bool:
     ax.set_xlabel("bytes on disk per reading")
     ax.set_title("Storage per reading by part (tables with TOAST; indexes of all of them)")
     ax.legend(fontsize=7, loc="lower right")
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return _save_bars(fig, ax, path)
 
 
 def _target_value(m: Measure) -> float | None:
     """The bound of a `<= N unit` target that applies, if any."""
+    return _target_bound(m, r"<= ([\d.]+)")
+
+
+def _target_bound(m: Measure, pattern: str) -> float | None:
+    """The number `pattern` finds in a measure's target, if it has one that applies."""
     if m.target is None or "not applied" in m.target:
         return None
-    match = re.search(r"<= ([\d.]+)", m.target)
+    match = re.search(pattern, m.target)
     return float(match.group(1)) if match else None
 
 

@@ -31,6 +31,7 @@ from benchmarks.common import (
     Request,
     concurrent_calls,
     connect,
+    default_context,
     load_manifest,
     measure,
     migrate_database,
@@ -95,14 +96,7 @@ def floors(ctx: Context) -> list[Measure]:
                     result.rps,
                     "req/s",
                     group="floors",
-                    details={
-                        "p50_ms": result.p50_ms,
-                        "p90_ms": result.p90_ms,
-                        "p99_ms": result.p99_ms,
-                        "connections": connections,
-                        "route": "HTTP floor",
-                        "requests": result.requests,
-                    },
+                    details=result.details("HTTP floor"),
                 )
             )
     ctx.floors["http"] = ctx.floors["http@64"]
@@ -330,17 +324,6 @@ def run_module(ctx: Context, group: str, module: str, timeout: float) -> Outcome
 # --------------------------------------------------------------------------- the run
 
 
-def make_context(scale: str, quick: bool, work_dir: Path) -> Context:
-    return Context(
-        manifest=load_manifest(scale),
-        quick=quick,
-        work_dir=work_dir,
-        duration=3.0 if quick else 10.0,
-        repetitions=30 if quick else 300,
-        connections=[64] if quick else [64, 16, 128, 256],
-    )
-
-
 def prime(scale: str) -> None:
     """/latest needs each device's stored body: one uplink per device through the pipeline."""
     import uvloop
@@ -355,15 +338,13 @@ def prime(scale: str) -> None:
 
 
 def run_suite(scale: str, quick: bool, only: list[str] | None, out_dir: Path) -> list[Outcome]:
-    work = out_dir / "work"
-    work.mkdir(parents=True, exist_ok=True)
     manifest = load_manifest(scale)
     # The dataset may predate newer migrations; benchmark the schema of the checkout.
     print("bench: migrating the dataset's database", file=sys.stderr, flush=True)
     asyncio.run(migrate_database(manifest.database_url))
     if not manifest.latest_primed:
         prime(scale)
-    ctx = make_context(scale, quick, work)
+    ctx = default_context(scale, quick, out_dir / "work", also_at=(256,))
     wanted = set(only or CLASSES)
     if wanted & {"latest", "auth", "ingest"}:
         wanted.add("floors")  # ratios need the floors of the same run

@@ -71,6 +71,14 @@ class World:
         into.append(entity)
         return entity
 
+    def _named(
+        self, into: list[Entity], kind: str, overrides: dict[str, Any], **fields: Any
+    ) -> Entity:
+        """A new `kind` with an id, a numbered name (`Site 3`), `fields` and the caller's
+        `overrides`, added to `into`."""
+        entity: Entity = {"id": new_id(), "name": f"{kind} {self._n()}", **fields}
+        return self._add(into, entity, overrides)
+
     def _is_partner(self, owner: Entity) -> bool:
         return any(owner is partner for partner in self.partners)
 
@@ -80,36 +88,22 @@ class World:
     # Tenancy -----------------------------------------------------------------------------
 
     def partner(self, **overrides: Any) -> Entity:
-        n = self._n()
-        partner: Entity = {
-            "id": new_id(),
-            "name": f"Partner {n}",
-            "keys": [],
-            "integrations": [],
-            "users": [],
-            "profiles": [],
-            "inventory": {"devices": [], "gateways": []},
-            "subAccounts": [],
-        }
-        partner.update(overrides)
-        self.partners.append(partner)
-        return partner
+        return self._named(
+            self.partners,
+            "Partner",
+            overrides,
+            keys=[],
+            integrations=[],
+            users=[],
+            profiles=[],
+            inventory={"devices": [], "gateways": []},
+            subAccounts=[],
+        )
 
     def sub_account(self, partner: Entity, **overrides: Any) -> Entity:
-        n = self._n()
-        sub_account: Entity = {
-            "id": new_id(),
-            "name": f"Customer {n}",
-            "keys": [],
-            "sites": [],
-            "networks": [],
-            "gateways": [],
-            "devices": [],
-            "members": [],
-            "multicastGroups": [],
-        }
-        sub_account.update(overrides)
-        partner["subAccounts"].append(sub_account)
+        lists = ("keys", "sites", "networks", "gateways", "devices", "members", "multicastGroups")
+        empty: dict[str, Any] = {name: [] for name in lists}
+        sub_account = self._named(partner["subAccounts"], "Customer", overrides, **empty)
         self._partner_of[sub_account["id"]] = partner
         return sub_account
 
@@ -204,16 +198,15 @@ class World:
     def profile(
         self, partner: Entity, fields: list[Entity] | None = None, **overrides: Any
     ) -> Entity:
-        n = self._n()
-        profile: Entity = {
-            "id": new_id(),
-            "name": f"Profile {n}",
-            "retainLastValue": False,
-            "fields": [self.field("temperature", unit="°C")] if fields is None else fields,
-            "downlinkTemplates": [],
-            "alertRules": [],
-        }
-        return self._add(partner["profiles"], profile, overrides)
+        return self._named(
+            partner["profiles"],
+            "Profile",
+            overrides,
+            retainLastValue=False,
+            fields=[self.field("temperature", unit="°C")] if fields is None else fields,
+            downlinkTemplates=[],
+            alertRules=[],
+        )
 
     def downlink_template(self, profile: Entity, **overrides: Any) -> Entity:
         n = self._n()
@@ -238,22 +231,12 @@ class World:
     # Places ------------------------------------------------------------------------------
 
     def site(self, sub_account: Entity, parent: Entity | None = None, **overrides: Any) -> Entity:
-        n = self._n()
-        site: Entity = {
-            "id": new_id(),
-            "name": f"Site {n}",
-            "parentSiteId": parent["id"] if parent else None,
-        }
-        return self._add(sub_account["sites"], site, overrides)
+        parent_id = parent["id"] if parent else None
+        return self._named(sub_account["sites"], "Site", overrides, parentSiteId=parent_id)
 
     def network(self, sub_account: Entity, site: Entity | None = None, **overrides: Any) -> Entity:
-        n = self._n()
-        network: Entity = {
-            "id": new_id(),
-            "name": f"Network {n}",
-            "siteId": site["id"] if site else None,
-        }
-        return self._add(sub_account["networks"], network, overrides)
+        site_id = site["id"] if site else None
+        return self._named(sub_account["networks"], "Network", overrides, siteId=site_id)
 
     # Equipment ---------------------------------------------------------------------------
 
@@ -311,13 +294,8 @@ class World:
     def multicast_group(
         self, sub_account: Entity, devices: list[Entity] | None = None, **overrides: Any
     ) -> Entity:
-        n = self._n()
-        group: Entity = {
-            "id": new_id(),
-            "name": f"Group {n}",
-            "deviceIds": [device["id"] for device in devices or []],
-        }
-        return self._add(sub_account["multicastGroups"], group, overrides)
+        ids = [device["id"] for device in devices or []]
+        return self._named(sub_account["multicastGroups"], "Group", overrides, deviceIds=ids)
 
     # Telemetry ---------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""Helpers shared by the tests: request headers, waiting for a change to reach the app."""
+"""Helpers shared by the tests: request headers, waiting for a change to reach the app, a
+device's ingest context."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from typing import Any
 import asyncpg
 import httpx
 from litestar.testing import AsyncTestClient
+
+from app.telemetry import catalog
+from app.telemetry.catalog import DeviceContext
 
 
 def bearer(key: str, **extra: str) -> dict[str, str]:
@@ -52,3 +56,13 @@ async def get_ok(client: AsyncTestClient, key: str, path: str, **request: Any) -
     response = await client.get(path, headers=bearer(key), **request)
     assert response.status_code == 200, response.text
     return response.json()
+
+
+async def ingest_context(pool: asyncpg.Pool, device_id: object) -> DeviceContext:
+    """The ingest pipeline's context of the device `device_id`, read from its row."""
+    row = await pool.fetchrow(
+        "SELECT partner_id, num, id, status, profile_id, static_values, calibration"
+        " FROM devices WHERE id = $1",
+        device_id,
+    )
+    return await catalog.context_from_row(pool, row)

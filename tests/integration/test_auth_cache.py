@@ -47,9 +47,12 @@ def cache_of(client: AsyncTestClient) -> AuthCache:
     return cache
 
 
-async def change_key(client: AsyncTestClient, pool: asyncpg.Pool, key: Secret, change: str) -> None:
-    """Sets `change` (SQL) on the key's row and waits for the app to hear of it."""
+async def after_change(
+    client: AsyncTestClient, pool: asyncpg.Pool, key: Secret, change: str, path: str
+) -> httpx.Response:
+    """Sets `change` (SQL) on the key's row, waits for the app to hear of it, then asks `path`."""
     await committed(client, pool, f"UPDATE api_keys SET {change} WHERE id = $1", uuid.UUID(key.id))
+    return await client.get(path, headers=bearer(key))
 
 
 async def test_the_in_process_app_serves_from_the_cache(
@@ -76,8 +79,7 @@ async def test_a_committed_revocation_drops_the_cached_key(
     _, key = await partner_key(pool)
     for _ in range(3):
         assert (await client.get("/api/v1/me", headers=bearer(key))).status_code == 200
-    await change_key(client, pool, key, "revoked_at = now()")
-    response = await client.get("/api/v1/me", headers=bearer(key))
+    response = await after_change(client, pool, key, "revoked_at = now()", "/api/v1/me")
     assert response.status_code == 401
     assert response.headers["www-authenticate"] == "Bearer"
     assert response.json()["error"]["code"] == "key_revoked"
@@ -128,8 +130,7 @@ async def test_tier_scope_and_feature_changes_are_seen(
     assert response.headers["x-ratelimit-limit"] == "7"
     assert response.headers["x-ratelimit-remaining"] == "4", "3 requests so far"
 
-    await change_key(client, pool, key, "scopes = '{}'")
-    response = await client.get("/api/v1/networks", headers=bearer(key))
+    response = await after_change(client, pool, key, "scopes = '{}'", "/api/v1/networks")
     assert_error(response, 403, "insufficient_scope")
 
 
@@ -288,8 +289,7 @@ async def test_a_lost_listener_falls_back_then_the_cache_returns(
     assert cache.active, "the worker listens again"
     response = await client.get("/api/v1/me", headers=bearer(key))
     assert response.headers["x-ratelimit-remaining"] == "47"
-    await change_key(client, pool, key, "revoked_at = now()")
-    response = await client.get("/api/v1/me", headers=bearer(key))
+    response = await after_change(client, pool, key, "revoked_at = now()", "/api/v1/me")
     assert_error(response, 401, "key_revoked")
 
 
@@ -320,8 +320,7 @@ async def test_latest_through_the_cache_counts_and_checks_in_order(
     response = await client.get(url, headers=bearer(no_scope))
     assert_error(response, 403, "insufficient_scope")
     assert await day_count(pool, key.id) == 4
-    await change_key(client, pool, key, "revoked_at = now()")
-    response = await client.get(url, headers=bearer(key))
+    response = await after_change(client, pool, key, "revoked_at = now()", url)
     assert_error(response, 401, "key_revoked")
 
 

@@ -181,27 +181,18 @@ async def test_nack_and_downlink_error_logs(
     one, two = fake.service.items_of(dev["devEui"])
     await post_event(client, world, "ack", dev["devEui"], queue_item_id=one.id, acknowledged=False)
     assert (await item(client, world, first["queueItemId"]))["status"] == "nacked"
+
+    async def log_about_two(code: int, description: str, **level: Any) -> None:
+        fields = {"code": code, "description": description, **level}
+        await post_event(
+            client, world, "log", dev["devEui"], context={"queue_item_id": two.id}, **fields
+        )
+
     # A log event that is not a downlink error is ignored; a DOWNLINK_* one fails the item.
-    await post_event(
-        client,
-        world,
-        "log",
-        dev["devEui"],
-        code=integration.LogCode.UPLINK_CODEC,
-        description="codec",
-        context={"queue_item_id": two.id},
-    )
+    await log_about_two(integration.LogCode.UPLINK_CODEC, "codec")
     assert (await item(client, world, second["queueItemId"]))["status"] == "submitted"
-    await post_event(
-        client,
-        world,
-        "log",
-        dev["devEui"],
-        level=integration.LogLevel.ERROR,
-        code=integration.LogCode.DOWNLINK_GATEWAY,
-        description="gateway refused",
-        context={"queue_item_id": two.id},
-    )
+    error = integration.LogLevel.ERROR
+    await log_about_two(integration.LogCode.DOWNLINK_GATEWAY, "gateway refused", level=error)
     body = await item(client, world, second["queueItemId"])
     assert body["status"] == "failed"
     assert body["error"] == "DOWNLINK_GATEWAY: gateway refused"

@@ -90,6 +90,26 @@ async def stored(pool: asyncpg.Pool, item_id: str) -> asyncpg.Record:
     )
 
 
+async def queued(pool: asyncpg.Pool, device_id: str) -> int:
+    """How many downlinks the queue holds for the device."""
+    count: int = await pool.fetchval(
+        "SELECT count(*) FROM downlink_queue q JOIN devices d ON d.num = q.device_num"
+        " WHERE d.id = $1",
+        uuid.UUID(device_id),
+    )
+    return count
+
+
+async def backdate(pool: asyncpg.Pool, device_id: str, age: timedelta, which: str) -> None:
+    """Makes the device's queued items that match `which` (SQL on q) `age` old."""
+    await pool.execute(
+        "UPDATE downlink_queue q SET created_at = now() - $2::interval"
+        f"  FROM devices d WHERE d.num = q.device_num AND d.id = $1 AND {which}",
+        uuid.UUID(device_id),
+        age,
+    )
+
+
 async def test_template_list_is_enveloped_and_paged(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
@@ -292,12 +312,7 @@ async def test_data_field_errors_name_the_field(
     for data in ({"a": 0, "b": -128, "g": 2**32 - 1, "i": -(2**31), "k": 3}, {"b": 127}):
         response = await send(client, s.write, s.device["id"], {"key": "all_types", "data": data})
         assert response.status_code == 202, data
-    count = await pool.fetchval(
-        "SELECT count(*) FROM downlink_queue q JOIN devices d ON d.num = q.device_num"
-        " WHERE d.id = $1",
-        uuid.UUID(s.device["id"]),
-    )
-    assert count == 2
+    assert await queued(pool, s.device["id"]) == 2
 
 
 async def test_missing_value_without_sample_is_invalid_body(
@@ -411,22 +426,14 @@ async def test_rate_limit_per_device_with_retry_after(
     response = await send(client, s.write, other["id"], {"key": "set_interval"})
     assert response.status_code == 202
     # Items older than an hour leave the window; the oldest in-window item sets Retry-After.
-    await pool.execute(
-        "UPDATE downlink_queue q SET created_at = now() - interval '59 minutes 50 seconds'"
-        "  FROM devices d WHERE d.num = q.device_num AND d.id = $1"
-        "   AND q.id = (SELECT q2.id FROM downlink_queue q2 WHERE q2.device_num = d.num"
-        "               ORDER BY q2.created_at LIMIT 1)",
-        uuid.UUID(s.device["id"]),
-    )
+    oldest = "q.id = (SELECT q2.id FROM downlink_queue q2 WHERE q2.device_num = d.num"
+    oldest += " ORDER BY q2.created_at LIMIT 1)"
+    await backdate(pool, s.device["id"], timedelta(minutes=59, seconds=50), oldest)
     response = await send(client, s.write, s.device["id"], {"key": "set_interval"})
     assert response.status_code == 429
     assert 1 <= int(response.headers["retry-after"]) <= 11
-    await pool.execute(
-        "UPDATE downlink_queue q SET created_at = now() - interval '61 minutes'"
-        "  FROM devices d WHERE d.num = q.device_num AND d.id = $1"
-        "   AND q.created_at < now() - interval '59 minutes'",
-        uuid.UUID(s.device["id"]),
-    )
+    aged = "q.created_at < now() - interval '59 minutes'"
+    await backdate(pool, s.device["id"], timedelta(minutes=61), aged)
     response = await send(client, s.write, s.device["id"], {"key": "set_interval"})
     assert response.status_code == 202
 
@@ -456,9 +463,4 @@ async def test_concurrent_sends_never_exceed_the_rate(
     codes = sorted(r.status_code for r in responses)
     assert codes.count(202) == 5, codes
     assert codes.count(429) == 7, codes
-    count = await pool.fetchval(
-        "SELECT count(*) FROM downlink_queue q JOIN devices d ON d.num = q.device_num"
-        " WHERE d.id = $1",
-        uuid.UUID(s.device["id"]),
-    )
-    assert count == 5
+    assert await queued(pool, s.device["id"]) == 5

@@ -147,6 +147,14 @@ async def own(client: AsyncTestClient, setup: Setup, **params: Any) -> Any:
     return await get(client, setup.partner_key, setup.device["id"], **params)
 
 
+async def between(
+    client: AsyncTestClient, setup: Setup, start: str, end: str, **params: Any
+) -> Any:
+    """The setup device's history from `start` to `end` (its temperature unless `field`)."""
+    params.setdefault("field", "temperature")
+    return await own(client, setup, **{"from": start, "to": end}, **params)
+
+
 def assert_error(response: Any, status: int, code: str, names: str | None = None) -> None:
     assert response.status_code == status, response.text
     body = response.json()
@@ -173,12 +181,7 @@ async def test_raw_newest_first_with_site_at_arrival(
             {temp: i + 0.5},
             site_num=site_num,
         )
-    response = await own(
-        client,
-        setup,
-        field="temperature",
-        **{"from": iso(base), "to": iso(base + timedelta(hours=1))},
-    )
+    response = await between(client, setup, iso(base), iso(base + timedelta(hours=1)))
     assert response.status_code == 200, response.text
     body = response.json()
     assert set(body) == {"data"}
@@ -206,23 +209,15 @@ async def test_raw_newest_first_with_site_at_arrival(
     assert by_uuid.json()["data"]["field"] == "temperature"
     assert [p["value"] for p in by_uuid.json()["data"]["points"]] == [3.5, 1.5]
 
-    at_site = await own(
-        client,
-        setup,
-        field="temperature",
-        siteId=setup.sites[1]["id"],
-        **{"from": iso(base), "to": iso(base + timedelta(hours=1))},
+    at_site = await between(
+        client, setup, iso(base), iso(base + timedelta(hours=1)), siteId=setup.sites[1]["id"]
     )
     assert at_site.json()["data"]["points"] == [
         {"time": iso(base + timedelta(minutes=5)), "value": 3.5, "siteId": setup.sites[1]["id"]}
     ]
     for other_site in (setup.foreign_site["id"], str(uuid.uuid4())):
-        nothing = await own(
-            client,
-            setup,
-            field="temperature",
-            siteId=other_site,
-            **{"from": iso(base), "to": iso(base + timedelta(hours=1))},
+        nothing = await between(
+            client, setup, iso(base), iso(base + timedelta(hours=1)), siteId=other_site
         )
         assert nothing.status_code == 200
         assert nothing.json()["data"]["points"] == []
@@ -242,24 +237,11 @@ async def test_raw_is_capped_at_500_with_truncated(
     assert full["points"][0]["value"] == 500.0
     assert full["points"][-1]["value"] == 1.0
     # Paging back: `to` = the oldest time received.
-    older = (
-        await own(
-            client,
-            setup,
-            field="temperature",
-            **{"from": iso(base), "to": full["points"][-1]["time"]},
-        )
-    ).json()["data"]
+    older = (await between(client, setup, iso(base), full["points"][-1]["time"])).json()["data"]
     assert "truncated" not in older
     assert [p["value"] for p in older["points"]] == [0.0]
-    exactly = (
-        await own(
-            client,
-            setup,
-            field="temperature",
-            **{"from": iso(base + timedelta(seconds=1)), "to": window["to"]},
-        )
-    ).json()["data"]
+    after_first = iso(base + timedelta(seconds=1))
+    exactly = (await between(client, setup, after_first, window["to"])).json()["data"]
     assert len(exactly["points"]) == 500 and "truncated" not in exactly
 
 
@@ -432,16 +414,11 @@ async def test_retention_clamps_and_refuses(
         )
         assert data["from"] == data["retentionCutoff"]
         assert [p["value"] for p in data["points"]] == [2.0]
-    outside = await own(
-        client,
-        setup,
-        field="temperature",
-        **{"from": iso(old - timedelta(days=1)), "to": iso(old + timedelta(days=1))},
+    outside = await between(
+        client, setup, iso(old - timedelta(days=1)), iso(old + timedelta(days=1))
     )
     assert_error(outside, 403, "outside_retention")
-    inside = await own(
-        client, setup, field="temperature", **{"from": iso(NOW - timedelta(days=2)), "to": iso(NOW)}
-    )
+    inside = await between(client, setup, iso(NOW - timedelta(days=2)), iso(NOW))
     assert "clamped" not in inside.json()["data"] and "retentionCutoff" not in inside.json()["data"]
 
 
@@ -538,28 +515,23 @@ async def test_packing_and_compaction_keep_every_answer(
 # Errors and their order ------------------------------------------------------------------
 
 
+# Days for the ranges below; `field` and the rest of the query come from the test's base.
+JAN1, JAN2, JAN3 = (f"2026-01-0{day}T00:00:00Z" for day in (1, 2, 3))
+
+
 @pytest.mark.parametrize(
     ("params", "name"),
     [
-        ({"field": "temperature", "from": "yesterday", "to": "2026-01-02T00:00:00Z"}, "from"),
-        ({"field": "temperature", "from": "2026-01-01T00:00:00Z", "to": "2026-13-02"}, "to"),
-        (
-            {"field": "temperature", "from": "2026-01-02T00:00:00Z", "to": "2026-01-02T00:00:00Z"},
-            "from",
-        ),
-        (
-            {"field": "temperature", "from": "2026-01-03T00:00:00Z", "to": "2026-01-02T00:00:00Z"},
-            "from",
-        ),
+        ({"from": "yesterday", "to": JAN2}, "from"),
+        ({"from": JAN1, "to": "2026-13-02"}, "to"),
+        ({"from": JAN2, "to": JAN2}, "from"),
+        ({"from": JAN3, "to": JAN2}, "from"),
         ({"resolution": "weekly"}, "resolution"),
         ({"resolution": "PT0S"}, "resolution"),
         ({"resolution": "PT0.5S"}, "resolution"),
         ({"resolution": "P1M1D"}, "resolution"),
         ({"resolution": "P"}, "resolution"),
-        (
-            {"resolution": "PT1S", "from": "2026-01-01T00:00:00Z", "to": "2026-01-02T00:00:00Z"},
-            "resolution",
-        ),
+        ({"resolution": "PT1S", "from": JAN1, "to": JAN2}, "resolution"),
         ({"resolution": "P200000000Y"}, "resolution"),
         ({"resolution": "PT3000000000H"}, "resolution"),
         ({"resolution": "P101Y"}, "resolution"),
@@ -570,7 +542,7 @@ async def test_packing_and_compaction_keep_every_answer(
         ({"resolution": "PT1.5H30M"}, "resolution"),
         ({"from": "0001-01-01T00:00:00+01:00"}, "from"),
         ({"to": "0001-01-01T00:30:00+01:00"}, "to"),
-        ({"from": "2026-01-01T00:00:00Z", "to": "9999-12-31T23:59:59-01:00"}, "to"),
+        ({"from": JAN1, "to": "9999-12-31T23:59:59-01:00"}, "to"),
         ({"field": "\x00x"}, "field"),
         ({"siteId": "\x00"}, "siteId"),
         ({"resolution": "PT1H", "agg": "median"}, "agg"),
@@ -599,20 +571,16 @@ async def test_missing_parameters_name_the_parameter(client: AsyncTestClient, se
 
 async def test_ten_thousand_buckets_is_the_limit(client: AsyncTestClient, setup: Setup) -> None:
     start = NOW - timedelta(days=2)
-    ok = await own(
-        client,
-        setup,
-        field="temperature",
-        resolution="PT1M",
-        **{"from": iso(start), "to": iso(start + timedelta(minutes=10_000))},
+    ok = await between(
+        client, setup, iso(start), iso(start + timedelta(minutes=10_000)), resolution="PT1M"
     )
     assert ok.status_code == 200, ok.text
-    over = await own(
+    over = await between(
         client,
         setup,
-        field="temperature",
+        iso(start),
+        iso(start + timedelta(minutes=10_000, seconds=1)),
         resolution="PT1M",
-        **{"from": iso(start), "to": iso(start + timedelta(minutes=10_000, seconds=1))},
     )
     assert_error(over, 400, "invalid_parameter", "resolution")
 
@@ -694,22 +662,14 @@ async def test_site_ids_read_null_without_multi_site(
 async def test_calendar_limits_answer_without_error(client: AsyncTestClient, setup: Setup) -> None:
     # The next hour or day boundary after 9999-12-31T23:30 is past the last datetime.
     for resolution in ("hourly", "daily", "P1M", "PT7M"):
-        response = await own(
-            client,
-            setup,
-            field="temperature",
-            resolution=resolution,
-            **{"from": "9999-12-31T23:30:00Z", "to": "9999-12-31T23:59:00Z"},
+        response = await between(
+            client, setup, "9999-12-31T23:30:00Z", "9999-12-31T23:59:00Z", resolution=resolution
         )
         assert response.status_code == 200, (resolution, response.text)
         assert response.json()["data"]["points"] == []
     # A range from year 1 is clamped to the retention.
-    clamped = await own(
-        client,
-        setup,
-        field="temperature",
-        resolution="P100Y",
-        **{"from": "0001-01-01T00:00:00Z", "to": "9999-12-31T23:59:59Z"},
+    clamped = await between(
+        client, setup, "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", resolution="P100Y"
     )
     assert clamped.status_code == 200, clamped.text
     assert clamped.json()["data"]["clamped"] is True
@@ -723,11 +683,8 @@ async def test_timestamp_without_offset_is_utc(
     await record(pool, setup.device_num, base + timedelta(minutes=1), {level: 1.0})
     await record(pool, setup.device_num, base + timedelta(minutes=59), {level: 2.0})
     naive = base.replace(tzinfo=None)
-    plain = await own(
-        client,
-        setup,
-        field="level",
-        **{"from": naive.isoformat(), "to": (naive + timedelta(minutes=30)).isoformat()},
+    plain = await between(
+        client, setup, naive.isoformat(), (naive + timedelta(minutes=30)).isoformat(), field="level"
     )
     assert plain.status_code == 200, plain.text
     data = plain.json()["data"]
@@ -778,61 +735,28 @@ async def test_bucket_limit_counts_the_clamped_range(client: AsyncTestClient, se
     to = iso(datetime.now(UTC))
     # ~2,160 hourly buckets once clamped to 90 days; ~13 weeks; ~4 months.
     for resolution in ("hourly", "P1W", "P1M", "PT15M"):
-        response = await own(
-            client,
-            setup,
-            field="temperature",
-            resolution=resolution,
-            **{"from": "2000-01-01T00:00:00Z", "to": to},
-        )
+        response = await between(client, setup, "2000-01-01T00:00:00Z", to, resolution=resolution)
         assert response.status_code == 200, (resolution, response.text)
         assert response.json()["data"]["clamped"] is True
     # 129,600 minutes in 90 days: still over the limit after clamping.
-    over = await own(
-        client,
-        setup,
-        field="temperature",
-        resolution="PT1M",
-        **{"from": "2000-01-01T00:00:00Z", "to": to},
-    )
+    over = await between(client, setup, "2000-01-01T00:00:00Z", to, resolution="PT1M")
     assert_error(over, 400, "invalid_parameter", "resolution")
     # Entirely outside the retention: the 400 comes before the 403 (D3).
     outside = {"from": "2000-01-01T00:00:00Z", "to": "2001-01-01T00:00:00Z"}
-    assert_error(
-        await own(client, setup, field="temperature", resolution="PT1M", **outside),
-        400,
-        "invalid_parameter",
-        "resolution",
-    )
+    refused = await own(client, setup, field="temperature", resolution="PT1M", **outside)
+    assert_error(refused, 400, "invalid_parameter", "resolution")
     for resolution in ("P1W", "P1M"):
-        assert_error(
-            await own(client, setup, field="temperature", resolution=resolution, **outside),
-            403,
-            "outside_retention",
-        )
+        refused = await own(client, setup, field="temperature", resolution=resolution, **outside)
+        assert_error(refused, 403, "outside_retention")
     # P1W over 200 years is 10,436 weeks, but the range ends inside retention: only the
     # clamped weeks count.
-    weeks = await own(
-        client,
-        setup,
-        field="temperature",
-        resolution="P1W",
-        **{"from": "1826-01-01T00:00:00Z", "to": to},
-    )
+    weeks = await between(client, setup, "1826-01-01T00:00:00Z", to, resolution="P1W")
     assert weeks.status_code == 200, weeks.text
     # P1M entirely outside over 900 years (10,800 months): 400 before 403.
-    assert_error(
-        await own(
-            client,
-            setup,
-            field="temperature",
-            resolution="P1M",
-            **{"from": "1000-01-01T00:00:00Z", "to": "1900-01-01T00:00:00Z"},
-        ),
-        400,
-        "invalid_parameter",
-        "resolution",
+    refused = await between(
+        client, setup, "1000-01-01T00:00:00Z", "1900-01-01T00:00:00Z", resolution="P1M"
     )
+    assert_error(refused, 400, "invalid_parameter", "resolution")
 
 
 async def test_readings_before_the_cutoff_never_leak_through_rollups(
@@ -919,12 +843,8 @@ async def test_boolean_location_and_date_fields(
             refused = await own(client, setup, field=field, resolution="hourly", agg=agg, **window)
             assert_error(refused, 400, "invalid_parameter", "agg")
         # Non-numeric fields have no default agg.
-        assert_error(
-            await own(client, setup, field=field, resolution="PT1H", **window),
-            400,
-            "invalid_parameter",
-            "agg",
-        )
+        refused = await own(client, setup, field=field, resolution="PT1H", **window)
+        assert_error(refused, 400, "invalid_parameter", "agg")
 
 
 async def test_aggregates_other_than_sum_survive_a_sum_overflow(

@@ -15,10 +15,9 @@ from litestar.testing import AsyncTestClient
 from app.core.config import Settings
 from app.core.db import connect
 from app.ops.admin import set_device_status
-from app.telemetry import catalog
 from app.telemetry.pipeline import Uplink, store_uplink
 from tests.factories import World, load
-from tests.helpers import assert_error
+from tests.helpers import assert_error, ingest_context
 from tests.integration import test_ingest_helpers as cs
 
 INGEST = "/ingest/chirpstack"
@@ -850,12 +849,7 @@ async def test_an_uplink_waits_for_a_gateway_row_held_by_an_older_one(
     other = w.device(t["sa"], t["profile"])
     await load(pool, w)
     gateway = "0016c001ff10a235"
-    row = await pool.fetchrow(
-        "SELECT partner_id, num, id, status, profile_id, static_values, calibration"
-        " FROM devices WHERE id = $1",
-        t["device"]["id"],
-    )
-    context = await catalog.context_from_row(pool, row)
+    context = await ingest_context(pool, t["device"]["id"])
     older, newer = cs.at(10), cs.at(5)
     # Committed first, so that the hypertable chunks of these times exist: creating one
     # would make the second transaction wait for the first whatever the gateway does.

@@ -9,10 +9,11 @@ from datetime import timedelta
 import asyncpg
 import pytest
 
-from app.telemetry import catalog
 from app.telemetry.batch import Batcher
+from app.telemetry.catalog import DeviceContext
 from app.telemetry.pipeline import Uplink, store_uplink
-from tests.factories import World, load
+from tests.factories import Entity, World, load
+from tests.helpers import ingest_context
 from tests.integration import test_ingest_helpers as cs
 
 # Per device, its readings (numbers, with signal quality as field 0) as stored: each once.
@@ -25,26 +26,7 @@ SELECT count(*) AS readings, count(DISTINCT (device_num, field_num, time)) AS di
 async def test_concurrent_batches_store_exactly_what_single_uplinks_store(
     pool: asyncpg.Pool, caplog: pytest.LogCaptureFixture
 ) -> None:
-    w = World()
-    p = w.partner()
-    sa = w.sub_account(p)
-    site = w.site(sa)
-    prof = w.profile(
-        p,
-        retainLastValue=True,
-        fields=[w.field("a"), w.field("b"), w.field("s", dataType="string")],
-    )
-    w.alert_rule(prof, "a", ">", 50)
-    devices = [w.device(sa, prof, site=site) for _ in range(5)]
-    await load(pool, w)
-    contexts = []
-    for device in devices:
-        row = await pool.fetchrow(
-            "SELECT partner_id, num, id, status, profile_id, static_values, calibration"
-            " FROM devices WHERE id = $1",
-            device["id"],
-        )
-        contexts.append(await catalog.context_from_row(pool, row))
+    contexts, site = await five_devices(pool, at_a_site=True)
     base = cs.at(90)
     jobs = []
     for index in range(180):
@@ -80,25 +62,7 @@ async def test_concurrent_batches_store_exactly_what_single_uplinks_store(
     ]
 
     # The state equals what the same uplinks give one by one on twin devices.
-    w2 = World()
-    p2 = w2.partner()
-    sa2 = w2.sub_account(p2)
-    prof2 = w2.profile(
-        p2,
-        retainLastValue=True,
-        fields=[w2.field("a"), w2.field("b"), w2.field("s", dataType="string")],
-    )
-    w2.alert_rule(prof2, "a", ">", 50)
-    twins = [w2.device(sa2, prof2) for _ in range(5)]
-    await load(pool, w2)
-    twin_contexts = []
-    for device in twins:
-        row = await pool.fetchrow(
-            "SELECT partner_id, num, id, status, profile_id, static_values, calibration"
-            " FROM devices WHERE id = $1",
-            device["id"],
-        )
-        twin_contexts.append(await catalog.context_from_row(pool, row))
+    twin_contexts, _ = await five_devices(pool, at_a_site=False)
     for index, (_, uplink) in enumerate(jobs):
         twin = twin_contexts[index % 5]
         await store_uplink(pool, twin, uplink_copy(uplink), None)
@@ -111,6 +75,26 @@ async def test_concurrent_batches_store_exactly_what_single_uplinks_store(
         batched = dict(await pool.fetchrow(query, context.num))
         single = dict(await pool.fetchrow(query, twin.num))
         assert batched == single
+
+
+async def five_devices(
+    pool: asyncpg.Pool, *, at_a_site: bool
+) -> tuple[list[DeviceContext], Entity]:
+    """Five devices of one profile (numbers a and b, string s, an alert on a > 50), loaded,
+    as ingest contexts; and the site of their sub-account (theirs only if `at_a_site`)."""
+    w = World()
+    p = w.partner()
+    sa = w.sub_account(p)
+    site = w.site(sa)
+    prof = w.profile(
+        p,
+        retainLastValue=True,
+        fields=[w.field("a"), w.field("b"), w.field("s", dataType="string")],
+    )
+    w.alert_rule(prof, "a", ">", 50)
+    devices = [w.device(sa, prof, site=site if at_a_site else None) for _ in range(5)]
+    await load(pool, w)
+    return [await ingest_context(pool, device["id"]) for device in devices], site
 
 
 def uplink_copy(uplink: Uplink) -> Uplink:

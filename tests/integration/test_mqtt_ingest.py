@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,13 @@ async def until_stored(
     return await eventually(lambda: stored(pool, world["ids"]), done, seconds, what)
 
 
+async def until_all(
+    pool: asyncpg.Pool, world: dict[str, Any], expected: list[Any], seconds: float, what: str
+) -> None:
+    """Until the world's devices have stored at least as many readings as `expected`."""
+    await until_stored(pool, world, lambda r: len(r) >= len(expected), seconds, what)
+
+
 async def first_uplink(
     pool: asyncpg.Pool, world: dict[str, Any], publisher: Publisher, what: str
 ) -> list[Any]:
@@ -120,86 +128,79 @@ def consumer(database_url: str, log: Path) -> Process:
     return Process(["ingest", "mqtt"], database_url, log)
 
 
-async def test_kill_9_during_a_burst_loses_nothing_and_stores_once(
+@dataclass
+class Session:
+    """An MQTT world with a consumer subscribed to it and a publisher, once one uplink has
+    been stored (`expected`). A test that replaces the consumer or the publisher puts the
+    new one here, and the fixture stops whichever it holds at the end."""
+
+    world: dict[str, Any]
+    consumer: Process
+    publisher: Publisher
+    expected: list[tuple[str, float]] = field(default_factory=list)
+
+
+@pytest.fixture
+async def session(
     pool: asyncpg.Pool, migrated: str, broker: Broker, tmp_path: Path
-) -> None:
+) -> AsyncIterator[Session]:
     world = await mqtt_world(pool, broker)
-    log = tmp_path / "consumer.log"
-    first = consumer(migrated, log)
-    publisher = Publisher(broker)
+    running = Session(world, consumer(migrated, tmp_path / "consumer.log"), Publisher(broker))
     try:
-        await first.wait_for_output("subscribed to")
-        expected = await first_uplink(pool, world, publisher, "the first uplink")
-        infos, more = publish_burst(publisher, world["devices"], 1, 1500)
-        expected += more
-        # Kill the consumer while the burst is being stored.
-        at_kill = await until_stored(pool, world, lambda r: len(r) >= 100, 60, "storing to begin")
-        first.kill()
-        at_kill_after = await stored(pool, world["ids"])
-        assert len(at_kill_after) < len(expected), "the burst was over before the kill"
-        wait_published(infos)
-        second = consumer(migrated, log)
-        try:
-            await until_stored(
-                pool, world, lambda r: len(r) >= len(expected), 90, "every event after the restart"
-            )
-            # A moment more lets a late duplicate show itself.
-            await asyncio.sleep(1)
-        finally:
-            second.stop()
-        rows = await stored(pool, world["ids"])
-        assert sorted(rows) == sorted(expected), log.read_text()[-2000:]
-        assert len(at_kill) >= 100
+        await running.consumer.wait_for_output("subscribed to")
+        running.expected = await first_uplink(pool, world, running.publisher, "the first uplink")
+        yield running
     finally:
-        publisher.close()
-        first.stop()
+        running.publisher.close()
+        running.consumer.stop()
+
+
+async def test_kill_9_during_a_burst_loses_nothing_and_stores_once(
+    pool: asyncpg.Pool, migrated: str, session: Session
+) -> None:
+    world, log = session.world, session.consumer.log
+    infos, more = publish_burst(session.publisher, world["devices"], 1, 1500)
+    expected = session.expected + more
+    # Kill the consumer while the burst is being stored.
+    at_kill = await until_stored(pool, world, lambda r: len(r) >= 100, 60, "storing to begin")
+    session.consumer.kill()
+    at_kill_after = await stored(pool, world["ids"])
+    assert len(at_kill_after) < len(expected), "the burst was over before the kill"
+    wait_published(infos)
+    session.consumer = consumer(migrated, log)
+    await until_all(pool, world, expected, 90, "every event after the restart")
+    # A moment more lets a late duplicate show itself.
+    await asyncio.sleep(1)
+    session.consumer.stop()
+    rows = await stored(pool, world["ids"])
+    assert sorted(rows) == sorted(expected), log.read_text()[-2000:]
+    assert len(at_kill) >= 100
 
 
 async def test_broker_restarts_keep_the_session_and_its_queued_messages(
-    pool: asyncpg.Pool, migrated: str, broker: Broker, tmp_path: Path
+    pool: asyncpg.Pool, migrated: str, broker: Broker, session: Session
 ) -> None:
-    world = await mqtt_world(pool, broker)
-    log = tmp_path / "consumer.log"
-    running = consumer(migrated, log)
-    publisher = Publisher(broker)
-    try:
-        await running.wait_for_output("subscribed to")
-        expected = await first_uplink(pool, world, publisher, "the session to exist")
-        running.stop()
-        # Published while no consumer runs: the broker keeps them for the session ...
-        infos, more = publish_burst(publisher, world["devices"], 1, 300)
-        wait_published(infos)
-        expected += more
-        publisher.close()
-        # ... across its own restart (persistence on).
-        broker.stop()
-        broker.start()
-        running = consumer(migrated, log)
-        await until_stored(
-            pool,
-            world,
-            lambda r: len(r) >= len(expected),
-            60,
-            "the messages queued across the broker restart",
-        )
-        # The broker restarts under a running consumer, which reconnects by itself.
-        broker.stop()
-        broker.start()
-        publisher = Publisher(broker)
-        infos, more = publish_burst(publisher, world["devices"], 301, 200)
-        wait_published(infos)
-        expected += more
-        await until_stored(
-            pool,
-            world,
-            lambda r: len(r) >= len(expected),
-            60,
-            "the messages published after the second restart",
-        )
-        assert sorted(await stored(pool, world["ids"])) == sorted(expected)
-    finally:
-        publisher.close()
-        running.stop()
+    world, expected = session.world, session.expected
+    session.consumer.stop()
+    # Published while no consumer runs: the broker keeps them for the session ...
+    infos, more = publish_burst(session.publisher, world["devices"], 1, 300)
+    wait_published(infos)
+    expected += more
+    session.publisher.close()
+    # ... across its own restart (persistence on).
+    broker.stop()
+    broker.start()
+    session.consumer = consumer(migrated, session.consumer.log)
+    await until_all(pool, world, expected, 60, "the messages queued across the broker restart")
+    # The broker restarts under a running consumer, which reconnects by itself.
+    broker.stop()
+    broker.start()
+    session.publisher = Publisher(broker)
+    infos, more = publish_burst(session.publisher, world["devices"], 301, 200)
+    wait_published(infos)
+    expected += more
+    await until_all(pool, world, expected, 60, "the messages published after the second restart")
+    assert sorted(await stored(pool, world["ids"])) == sorted(expected)
 
 
 async def test_serve_runs_one_consumer_per_integration_across_workers(
@@ -218,9 +219,7 @@ async def test_serve_runs_one_consumer_per_integration_across_workers(
         more_infos, more = publish_burst(publisher, world["devices"], 50, 50)
         wait_published(infos + more_infos)
         expected += more
-        await until_stored(
-            pool, world, lambda r: len(r) >= len(expected), 60, "the uplinks consumed by serve"
-        )
+        await until_all(pool, world, expected, 60, "the uplinks consumed by serve")
         assert sorted(await stored(pool, world["ids"])) == sorted(expected)
         # Both workers run the loop; one holds the integration's lock, the other waits.
         assert await lock_holders(pool, world) == 1

@@ -37,6 +37,12 @@ def correlation(as_up: str | None = None) -> list[str]:
     ]
 
 
+def event(dev_eui: str, *, as_up: str | None = None, **message: Any) -> dict[str, Any]:
+    """A TTS application-up message of the device: its ids, correlation ids and `message`
+    (`received_at` and one message type, as TTS's webhook posts them)."""
+    return {"end_device_ids": ids(dev_eui), "correlation_ids": correlation(as_up), **message}
+
+
 def uplink(
     dev_eui: str,
     decoded: dict[str, Any],
@@ -73,12 +79,12 @@ def uplink(
     }
     if ns_received is not None:
         message["received_at"] = ns_received
-    return {
-        "end_device_ids": ids(dev_eui),
-        "correlation_ids": correlation(as_up),
-        "received_at": "2026-11-23T10:15:49.416131735Z",
-        "uplink_message": message,
-    }
+    return event(
+        dev_eui,
+        as_up=as_up,
+        received_at="2026-11-23T10:15:49.416131735Z",
+        uplink_message=message,
+    )
 
 
 async def tts_world(pool: asyncpg.Pool) -> dict[str, Any]:
@@ -171,31 +177,24 @@ async def test_omitted_fields_take_their_defaults(
 async def test_join_accept_and_location_solved(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
     t = await tts_world(pool)
     dev = t["device"]
-    join = {
-        "end_device_ids": ids(dev["devEui"]),
-        "correlation_ids": correlation(),
-        "received_at": "2026-11-23T10:00:00.5Z",
-        "join_accept": {
+    join = event(
+        dev["devEui"],
+        received_at="2026-11-23T10:00:00.5Z",
+        join_accept={
             "session_key_id": "AXBSH1Pk6Z0G166...",
             "received_at": "2026-11-23T10:00:00.1Z",
         },
-    }
+    )
     assert await post(client, t["tts"], join) == 204
-    location = {
-        "end_device_ids": ids(dev["devEui"]),
-        "correlation_ids": correlation(),
-        "received_at": "2026-11-23T10:05:00Z",
-        "location_solved": {
+    solved = {"latitude": 52.37, "longitude": 4.88, "altitude": 2, "accuracy": 14}
+    location = event(
+        dev["devEui"],
+        received_at="2026-11-23T10:05:00Z",
+        location_solved={
             "service": "lora-cloud-device-management-v1-wifi",
-            "location": {
-                "latitude": 52.37,
-                "longitude": 4.88,
-                "altitude": 2,
-                "accuracy": 14,
-                "source": "SOURCE_WIFI_RSSI_GEOLOCATION",
-            },
+            "location": {**solved, "source": "SOURCE_WIFI_RSSI_GEOLOCATION"},
         },
-    }
+    )
     assert await post(client, t["tts"], location) == 204
     state = await pool.fetchrow(
         """SELECT s.last_seen_at, s.reported_location FROM device_state s
@@ -205,11 +204,7 @@ async def test_join_accept_and_location_solved(client: AsyncTestClient, pool: as
     assert state["reported_location"] == {"latitude": 52.37, "longitude": 4.88, "altitude": 2}
     assert state["last_seen_at"].isoformat() == "2026-11-23T10:05:00+00:00"
     # Other message types (downlink_ack, service_data, ...) are accepted and ignored.
-    ack = {
-        "end_device_ids": ids(dev["devEui"]),
-        "correlation_ids": correlation(),
-        "downlink_ack": {"f_port": 1, "f_cnt": 2},
-    }
+    ack = event(dev["devEui"], downlink_ack={"f_port": 1, "f_cnt": 2})
     assert await post(client, t["tts"], ack) == 204
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -242,6 +243,10 @@ async def test_rich_world_lands_row_by_row(pool: asyncpg.Pool, client: AsyncTest
     assert response.status_code == 200, response.text
 
 
+# A case name, how the valid world is made wrong, and the start of the message it gets.
+Refusal = tuple[str, Callable[[dict[str, Any]], None], str]
+
+
 def valid_world() -> dict[str, Any]:
     w, _ = rich_world()
     return w.to_dict()
@@ -251,14 +256,24 @@ def sub(world: dict[str, Any]) -> dict[str, Any]:
     return world["partners"][0]["subAccounts"][0]
 
 
-def set_in(path: list[Any], value: Any) -> Callable[[dict[str, Any]], None]:
+def set_at(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    """Sets `value` at `path` as the loader names a place (`partners[0].keys[0].secret`)."""
+    steps: list[Any] = [
+        int(index) if index else name for name, index in re.findall(r"(\w+)|\[(\d+)\]", path)
+    ]
+
     def mutate(world: dict[str, Any]) -> None:
         target: Any = world
-        for step in path[:-1]:
+        for step in steps[:-1]:
             target = target[step]
-        target[path[-1]] = value
+        target[steps[-1]] = value
 
     return mutate
+
+
+def wrong(name: str, path: str, value: Any, reason: str) -> Refusal:
+    """A refusal of `value` at `path`, whose message names that path and `reason`."""
+    return (name, set_at(path, value), f"{path}: {reason}")
 
 
 def deeper_site(world: dict[str, Any]) -> None:
@@ -290,32 +305,16 @@ def foreign_profile(world: dict[str, Any]) -> None:
 
 SA = "partners[0].subAccounts[0]"
 PROFILE = "partners[0].profiles[0]"
-REFUSALS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
-    (
-        "bad DevEUI",
-        set_in(["partners", 0, "subAccounts", 0, "devices", 1, "devEui"], "70b3d57ed00000zz"),
-        f"{SA}.devices[1].devEui: not 16 hex characters",
-    ),
-    (
-        "bad GatewayEUI",
-        set_in(["partners", 0, "subAccounts", 0, "gateways", 0, "gatewayEui"], "12"),
-        f"{SA}.gateways[0].gatewayEui: not 16 hex characters",
-    ),
-    (
-        "wrong type",
-        set_in(["partners", 0, "subAccounts", 0, "memberLimit"], "five"),
-        f"{SA}.memberLimit: expected `int`, got `str`",
-    ),
+REFUSALS: list[Refusal] = [
+    wrong("bad DevEUI", f"{SA}.devices[1].devEui", "70b3d57ed00000zz", "not 16 hex characters"),
+    wrong("bad GatewayEUI", f"{SA}.gateways[0].gatewayEui", "12", "not 16 hex characters"),
+    wrong("wrong type", f"{SA}.memberLimit", "five", "expected `int`, got `str`"),
     (
         "missing field",
         lambda w: sub(w)["devices"][0].pop("name"),
         f"{SA}.devices[0].name: required",
     ),
-    (
-        "bad uuid",
-        set_in(["partners", 0, "subAccounts", 0, "sites", 0, "id"], "not-a-uuid"),
-        f"{SA}.sites[0].id: invalid UUID",
-    ),
+    wrong("bad uuid", f"{SA}.sites[0].id", "not-a-uuid", "invalid UUID"),
     ("duplicate id", duplicate_device_id, f"{SA}.devices[1].id: duplicate id"),
     ("profile of nobody", foreign_profile, f"{SA}.devices[0].deviceProfileId: not a device"),
     ("foreign network", foreign_network, f"{SA}.devices[0].networkId: not a network of this"),
@@ -325,10 +324,11 @@ REFUSALS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
         inventory_with_site,
         "partners[0].inventory.devices[0].siteId: an inventory item has no site",
     ),
-    (
+    wrong(
         "member of another workspace",
-        set_in(["partners", 0, "subAccounts", 0, "members", 0, "userId"], str(uuid.uuid4())),
-        f"{SA}.members[0].userId: not a user of this partner",
+        f"{SA}.members[0].userId",
+        str(uuid.uuid4()),
+        "not a user of this partner",
     ),
     (
         "multicast device elsewhere",
@@ -336,26 +336,14 @@ REFUSALS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
         f"{SA}.multicastGroups[0].deviceIds[2]: not a device of this sub-account"
         " or of the partner's inventory",
     ),
-    (
-        "weak key secret",
-        set_in(["partners", 0, "keys", 0, "secret"], "svc_live_short"),
-        "partners[0].keys[0].secret: must be svc_live_",
-    ),
+    wrong("weak key secret", "partners[0].keys[0].secret", "svc_live_short", "must be svc_live_"),
     (
         "unknown scope",
-        set_in(["partners", 0, "keys", 0, "scopes"], ["devices:read", "devices:write"]),
+        set_at("partners[0].keys[0].scopes", ["devices:read", "devices:write"]),
         "partners[0].keys[0].scopes[1]: unknown scope 'devices:write'",
     ),
-    (
-        "bad field kind",
-        set_in(["partners", 0, "profiles", 0, "fields", 0, "kind"], "magic"),
-        f"{PROFILE}.fields[0].kind: invalid enum value 'magic'",
-    ),
-    (
-        "bad data type",
-        set_in(["partners", 0, "profiles", 0, "fields", 0, "dataType"], "float"),
-        f"{PROFILE}.fields[0].dataType: invalid enum value",
-    ),
+    wrong("bad field kind", f"{PROFILE}.fields[0].kind", "magic", "invalid enum value 'magic'"),
+    wrong("bad data type", f"{PROFILE}.fields[0].dataType", "float", "invalid enum value"),
     (
         "formula without formula",
         lambda w: w["partners"][0]["profiles"][0]["fields"][3].pop("formula"),
@@ -366,31 +354,24 @@ REFUSALS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
         lambda w: w["partners"][0]["profiles"][0]["fields"][4].pop("map"),
         f"{PROFILE}.fields[4].map: required for a mapping field",
     ),
-    (
+    wrong(
         "bad layout type",
-        set_in(
-            ["partners", 0, "profiles", 0, "downlinkTemplates", 0, "layout", 0, "type"], "uint64"
-        ),
-        f"{PROFILE}.downlinkTemplates[0].layout[0].type: invalid enum value",
+        f"{PROFILE}.downlinkTemplates[0].layout[0].type",
+        "uint64",
+        "invalid enum value",
     ),
-    (
-        "bad time",
-        set_in(["partners", 0, "keys", 0, "expiresAt"], "yesterday"),
-        "partners[0].keys[0].expiresAt: not a time",
-    ),
-    (
-        "bad relative time",
-        set_in(["partners", 0, "keys", 0, "expiresAt"], "now-40D"),
-        "partners[0].keys[0].expiresAt: not a valid relative time",
+    wrong("bad time", "partners[0].keys[0].expiresAt", "yesterday", "not a time"),
+    wrong(
+        "bad relative time", "partners[0].keys[0].expiresAt", "now-40D", "not a valid relative time"
     ),
     (
         "bad uplink time",
-        set_in(["uplinks"], [{"device": "x", "at": "later", "values": {}}]),
+        set_at("uplinks", [{"device": "x", "at": "later", "values": {}}]),
         "uplinks[0].at: not a time",
     ),
     (
         "static value of a decoded field",
-        set_in(["partners", 0, "subAccounts", 0, "devices", 0, "static"], {"temperature": 1}),
+        set_at(f"{SA}.devices[0].static", {"temperature": 1}),
         f"{SA}.devices[0].static.temperature: not a static field",
     ),
     (

@@ -26,39 +26,30 @@ def timed(name: str, ms: float, group: str, **extra: Any) -> Any:
     return measure(name, ms, "ms", group=group, higher_is_better=False, **extra)
 
 
+def bounded(name: str, ms: float, group: str, bound: float, **details: float) -> Any:
+    """A latency measure with a `<= bound` target and its percentiles as `details`."""
+    return timed(name, ms, group, max_value=bound, details=details)
+
+
+def history(query: str, p50: float, p99: float, days: int, **extra: Any) -> Any:
+    """A history query's SQL p50 over `days` days, against the naive time_bucket floor."""
+    return timed(
+        f"{query} p50 (SQL)",
+        p50,
+        "history",
+        floor_name="naive time_bucket over raw",
+        details={"route_sql": {"p50_ms": p50, "p99_ms": p99}, "range_days": days},
+        **extra,
+    )
+
+
 def _measures() -> list:  # type: ignore[type-arg]
     return [
-        timed(
-            "validate |unknown - wrong| p50",
-            0.2,
-            "validate",
-            max_value=5,
-            details={"p50_ms": 0.2, "p99_ms": 0.9},
-        ),
-        timed(
-            "daily avg 1y p50 (SQL)",
-            4.0,
-            "history",
-            floor=400.0,
-            floor_name="naive time_bucket over raw",
-            min_ratio=50,
-            details={"route_sql": {"p50_ms": 4.0, "p99_ms": 9.0}, "range_days": 365},
-        ),
-        timed(
-            "hourly avg 1d p50 (SQL)",
-            1.0,
-            "history",
-            floor=10.0,
-            floor_name="naive time_bucket over raw",
-            min_ratio=5,
-            details={"route_sql": {"p50_ms": 1.0, "p99_ms": 2.0}, "range_days": 1},
-        ),
-        timed(
-            "GET /devices partner key p50 (SQL)",
-            2.0,
-            "directory",
-            max_value=5.0,
-            details={"p95_ms": 3.0, "p99_ms": 4.0},
+        bounded("validate |unknown - wrong| p50", 0.2, "validate", 5, p50_ms=0.2, p99_ms=0.9),
+        history("daily avg 1y", 4.0, 9.0, 365, floor=400.0, min_ratio=50),
+        history("hourly avg 1d", 1.0, 2.0, 1, floor=10.0, min_ratio=5),
+        bounded(
+            "GET /devices partner key p50 (SQL)", 2.0, "directory", 5.0, p95_ms=3.0, p99_ms=4.0
         ),
         measure(
             "GET /latest 304 @64 conns",
