@@ -48,6 +48,7 @@ from benchmarks.common import (
     progress,
     scratch_database,
 )
+from benchmarks.copy_rows import Columns, new_rows
 from benchmarks.packed import (
     PACKED_COLUMNS,
     PERIOD_US,
@@ -451,21 +452,15 @@ def signals(series: Series, steps: np.ndarray, seed: int) -> dict[str, np.ndarra
     }
 
 
-NUM_ROW = np.dtype(
-    [
-        ("nf", ">i2"),
-        ("l1", ">i4"),
+def _reading_columns(value_format: str) -> Columns:
+    """The columns of readings_num / readings_other in COPY order."""
+    return [
         ("device", ">i4"),
-        ("l2", ">i4"),
         ("field", ">i4"),
-        ("l3", ">i4"),
         ("time", ">i8"),
-        ("l4", ">i4"),
-        ("value", ">f8"),
-        ("l5", ">i4"),
+        ("value", value_format),
         ("site", ">i4"),
     ]
-)
 
 
 def pack_num(
@@ -476,10 +471,7 @@ def pack_num(
     site: np.ndarray,
 ) -> bytes:
     """Rows of readings_num in PostgreSQL's binary COPY format (without header)."""
-    rows = np.empty(len(device), dtype=NUM_ROW)
-    rows["nf"] = 5
-    rows["l1"], rows["l2"], rows["l5"] = 4, 4, 4
-    rows["l3"], rows["l4"] = 8, 8
+    rows = new_rows(_reading_columns(">f8"), len(device))
     rows["device"], rows["field"], rows["site"] = device, field_num, site
     rows["time"] = time_us - PG_EPOCH_US
     rows["value"] = value
@@ -502,25 +494,7 @@ def pack_other(
         if not mask.any():
             continue
         payload = b"\x01" + msgspec.json.encode(choice)
-        row = np.dtype(
-            [
-                ("nf", ">i2"),
-                ("l1", ">i4"),
-                ("device", ">i4"),
-                ("l2", ">i4"),
-                ("field", ">i4"),
-                ("l3", ">i4"),
-                ("time", ">i8"),
-                ("l4", ">i4"),
-                ("value", f"S{len(payload)}"),
-                ("l5", ">i4"),
-                ("site", ">i4"),
-            ]
-        )
-        rows = np.empty(int(mask.sum()), dtype=row)
-        rows["nf"] = 5
-        rows["l1"], rows["l2"], rows["l5"], rows["l3"] = 4, 4, 4, 8
-        rows["l4"] = len(payload)
+        rows = new_rows(_reading_columns(f"S{len(payload)}"), int(mask.sum()))
         rows["device"], rows["field"], rows["site"] = device[mask], field_num[mask], site[mask]
         rows["time"] = time_us[mask] - PG_EPOCH_US
         rows["value"] = payload

@@ -21,6 +21,8 @@ import msgspec
 import numpy as np
 import polars as pl
 
+from benchmarks.copy_rows import Columns, new_rows, row_type
+
 PERIOD_US = 7 * 86400 * 1_000_000
 DAY_US = 86400 * 1_000_000
 PG_EPOCH_US = 946_684_800 * 1_000_000  # 2000-01-01 UTC, the origin of binary timestamps
@@ -51,22 +53,15 @@ ROLLUP_NUM_COLUMNS = [
 ]
 ROLLUP_OTHER_COLUMNS = [c for c in ROLLUP_NUM_COLUMNS if c not in ("sum", "min", "max")]
 
-# The fixed part of a packed row: five scalar columns, then the header of `offsets`.
-_PREFIX = np.dtype(
-    [
-        ("nf", ">i2"),
-        ("l1", ">i4"),
-        ("device", ">i4"),
-        ("l2", ">i4"),
-        ("field", ">i4"),
-        ("l3", ">i4"),
-        ("site", ">i4"),
-        ("l4", ">i4"),
-        ("period", ">i8"),
-        ("l5", ">i4"),
-        ("n", ">i4"),
-    ]
-)
+# The fixed part of a packed row: five scalar columns (the array columns follow it).
+_PREFIX_COLUMNS: Columns = [
+    ("device", ">i4"),
+    ("field", ">i4"),
+    ("site", ">i4"),
+    ("period", ">i8"),
+    ("n", ">i4"),
+]
+_PREFIX_SIZE = row_type(_PREFIX_COLUMNS).itemsize
 # A one-dimensional array column: its length word and the array header.
 _ARRAY = np.dtype(
     [
@@ -81,34 +76,22 @@ _ARRAY = np.dtype(
 _INT8 = np.dtype([("len", ">i4"), ("v", ">i8")])
 _INT4 = np.dtype([("len", ">i4"), ("v", ">i4")])
 _FLOAT8 = np.dtype([("len", ">i4"), ("v", ">f8")])
-_ROLLUP_KEY = [
-    ("nf", ">i2"),
-    ("l1", ">i4"),
+# A daily rollup row: its key and count, then the partials of its kind.
+_ROLLUP_KEY: Columns = [
     ("device", ">i4"),
-    ("l2", ">i4"),
     ("field", ">i4"),
-    ("l3", ">i4"),
     ("site", ">i4"),
-    ("l4", ">i4"),
     ("bucket", ">i8"),
-    ("l5", ">i4"),
     ("n", ">i4"),
 ]
-_ROLLUP_NUM = np.dtype(
-    [
-        *_ROLLUP_KEY,
-        ("l6", ">i4"),
-        ("sum", ">f8"),
-        ("l7", ">i4"),
-        ("min", ">f8"),
-        ("l8", ">i4"),
-        ("max", ">f8"),
-        ("l9", ">i4"),
-        ("last_time", ">i8"),
-        ("l10", ">i4"),
-        ("last_value", ">f8"),
-    ]
-)
+_ROLLUP_NUM: Columns = [
+    *_ROLLUP_KEY,
+    ("sum", ">f8"),
+    ("min", ">f8"),
+    ("max", ">f8"),
+    ("last_time", ">i8"),
+    ("last_value", ">f8"),
+]
 
 
 @dataclass
@@ -230,10 +213,7 @@ def pack_sorted(
     n = np.diff(np.append(first, len(time_us)))
     runs_per_row = np.bincount(runs.row, minlength=len(first))
 
-    prefixes = np.empty(len(first), dtype=_PREFIX)
-    prefixes["nf"] = len(PACKED_COLUMNS)
-    prefixes["l1"], prefixes["l2"], prefixes["l3"], prefixes["l5"] = 4, 4, 4, 4
-    prefixes["l4"] = 8
+    prefixes = new_rows(_PREFIX_COLUMNS, len(first), fields=len(PACKED_COLUMNS))
     prefixes["device"], prefixes["field"], prefixes["site"] = (
         device[first],
         field[first],
@@ -271,10 +251,10 @@ def pack_sorted(
     for r, (run_end, v_start, v_end) in enumerate(
         zip(run_ends.tolist(), value_starts.tolist(), value_ends.tolist(), strict=True)
     ):
-        a, b = r * _PREFIX.itemsize, r * _ARRAY.itemsize
+        a, b = r * _PREFIX_SIZE, r * _ARRAY.itemsize
         h = slice(b, b + _ARRAY.itemsize)
         parts += (
-            prefix_view[a : a + _PREFIX.itemsize],
+            prefix_view[a : a + _PREFIX_SIZE],
             heads[0][h],
             offsets[run_start * 12 : run_end * 12],
             heads[1][h],
@@ -308,11 +288,8 @@ def _rollups(
     first = np.flatnonzero(starts_of(device, field, site, day))
     last = np.append(first[1:], len(time_us)) - 1
     if choices is None:
-        rows = np.empty(len(first), dtype=_ROLLUP_NUM)
+        rows = new_rows(_ROLLUP_NUM, len(first))
         _rollup_key(rows, device, field, site, day, first, last)
-        rows["nf"] = len(ROLLUP_NUM_COLUMNS)
-        for name in ("l6", "l7", "l8", "l9", "l10"):
-            rows[name] = 8
         numbers = value.astype(np.float64)
         rows["sum"] = np.add.reduceat(numbers, first)
         rows["min"] = np.minimum.reduceat(numbers, first)
@@ -328,19 +305,9 @@ def _rollups(
         if not mask.any():
             continue
         payload = b"\x01" + msgspec.json.encode(choice)
-        dtype = np.dtype(
-            [
-                *_ROLLUP_KEY,
-                ("l6", ">i4"),
-                ("last_time", ">i8"),
-                ("l7", ">i4"),
-                ("last_value", f"S{len(payload)}"),
-            ]
-        )
-        rows = np.empty(int(mask.sum()), dtype=dtype)
+        columns = [*_ROLLUP_KEY, ("last_time", ">i8"), ("last_value", f"S{len(payload)}")]
+        rows = new_rows(columns, int(mask.sum()))
         _rollup_key(rows, device, field, site, day, first[mask], last[mask])
-        rows["nf"] = len(ROLLUP_OTHER_COLUMNS)
-        rows["l6"], rows["l7"] = 8, len(payload)
         rows["last_time"] = time_us[last[mask]] - PG_EPOCH_US
         rows["last_value"] = payload
         chunks.append(rows.tobytes())
@@ -356,8 +323,6 @@ def _rollup_key(
     first: np.ndarray,
     last: np.ndarray,
 ) -> None:
-    rows["l1"], rows["l2"], rows["l3"], rows["l5"] = 4, 4, 4, 4
-    rows["l4"] = 8
     rows["device"], rows["field"], rows["site"] = device[first], field[first], site[first]
     rows["bucket"] = day[first] - PG_EPOCH_US
     rows["n"] = last - first + 1
