@@ -20,6 +20,7 @@ from app.core.commands import (
     add_actions,
     add_command,
     add_owner,
+    owner_of,
     parse_expiry,
     run_with_connection,
 )
@@ -191,8 +192,7 @@ def cmd_keys(args: argparse.Namespace) -> None:
         key_id, secret = run_with_connection(
             lambda conn: admin.create_key(
                 conn,
-                partner_id=args.partner,
-                sub_account_id=args.sub_account,
+                **owner_of(args),
                 name=args.name,
                 scopes=scopes,
                 expires_at=expires,
@@ -220,8 +220,7 @@ def cmd_features(args: argparse.Namespace) -> None:
     run_with_connection(
         lambda conn: admin.set_features(
             conn,
-            partner_id=args.partner,
-            sub_account_id=args.sub_account,
+            **owner_of(args),
             networks=on_off(args.networks),
             multi_site=on_off(args.multi_site),
         )
