@@ -96,9 +96,7 @@ def cmd_standby(args: argparse.Namespace) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
-    from granian import Granian
-    from granian.constants import Interfaces, Loops
-
+    from app.core.server import granian_server
     from app.observe.multiproc import prepare_multiprocess_dir
 
     check_port_free(args.host, args.port)
@@ -141,16 +139,8 @@ def cmd_serve(args: argparse.Namespace) -> None:
         + ("" if serving.access_log else ", access log off"),
     ]
     print("\n".join(lines), flush=True)
-    server = Granian(
-        target="app.main:app_factory",
-        factory=True,
-        address=args.host,
-        port=args.port,
-        workers=args.workers,
-        interface=Interfaces.ASGI,
-        loop=Loops.uvloop,
-        log_access=False,
-        backlog=2048,
+    server = granian_server(
+        "app.main:app_factory", host=args.host, port=args.port, workers=args.workers
     )
     try:
         server.serve(target_loader=functools.partial(load_app, serving), wrap_loader=False)
