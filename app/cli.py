@@ -20,6 +20,7 @@ from app.core.commands import (
     add_actions,
     add_command,
     add_owner,
+    owner_of,
     parse_expiry,
     run_with_connection,
 )
@@ -95,9 +96,7 @@ def cmd_standby(args: argparse.Namespace) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
-    from granian import Granian
-    from granian.constants import Interfaces, Loops
-
+    from app.core.server import granian_server
     from app.observe.multiproc import prepare_multiprocess_dir
 
     check_port_free(args.host, args.port)
@@ -140,16 +139,8 @@ def cmd_serve(args: argparse.Namespace) -> None:
         + ("" if serving.access_log else ", access log off"),
     ]
     print("\n".join(lines), flush=True)
-    server = Granian(
-        target="app.main:app_factory",
-        factory=True,
-        address=args.host,
-        port=args.port,
-        workers=args.workers,
-        interface=Interfaces.ASGI,
-        loop=Loops.uvloop,
-        log_access=False,
-        backlog=2048,
+    server = granian_server(
+        "app.main:app_factory", host=args.host, port=args.port, workers=args.workers
     )
     try:
         server.serve(target_loader=functools.partial(load_app, serving), wrap_loader=False)
@@ -191,8 +182,7 @@ def cmd_keys(args: argparse.Namespace) -> None:
         key_id, secret = run_with_connection(
             lambda conn: admin.create_key(
                 conn,
-                partner_id=args.partner,
-                sub_account_id=args.sub_account,
+                **owner_of(args),
                 name=args.name,
                 scopes=scopes,
                 expires_at=expires,
@@ -220,8 +210,7 @@ def cmd_features(args: argparse.Namespace) -> None:
     run_with_connection(
         lambda conn: admin.set_features(
             conn,
-            partner_id=args.partner,
-            sub_account_id=args.sub_account,
+            **owner_of(args),
             networks=on_off(args.networks),
             multi_site=on_off(args.multi_site),
         )

@@ -22,7 +22,7 @@ from app.auth.guards import check_route_options
 from app.auth.middleware import AuthMiddleware
 from app.auth.principal import Principal
 from app.background import network_lifespan
-from app.core.api import API_PREFIX, check_integer_parameters
+from app.core.api import API_PREFIX, check_integer_parameters, provide_page
 from app.core.config import Settings
 from app.core.config import settings as process_settings
 from app.core.db import create_pool
@@ -137,6 +137,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         dependencies={
             "pool": Provide(provide_pool, sync_to_thread=False),
             "principal": Provide(provide_principal, sync_to_thread=False),
+            "page": Provide(provide_page, sync_to_thread=False),
         },
         exception_handlers={Exception: handle_exception},
         request_max_body_size=settings.max_body_bytes,

@@ -10,7 +10,7 @@ from litestar import Controller, Request, Response, get
 
 from app.accounts.structs import Features, Health, Identity, RateLimit, SubAccount
 from app.auth.principal import Principal
-from app.core.api import Limit, Listing, Offset, Single, parse_uuid
+from app.core.api import Listing, Page, Single, parse_uuid
 from app.core.errors import UNAVAILABLE_RETRY_AFTER_S
 from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
@@ -79,15 +79,12 @@ class SubAccountController(Controller):
     tags = ["Sub-accounts"]
 
     @get(operation_id="listSubAccounts", summary="Sub-accounts visible to the key")
-    async def list_sub_accounts(
-        self, principal: Principal, limit: Limit = 50, offset: Offset = 0
-    ) -> Listing[SubAccount]:
+    async def list_sub_accounts(self, principal: Principal, page: Page) -> Listing[SubAccount]:
         return await list_owned(
             principal,
             lambda row: from_row(SubAccount, row),
             QUERIES["accounts.list_sub_accounts"],
-            limit=limit,
-            offset=offset,
+            page=page,
             count=QUERIES["accounts.count_sub_accounts"],
         )
 

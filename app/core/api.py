@@ -45,6 +45,20 @@ Offset = Annotated[
 ]
 
 
+class Page(msgspec.Struct, frozen=True):
+    """The page a list route asks for: its `limit` and `offset` query parameters, declared
+    once (by `provide_page`) and given to every list route as its `page` dependency. A route
+    takes it last, keyword-only after its filters, so the document lists them first."""
+
+    limit: int
+    offset: int
+
+
+def provide_page(limit: Limit = 50, offset: Offset = 0) -> Page:
+    """The `page` dependency: the query's `limit` and `offset`, validated as declared."""
+    return Page(limit, offset)
+
+
 # D7: `limit` and `offset` are written as digits. Litestar's lax conversion would also take
 # `1e1`, `10.0` or `+5`, so the raw text is checked first, by a hook of every API route.
 INTEGER_PARAMETERS = ("limit", "offset")
@@ -53,15 +67,16 @@ _WHOLE_NUMBER = re.compile(r"[0-9]+")
 
 async def check_integer_parameters(request: Request[Any, Any, Any]) -> None:
     """`before_request` hook (after authentication and the access checks, before Litestar
-    parses parameters): the integer query parameters the route takes are digits only."""
-    if not request.query_params:
+    parses parameters): the integer query parameters of a paged route are digits only."""
+    if (
+        not request.query_params
+        or "page" not in request.route_handler.parsed_fn_signature.parameters
+    ):
         return
-    taken = request.route_handler.parsed_fn_signature.parameters
     for name in INTEGER_PARAMETERS:
-        if name in taken:
-            for value in request.query_params.getall(name, ()):
-                if not _WHOLE_NUMBER.fullmatch(value):
-                    raise invalid_parameter(name, "must be a whole number written in digits")
+        for value in request.query_params.getall(name, ()):
+            if not _WHOLE_NUMBER.fullmatch(value):
+                raise invalid_parameter(name, "must be a whole number written in digits")
 
 
 _EUI_SEPARATORS = re.compile(r"[:\-]")

@@ -69,3 +69,9 @@ def add_owner(parser: argparse.ArgumentParser, partner: str, sub_account: str) -
     owner = parser.add_mutually_exclusive_group(required=True)
     owner.add_argument("--partner", metavar="ID", help=partner)
     owner.add_argument("--sub-account", dest="sub_account", metavar="ID", help=sub_account)
+
+
+def owner_of(args: argparse.Namespace) -> dict[str, str | None]:
+    """The owner `add_owner` read, as the `partner_id` and `sub_account_id` keywords of the
+    admin functions (one of them None)."""
+    return {"partner_id": args.partner, "sub_account_id": args.sub_account}

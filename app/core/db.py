@@ -5,12 +5,15 @@ Every wait on the database is bounded (issue 11, defect 4): a new connection by
 back, which may wait for a cancelled query), a statement by `db_command_timeout_s` on the
 client's side besides the server's `statement_timeout`. A hung server (SIGSTOP, a network
 partition) thus gives a TimeoutError, which app/core/errors.py answers 503.
+
+`PerPool` keeps one object per pool (a worker's ingest batcher, its webhook nudger).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, Protocol, TypeVar
 
 import asyncpg
 import msgspec
@@ -18,6 +21,13 @@ import msgspec
 from app.core.config import Settings
 
 log = logging.getLogger(__name__)
+
+
+class _OfPool(Protocol):
+    pool: asyncpg.Pool
+
+
+P = TypeVar("P", bound=_OfPool)
 _json_encode = msgspec.json.Encoder().encode
 _json_decode = msgspec.json.Decoder().decode
 
@@ -109,3 +119,21 @@ async def connect_listener(settings: Settings) -> asyncpg.Connection:
     )
     await init_connection(connection)
     return connection
+
+
+class PerPool(Generic[P]):
+    """One `P` per pool (a worker's batcher, its nudger), made by `make` on first use.
+
+    Keyed by the pool's id, and made anew when that id has been reused by a newer pool
+    (an app started again in the same process, as the tests do).
+    """
+
+    def __init__(self, make: Callable[[asyncpg.Pool], P]) -> None:
+        self._make = make
+        self._made: dict[int, P] = {}
+
+    def __call__(self, pool: asyncpg.Pool) -> P:
+        made = self._made.get(id(pool))
+        if made is None or made.pool is not pool:
+            made = self._made[id(pool)] = self._make(pool)
+        return made

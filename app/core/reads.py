@@ -2,9 +2,9 @@
 
 - `from_row`: a response struct from the row's columns of the same names, so a struct's
   fields are listed once (in the struct) and a route names only what differs.
-- `fetch_page`: a page of a list query whose last two parameters are `limit` and `offset`
-  and whose rows carry the list's `total`; `list_owned`, the same for a list of the key's
-  tenancy, read where a stale read is allowed.
+- `fetch_page`: a page of a list query whose last two parameters are the `page`'s `limit`
+  and `offset` and whose rows carry the list's `total`; `list_owned`, the same for a list
+  of the key's tenancy, read where a stale read is allowed.
 - `fetch_owned`: one resource of the key's tenancy by its path id, else 404; another
   tenant's resource is indistinguishable from a missing one (the query's tenancy
   predicate takes the key's partner and sub-account as its first two parameters).
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
-from app.core.api import Listing, Pagination
+from app.core.api import Listing, Page, Pagination
 from app.core.errors import not_found
 from app.core.routing import reader
 
@@ -35,9 +35,9 @@ def from_row(cls: type[S], row: Any, **given: Any) -> S:
     return cls(**fields, **given)
 
 
-def empty_page(limit: int, offset: int) -> Listing[Any]:
+def empty_page(page: Page) -> Listing[Any]:
     """The page of a list whose filters cannot match anything, answered without a query."""
-    return Listing(data=[], pagination=Pagination(limit=limit, offset=offset, total=0))
+    return Listing(data=[], pagination=Pagination(limit=page.limit, offset=page.offset, total=0))
 
 
 async def fetch_page(
@@ -45,8 +45,7 @@ async def fetch_page(
     build: Callable[[Any], T],
     query: str,
     *args: Any,
-    limit: int,
-    offset: int,
+    page: Page,
     count: str | None = None,
 ) -> Listing[T]:
     """A page of a list query whose last two parameters are `limit` and `offset` and whose
@@ -58,7 +57,7 @@ async def fetch_page(
     `count(*) OVER ()` and past the end no row is left to carry it, so the `count` query
     (the same arguments but the paging) answers it.
     """
-    rows = await pool.fetch(query, *args, limit, offset)
+    rows = await pool.fetch(query, *args, page.limit, page.offset)
     if count is None:
         total = rows[0]["total"]
         rows = [row for row in rows if row["id"] is not None]
@@ -66,7 +65,7 @@ async def fetch_page(
         total = rows[0]["total"] if rows else await pool.fetchval(count, *args)
     return Listing(
         data=[build(row) for row in rows],
-        pagination=Pagination(limit=limit, offset=offset, total=total),
+        pagination=Pagination(limit=page.limit, offset=page.offset, total=total),
     )
 
 

@@ -7,7 +7,7 @@ from litestar import Controller, get
 
 from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
-from app.core.api import Limit, Listing, Offset, Single
+from app.core.api import Listing, Page, Single
 from app.core.reads import empty_page, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
@@ -66,8 +66,8 @@ class DeviceController(Controller):
         search: str | None = None,
         site_id: SiteFilter = None,
         include_descendants: DescendantsFilter = None,
-        limit: Limit = 50,
-        offset: Offset = 0,
+        *,
+        page: Page,
     ) -> Listing[Device]:
         network = parse_network_filter(principal, network_id)
         site = parse_site_filter(principal, site_id)
@@ -78,7 +78,7 @@ class DeviceController(Controller):
         descendants = parse_bool("includeDescendants", include_descendants) or False
         name_pattern, eui_pattern = like_patterns(search)
         if statuses == []:
-            return empty_page(limit, offset)
+            return empty_page(page)
         return await list_owned(
             principal,
             device_from_row,
@@ -94,8 +94,7 @@ class DeviceController(Controller):
             site.id,
             site.none,
             descendants,
-            limit=limit,
-            offset=offset,
+            page=page,
         )
 
     @get(

@@ -11,7 +11,7 @@ from litestar.handlers import HTTPRouteHandler
 
 from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
-from app.core.api import Limit, Listing, Offset, Single, parse_uuid
+from app.core.api import Listing, Page, Single, parse_uuid
 from app.core.body import json_body_operation, read_json_body
 from app.core.errors import ApiError, ErrorCode, not_found
 from app.core.reads import fetch_page, from_row
@@ -79,8 +79,7 @@ class DownlinkController(Controller):
         pool: asyncpg.Pool,
         principal: Principal,
         device_id: str,
-        limit: Limit = 50,
-        offset: Offset = 0,
+        page: Page,
     ) -> Listing[DownlinkTemplate]:
         device = await resolve_device(pool, principal, device_id, live=True)
         return await fetch_page(
@@ -88,8 +87,7 @@ class DownlinkController(Controller):
             lambda row: from_row(DownlinkTemplate, row, template_id=row["id"]),
             QUERIES["downlinks.list_templates"],
             device.profile_id,
-            limit=limit,
-            offset=offset,
+            page=page,
             count=QUERIES["downlinks.count_templates"],
         )
 

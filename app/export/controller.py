@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import asyncpg
 from litestar import Controller, Request, get
+from litestar.di import Provide
 from litestar.params import Parameter
 from litestar.response import Stream
 
@@ -29,7 +30,7 @@ from app.devices.filters import (
     parse_site_filter,
 )
 from app.export.service import device_row, fleet_devices, parse_params, plan_export
-from app.export.structs import MEDIA_TYPES, ExportPlan
+from app.export.structs import MEDIA_TYPES, ExportParams, ExportPlan
 from app.export.writers import export_slots, stream_export
 
 EXPORT_DESCRIPTION = """\
@@ -72,6 +73,20 @@ LayoutParam = Annotated[str | None, Parameter(description="`wide` (default) or `
 TzParam = Annotated[str | None, Parameter(description="IANA time zone: adds a `localTime` column.")]
 
 
+def provide_params(
+    principal: Principal,
+    fields: FieldsParam = None,
+    from_: FromParam = None,
+    to: ToParam = None,
+    format: FormatParam = None,
+    layout: LayoutParam = None,
+    tz: TzParam = None,
+) -> ExportParams:
+    """The `params` dependency: the query parameters both export routes take, declared once
+    and checked before the route resolves its device or fleet."""
+    return parse_params(principal, fields, from_, to, format, layout, tz)
+
+
 def respond(request: Request[Any, Any, Any], pool: asyncpg.Pool, plan: ExportPlan) -> Stream:
     settings = request.app.state.settings
     slots = export_slots(request.app.state, settings)
@@ -90,6 +105,7 @@ class ExportController(Controller):
     opt = {"scope": Scope.TELEMETRY_READ}
     tags = ["Export"]
     before_request = staticmethod(check_features)
+    dependencies = {"params": Provide(provide_params, sync_to_thread=False)}
 
     @get(
         "/devices/{device_ref:str}/export",
@@ -103,14 +119,8 @@ class ExportController(Controller):
         pool: asyncpg.Pool,
         principal: Principal,
         device_ref: Annotated[str, Parameter(description="Service id (UUID) or DevEUI.")],
-        fields: FieldsParam = None,
-        from_: FromParam = None,
-        to: ToParam = None,
-        format: FormatParam = None,
-        layout: LayoutParam = None,
-        tz: TzParam = None,
+        params: ExportParams,
     ) -> Stream:
-        params = parse_params(principal, fields, from_, to, format, layout, tz)
         pool = reader(principal)  # a read that tolerates staleness: a standby may serve it
         device = await resolve_device(pool, principal, device_ref, live=True)
         settings = request.app.state.settings
@@ -134,12 +144,7 @@ class ExportController(Controller):
         request: Request[Any, Any, Any],
         pool: asyncpg.Pool,
         principal: Principal,
-        fields: FieldsParam = None,
-        from_: FromParam = None,
-        to: ToParam = None,
-        format: FormatParam = None,
-        layout: LayoutParam = None,
-        tz: TzParam = None,
+        params: ExportParams,
         sub_account_id: SubAccountFilter = None,
         device_profile_id: ProfileFilter = None,
         network_id: NetworkFilter = None,
@@ -155,7 +160,6 @@ class ExportController(Controller):
         wanted_online = parse_bool("online", online)
         descendants = parse_bool("includeDescendants", include_descendants) or False
         name_pattern, eui_pattern = like_patterns(search)
-        params = parse_params(principal, fields, from_, to, format, layout, tz)
         settings = request.app.state.settings
         pool = reader(principal)  # a read that tolerates staleness: a standby may serve it
         filters = [

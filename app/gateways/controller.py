@@ -7,7 +7,7 @@ from litestar import Controller, get
 
 from app.auth.principal import Principal
 from app.auth.tenancy import split_reference
-from app.core.api import Limit, Listing, Offset, Single
+from app.core.api import Listing, Page, Single
 from app.core.reads import empty_page, fetch_owned, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
@@ -55,8 +55,8 @@ class GatewayController(Controller):
         online: OnlineFilter = None,
         site_id: SiteFilter = None,
         include_descendants: DescendantsFilter = None,
-        limit: Limit = 50,
-        offset: Offset = 0,
+        *,
+        page: Page,
     ) -> Listing[Gateway]:
         network = parse_network_filter(principal, network_id)
         site = parse_site_filter(principal, site_id)
@@ -65,7 +65,7 @@ class GatewayController(Controller):
         wanted_online = parse_bool("online", online)
         descendants = parse_bool("includeDescendants", include_descendants) or False
         if statuses == []:
-            return empty_page(limit, offset)
+            return empty_page(page)
         return await list_owned(
             principal,
             gateway_from_row,
@@ -78,8 +78,7 @@ class GatewayController(Controller):
             site.id,
             site.none,
             descendants,
-            limit=limit,
-            offset=offset,
+            page=page,
         )
 
     @get(

@@ -8,7 +8,7 @@ import asyncpg
 from litestar import Controller, Request, Response, delete, get, post
 
 from app.auth.principal import Principal
-from app.core.api import Limit, Listing, Offset, Single
+from app.core.api import Listing, Page, Single
 from app.core.body import json_body_operation, read_json_body, read_json_object
 from app.core.reads import fetch_page, from_row
 from app.core.routing import reader
@@ -44,16 +44,13 @@ class MembersController(Controller):
         summary="Members of the key's sub-account, by email",
         opt={"scope": "members:read", "subaccount_key": True},
     )
-    async def list_members(
-        self, principal: Principal, limit: Limit = 50, offset: Offset = 0
-    ) -> Listing[Member]:
+    async def list_members(self, principal: Principal, page: Page) -> Listing[Member]:
         return await fetch_page(
             reader(principal),
             lambda row: from_row(Member, row),
             QUERIES["members.list_members"],
             principal.sub_account_id,
-            limit=limit,
-            offset=offset,
+            page=page,
             count=QUERIES["members.count_members"],
         )
 

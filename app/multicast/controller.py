@@ -9,7 +9,7 @@ import asyncpg
 from litestar import Controller, get
 
 from app.auth.principal import Principal
-from app.core.api import Limit, Listing, Offset, Single, parse_uuid
+from app.core.api import Listing, Page, Single, parse_uuid
 from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
@@ -37,8 +37,8 @@ class MulticastGroupController(Controller):
         self,
         principal: Principal,
         sub_account_id: SubAccountFilter = None,
-        limit: Limit = 50,
-        offset: Offset = 0,
+        *,
+        page: Page,
     ) -> Listing[MulticastGroup]:
         sub_account = parse_plain_id("subAccountId", sub_account_id)
         return await list_owned(
@@ -46,8 +46,7 @@ class MulticastGroupController(Controller):
             lambda row: from_row(MulticastGroup, row),
             LIST_GROUPS,
             sub_account,
-            limit=limit,
-            offset=offset,
+            page=page,
         )
 
     @get(

@@ -6,7 +6,7 @@ import asyncpg
 from litestar import Controller, get
 
 from app.auth.principal import Principal
-from app.core.api import Limit, Listing, Offset, Single, parse_uuid
+from app.core.api import Listing, Page, Single, parse_uuid
 from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
@@ -57,8 +57,8 @@ class NetworkController(Controller):
         sub_account_id: SubAccountFilter = None,
         site_id: SiteFilter = None,
         include_descendants: DescendantsFilter = None,
-        limit: Limit = 50,
-        offset: Offset = 0,
+        *,
+        page: Page,
     ) -> Listing[Network]:
         site = parse_site_filter(principal, site_id)
         sub_account = parse_plain_id("subAccountId", sub_account_id)
@@ -71,8 +71,7 @@ class NetworkController(Controller):
             site.id,
             site.none,
             descendants,
-            limit=limit,
-            offset=offset,
+            page=page,
         )
 
     @get(

@@ -6,7 +6,7 @@ import asyncpg
 from litestar import Controller, get
 
 from app.auth.principal import Principal
-from app.core.api import Limit, Listing, Offset, Single, parse_uuid
+from app.core.api import Listing, Page, Single, parse_uuid
 from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
 from app.profiles.service import profile_fields
@@ -26,15 +26,12 @@ class ProfileController(Controller):
         summary="Device profiles visible to the key",
         description="A sub-account key sees the profiles used by its assigned devices.",
     )
-    async def list_profiles(
-        self, principal: Principal, limit: Limit = 50, offset: Offset = 0
-    ) -> Listing[DeviceProfile]:
+    async def list_profiles(self, principal: Principal, page: Page) -> Listing[DeviceProfile]:
         return await list_owned(
             principal,
             lambda row: from_row(DeviceProfile, row),
             LIST_PROFILES,
-            limit=limit,
-            offset=offset,
+            page=page,
         )
 
     @get(

@@ -6,7 +6,7 @@ import asyncpg
 from litestar import Controller, get
 
 from app.auth.principal import Principal
-from app.core.api import Limit, Listing, Offset, Single, parse_uuid
+from app.core.api import Listing, Page, Single, parse_uuid
 from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
@@ -40,8 +40,8 @@ class SiteController(Controller):
         self,
         principal: Principal,
         sub_account_id: SubAccountFilter = None,
-        limit: Limit = 50,
-        offset: Offset = 0,
+        *,
+        page: Page,
     ) -> Listing[Site]:
         sub_account = parse_plain_id("subAccountId", sub_account_id)
         return await list_owned(
@@ -49,8 +49,7 @@ class SiteController(Controller):
             lambda row: from_row(Site, row),
             LIST_SITES,
             sub_account,
-            limit=limit,
-            offset=offset,
+            page=page,
         )
 
     @get(

@@ -12,6 +12,7 @@ from app.core.commands import (
     CommandError,
     add_command,
     add_owner,
+    owner_of,
     parse_expiry,
     run_with_connection,
 )
@@ -26,8 +27,7 @@ def cmd_webhooks(args: argparse.Namespace) -> None:
         endpoint_id, secret = run_with_connection(
             lambda conn: endpoints.create(
                 conn,
-                partner_id=args.partner,
-                sub_account_id=args.sub_account,
+                **owner_of(args),
                 url=args.url,
                 events=args.events,
                 devices=args.devices,
@@ -38,7 +38,7 @@ def cmd_webhooks(args: argparse.Namespace) -> None:
         print(secret)
     elif action == "list":
         for row in run_with_connection(
-            lambda conn: endpoints.list_endpoints(conn, args.partner, args.sub_account)
+            lambda conn: endpoints.list_endpoints(conn, **owner_of(args))
         ):
             print(row.line())
     elif action in ("enable", "disable"):

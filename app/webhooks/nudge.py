@@ -18,6 +18,7 @@ import time
 
 import asyncpg
 
+from app.core.db import PerPool
 from app.core.sql import QUERIES
 
 log = logging.getLogger("telemetry.webhooks")
@@ -53,11 +54,4 @@ class Nudger:
             log.warning("could not wake the webhook dispatcher (%s); its tick will", exc)
 
 
-_nudgers: dict[int, Nudger] = {}
-
-
-def nudger_for(pool: asyncpg.Pool) -> Nudger:
-    nudger = _nudgers.get(id(pool))
-    if nudger is None or nudger.pool is not pool:
-        nudger = _nudgers[id(pool)] = Nudger(pool)
-    return nudger
+nudger_for = PerPool(Nudger)
