@@ -1,9 +1,9 @@
 """The HTTP floor: the product's server configuration serving a constant JSON body.
 
-Benchmark-only (never mounted in the product). It runs on granian exactly as
-`telemetry serve` does (ASGI, uvloop, the same backlog, access log off) with Litestar and
-msgspec, so the difference between a product route and `/floor` is the route's own work:
-authentication, the database round trip and the encoding of its answer.
+Benchmark-only (never mounted in the product). It runs on the granian server of
+`telemetry serve` (app/core/server.py: ASGI, uvloop, the same backlog, access log off)
+with Litestar and msgspec, so the difference between a product route and `/floor` is the
+route's own work: authentication, the database round trip and the encoding of its answer.
 
     python -m benchmarks.floor_app --port 8100 --workers 2
 """
@@ -31,24 +31,15 @@ def app_factory() -> Litestar:
 
 
 def main() -> None:
-    from granian import Granian
-    from granian.constants import Interfaces, Loops
+    from app.core.server import granian_server
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8100)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    Granian(
-        target="benchmarks.floor_app:app_factory",
-        factory=True,
-        address=args.host,
-        port=args.port,
-        workers=args.workers,
-        interface=Interfaces.ASGI,
-        loop=Loops.uvloop,
-        log_access=False,
-        backlog=2048,
+    granian_server(
+        "benchmarks.floor_app:app_factory", host=args.host, port=args.port, workers=args.workers
     ).serve()
 
 

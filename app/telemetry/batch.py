@@ -21,6 +21,7 @@ import logging
 
 import asyncpg
 
+from app.core.db import PerPool
 from app.core.sql import QUERIES
 from app.telemetry.catalog import DeviceContext
 from app.telemetry.pipeline import Outcome, Uplink, record_columns, store_uplink, uplink_record
@@ -94,11 +95,5 @@ class Batcher:
             nudger_for(self.pool).nudge()
 
 
-_batchers: dict[int, Batcher] = {}
-
-
-def batcher_for(pool: asyncpg.Pool) -> Batcher:
-    batcher = _batchers.get(id(pool))
-    if batcher is None or batcher.pool is not pool:
-        batcher = _batchers[id(pool)] = Batcher(pool)
-    return batcher
+# The worker's batcher of a pool.
+batcher_for = PerPool(Batcher)
