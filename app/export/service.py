@@ -17,12 +17,11 @@ import msgspec
 
 from app.auth.principal import Principal
 from app.auth.tenancy import DeviceRef
-from app.core.api import utc_now
 from app.core.config import Settings
 from app.core.errors import ErrorCode, forbidden, invalid_parameter
 from app.core.sql import QUERIES
 from app.export.structs import FORMATS, LAYOUTS, Column, ExportParams, ExportPlan, Format
-from app.history.service import history_time
+from app.history.service import parse_range
 from app.history.zones import parse_tz
 
 SIGNAL_QUALITY = "signal_quality"
@@ -37,15 +36,8 @@ def parse_params(
     layout: str | None,
     tz: str | None,
 ) -> ExportParams:
-    if start is None:
-        raise invalid_parameter("from", "is required")
-    if end is None:
-        raise invalid_parameter("to", "is required")
     # `now`, `now-P1D` as on /history ("as history", integrations.md section 4): one `now`.
-    now = utc_now()
-    begin, finish = history_time("from", start, now), history_time("to", end, now)
-    if begin >= finish:
-        raise invalid_parameter("from", "must be before to")
+    begin, finish, now = parse_range(start, end)
     chosen_format = format if format is not None else "csv"
     if chosen_format not in FORMATS:
         raise invalid_parameter("format", "must be csv, ndjson or parquet")
@@ -67,7 +59,7 @@ def parse_params(
         format=chosen_format,
         layout=chosen_layout,
         tz=parse_tz(tz),
-        cutoff=utc_now() - timedelta(days=principal.retention_days),
+        cutoff=now - timedelta(days=principal.retention_days),
     )
 
 

@@ -62,6 +62,20 @@ def history_time(name: str, text: str, now: datetime) -> datetime:
     return parse_timestamp(name, text)
 
 
+def parse_range(start: str | None, end: str | None) -> tuple[datetime, datetime, datetime]:
+    """`from` and `to` of a history or export request (both required, `from` before `to`),
+    with the one `now` that both were read against."""
+    if start is None:
+        raise invalid_parameter("from", "is required")
+    if end is None:
+        raise invalid_parameter("to", "is required")
+    now = utc_now()
+    begin, finish = history_time("from", start, now), history_time("to", end, now)
+    if begin >= finish:
+        raise invalid_parameter("from", "must be before to")
+    return begin, finish, now
+
+
 def parse_query(
     principal: Principal,
     field: str | None,
@@ -77,14 +91,7 @@ def parse_query(
         require_multi_site(principal)
     if not field:
         raise invalid_parameter("field", "is required")
-    if start is None:
-        raise invalid_parameter("from", "is required")
-    if end is None:
-        raise invalid_parameter("to", "is required")
-    now = utc_now()
-    begin, finish = history_time("from", start, now), history_time("to", end, now)
-    if begin >= finish:
-        raise invalid_parameter("from", "must be before to")
+    begin, finish, now = parse_range(start, end)
     zone = parse_tz(tz)
     cutoff = now - timedelta(days=principal.retention_days)
     resolution_text = resolution if resolution is not None else "raw"
