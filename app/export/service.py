@@ -2,7 +2,8 @@
 
 Checks run in the order of decisions D3: parameters (400), the device (404) or the fleet's
 devices and their bound (400), the fields (400), retention (403 `outside_retention`), then
-the readings bound (400, counted exactly from the rollups, raw readings at the edges).
+the readings bound (400, counted exactly: raw rows, packed weeks by their counts, the
+weeks at the range's edges unpacked).
 """
 
 from __future__ import annotations
