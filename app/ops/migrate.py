@@ -22,6 +22,9 @@ from app.core.config import PROJECT_ROOT
 
 SCHEMA_DIR = PROJECT_ROOT / "schema"
 _LOCK_ID = 7_301_994_211
+# A migration or a definition file may rewrite a loaded database (an index rebuild, a
+# backfill): far longer than the command timeout of every other statement, still bounded.
+STATEMENT_BOUND_S = 3600.0
 
 
 class EditedMigrationError(Exception):
@@ -69,7 +72,7 @@ async def migrate(connection: asyncpg.Connection, root: Path = SCHEMA_DIR) -> li
                 continue
             sql = path.read_text()
             async with connection.transaction():
-                await connection.execute(sql)
+                await connection.execute(sql, timeout=STATEMENT_BOUND_S)
                 await connection.execute(
                     "INSERT INTO schema_migrations (version, checksum) VALUES ($1, $2)",
                     path.name,
@@ -78,7 +81,7 @@ async def migrate(connection: asyncpg.Connection, root: Path = SCHEMA_DIR) -> li
             applied_now.append(path.name)
         async with connection.transaction():
             for path in definition_files(root):
-                await connection.execute(path.read_text())
+                await connection.execute(path.read_text(), timeout=STATEMENT_BOUND_S)
     finally:
         await connection.execute("SELECT pg_advisory_unlock($1)", _LOCK_ID)
     return applied_now
