@@ -8,10 +8,13 @@
 -- A read therefore takes raw rows, packed rows (or their daily partials where whole days
 -- nest in its buckets) and merges them; answers are exact at every instant.
 
--- The microseconds of an interval, exactly (extract returns numeric).
+-- The microseconds of an interval, exact for intervals shorter than a century (the float8
+-- seconds of date_part carry 2^52 microseconds exactly; the offsets and steps of a packed
+-- week are below 2^40). Float arithmetic, not extract's numeric: it runs once per reading
+-- packed.
 CREATE OR REPLACE FUNCTION interval_micros(p interval) RETURNS bigint
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$ SELECT (extract(epoch FROM p) * 1000000)::bigint $$;
+AS $$ SELECT round(date_part('epoch', p) * 1000000)::bigint $$;
 
 -- The times of a packed row, ascending: run i holds p_counts[i] times p_steps[i]
 -- microseconds apart from p_offsets[i] microseconds after the period's start. The set
@@ -46,9 +49,7 @@ $$;
 -- The runs of ascending times p_times (the inverse of packed_times): a run is a stretch of
 -- equal steps, and a time starts a new run when its step differs from the one before it,
 -- or is 0 (a time equal to the one before it is a run of its own: packed_times steps
--- with generate_series, which cannot repeat a time).
--- Offsets and steps in microseconds: a week's offsets are below 2^40, so the float8
--- seconds of an interval carry them exactly.
+-- with generate_series, which cannot repeat a time). Offsets and steps in microseconds.
 CREATE OR REPLACE FUNCTION time_runs(
     p_period timestamptz, p_times timestamptz[],
     OUT offsets bigint[], OUT steps bigint[], OUT counts integer[]
@@ -58,7 +59,7 @@ AS $$
     WITH stepped AS (
         SELECT u.o, m.us, m.us - lag(m.us) OVER (ORDER BY u.o) AS step
           FROM unnest(p_times) WITH ORDINALITY AS u (t, o),
-               LATERAL (SELECT round(date_part('epoch', u.t - p_period) * 1000000)::bigint AS us) m),
+               LATERAL (SELECT interval_micros(u.t - p_period) AS us) m),
     flagged AS (
         SELECT o, us, CASE WHEN o = 1 OR step = 0 THEN true
                            WHEN o = 2 THEN false
