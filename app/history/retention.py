@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 
 log = logging.getLogger("telemetry.retention")
+T = TypeVar("T")
 
 FIRST_RUN_AFTER_S = 60.0
 EVERY_S = 15 * 60.0
@@ -34,39 +35,15 @@ async def run_retention(connection: asyncpg.Pool | asyncpg.Connection) -> int | 
     return dropped
 
 
-async def pack_closed_weeks(
-    pool: asyncpg.Pool | asyncpg.Connection, closed_for_s: float, limit: int | None = None
-) -> int:
-    """Packs raw chunks closed for `closed_for_s`, one per transaction (each holds its
-    chunk's lock only while it packs); how many were packed."""
-    packed = 0
-    async with contextlib.AsyncExitStack() as stack:
-        connection = (
-            await stack.enter_async_context(pool.acquire())
-            if isinstance(pool, asyncpg.Pool)
-            else pool
-        )
-        while limit is None or packed < limit:
-            async with connection.transaction():
-                # Packing a week of a large fleet takes longer than the API's statement
-                # timeout; waiting for a chunk's lock must not stall the reads queued
-                # behind it, so a busy chunk is left for the next run.
-                await connection.execute("SET LOCAL statement_timeout = 0")
-                await connection.execute("SET LOCAL lock_timeout = '1s'")
-                done = await connection.fetchval(
-                    "SELECT pack_closed_chunks(make_interval(secs => $1), 1)", closed_for_s
-                )
-            if not done:
-                return packed
-            packed += done
-    return packed
-
-
-async def compact_closed_chunks(
-    pool: asyncpg.Pool | asyncpg.Connection, limit: int | None = None
-) -> list[str]:
-    """CLUSTERs closed chunks one at a time (one lock each); the chunks compacted."""
-    done: list[str] = []
+async def chunk_by_chunk(
+    pool: asyncpg.Pool | asyncpg.Connection,
+    step: Callable[[asyncpg.Connection], Awaitable[T | None]],
+    limit: int | None = None,
+) -> list[T]:
+    """Runs `step` in one transaction after another, so each holds its chunk's lock only
+    while it works on that chunk, until it returns None or `limit` steps are done; what the
+    steps returned. Rewriting a chunk takes longer than the API's statement timeout."""
+    done: list[T] = []
     async with contextlib.AsyncExitStack() as stack:
         connection = (
             await stack.enter_async_context(pool.acquire())
@@ -75,13 +52,41 @@ async def compact_closed_chunks(
         )
         while limit is None or len(done) < limit:
             async with connection.transaction():
-                # Rewriting a chunk takes longer than the API's statement timeout.
                 await connection.execute("SET LOCAL statement_timeout = 0")
-                chunk = await connection.fetchval("SELECT history_compact_next()")
-            if chunk is None:
+                result = await step(connection)
+            if result is None:
                 return done
-            done.append(chunk)
+            done.append(result)
     return done
+
+
+async def pack_closed_weeks(
+    pool: asyncpg.Pool | asyncpg.Connection, closed_for_s: float, limit: int | None = None
+) -> int:
+    """Packs raw chunks closed for `closed_for_s`, one per transaction; how many."""
+
+    async def pack_one(connection: asyncpg.Connection) -> int | None:
+        # Waiting for a chunk's lock must not stall the reads queued behind it, so a busy
+        # chunk is left for the next run.
+        await connection.execute("SET LOCAL lock_timeout = '1s'")
+        packed: int | None = await connection.fetchval(
+            "SELECT pack_closed_chunks(make_interval(secs => $1), 1)", closed_for_s
+        )
+        return packed or None
+
+    return len(await chunk_by_chunk(pool, pack_one, limit))
+
+
+async def compact_closed_chunks(
+    pool: asyncpg.Pool | asyncpg.Connection, limit: int | None = None
+) -> list[str]:
+    """CLUSTERs closed chunks one at a time (one lock each); the chunks compacted."""
+
+    async def compact_one(connection: asyncpg.Connection) -> str | None:
+        chunk: str | None = await connection.fetchval("SELECT history_compact_next()")
+        return chunk
+
+    return await chunk_by_chunk(pool, compact_one, limit)
 
 
 async def retention_loop(
