@@ -27,7 +27,8 @@ BEGIN
     END IF;
     cutoff := now() - make_interval(days => longest) - p_margin;
     FOREACH hypertable IN ARRAY ARRAY['readings_num', 'readings_other', 'rollup_day_num',
-                                      'rollup_day_other', 'packed_num', 'packed_other']
+                                      'rollup_day_other', 'packed_num', 'packed_other',
+                                      'packed_hours_num', 'packed_hours_other']
     LOOP
         dropped := dropped + (SELECT count(*) FROM drop_chunks(
             hypertable::regclass,

@@ -31,6 +31,7 @@ from benchmarks.datasets import (
     plan_series,
 )
 from benchmarks.packed import (
+    HOURS_NUM_COLUMNS,
     PACKED_COLUMNS,
     PERIOD_US,
     ROLLUP_NUM_COLUMNS,
@@ -54,6 +55,12 @@ SELECT d.id::text AS device, COALESCE(f.id::text, '') AS field, COALESCE(s.id::t
        r.bucket, r.n, {partials} r.last_time, r.last_value::text AS last_value
   FROM rollup_day_{kind} r JOIN devices d ON d.num = r.device_num
   LEFT JOIN profile_fields f ON f.num = r.field_num LEFT JOIN sites s ON s.num = r.site_num
+ ORDER BY 1, 2, 3, 4"""
+HOURS = """
+SELECT d.id::text AS device, COALESCE(f.id::text, '') AS field, COALESCE(s.id::text, '') AS site,
+       h.period, h.hours, h.n, {partials} h.last_time, h.last_value::text[] AS last_value
+  FROM packed_hours_{kind} h JOIN devices d ON d.num = h.device_num
+  LEFT JOIN profile_fields f ON f.num = h.field_num LEFT JOIN sites s ON s.num = h.site_num
  ORDER BY 1, 2, 3, 4"""
 RAW = """
 SELECT d.id::text AS device, COALESCE(f.id::text, '') AS field, r.time, r.value::text AS value
@@ -153,6 +160,24 @@ async def test_bulk_daily_rollups_equal_the_packing_jobs(
     assert total == packed
 
 
+async def test_bulk_hourly_partials_equal_the_packing_jobs(
+    loaded: tuple[str, str, Series],
+) -> None:
+    client, job, _ = loaded
+    query = HOURS.format(kind="num", partials="h.sum, h.min, h.max,")
+    ours, reference = await _fetch(client, query), await _fetch(job, query)
+    assert len(ours) == len(reference) >= SCALE.devices * 3
+    for mine, theirs in zip(ours, reference, strict=True):
+        for a, b in zip(mine.pop("sum"), theirs.pop("sum"), strict=True):
+            assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+        assert mine == theirs
+    query = HOURS.format(kind="other", partials="")
+    assert await _fetch(client, query) == await _fetch(job, query)
+    hourly = await _fetch(client, "SELECT sum(x) AS n FROM packed_hours_num, unnest(n) x")
+    packed = await _fetch(client, "SELECT sum(n) AS n FROM packed_num")
+    assert hourly == packed
+
+
 def _irregular(device: int, rng: np.random.Generator) -> pl.DataFrame:
     """Readings of a few series over two old weeks: uneven steps, runs of equal steps,
     equal times with different values, and series of one or two readings."""
@@ -181,13 +206,14 @@ async def test_irregular_times_pack_as_the_job_packs() -> None:
         packed = pack_slice(frame)
         await copy_binary(connection, "packed_num", packed.packed, PACKED_COLUMNS)
         await copy_binary(connection, "rollup_day_num", packed.rollups, ROLLUP_NUM_COLUMNS)
+        await copy_binary(connection, "packed_hours_num", packed.hours, HOURS_NUM_COLUMNS)
         await copy_binary(
             connection,
             "readings_num",
             encode_num(frame.with_columns(device_num=pl.lit(2, pl.Int32)).sample(fraction=1.0)),
         )
         await pack_closed(connection)
-        for table in ("packed_num", "rollup_day_num"):
+        for table in ("packed_num", "rollup_day_num", "packed_hours_num"):
             rows = await connection.fetch(
                 f"SELECT * FROM {table} ORDER BY device_num, field_num, 4, site_num"
             )
@@ -196,7 +222,11 @@ async def test_irregular_times_pack_as_the_job_packs() -> None:
             assert len(ours) >= 5
             for mine, job in zip(ours, theirs, strict=True):
                 if "sum" in mine:
-                    assert math.isclose(mine.pop("sum"), job.pop("sum"), rel_tol=1e-9)
+                    mine_sums, job_sums = (
+                        np.atleast_1d(mine.pop("sum")),
+                        np.atleast_1d(job.pop("sum")),
+                    )
+                    assert np.allclose(mine_sums, job_sums, rtol=1e-9, atol=0)
                 assert mine == job
         # The run encoder alone, against time_runs, on the edge cases.
         for times in ([5], [5, 5], [0, 10, 20, 25, 30], [0, 10, 15, 30, 45], [0, 0, 0, 7, 7]):
