@@ -91,11 +91,14 @@ AS $f$ SELECT time_bucket(%1$L::interval, p_time, timestamptz '1970-01-01 00:00:
     -- %1$s kind (num, other), %2$s its value type, %3$L the period.
     reads constant text := $t$
 -- Every reading of a series (site p_site, or any when NULL) in [p_from, p_to): raw rows
--- and the readings of the packed weeks that overlap the range. Inlined by the planner
--- into the query that calls it, so its ranges exclude chunks like any other predicate.
+-- and the readings of the packed weeks that overlap the range, except the packed readings
+-- in [p_skip_from, p_skip_to) when given (a bucketed read takes those from partials;
+-- weeks wholly inside are not unpacked). Inlined by the planner into the query that calls
+-- it, so its ranges exclude chunks like any other predicate.
 CREATE OR REPLACE FUNCTION readings_%1$s_in(
     p_device integer, p_field integer, p_from timestamptz, p_to timestamptz,
-    p_site integer DEFAULT NULL
+    p_site integer DEFAULT NULL, p_skip_from timestamptz DEFAULT NULL,
+    p_skip_to timestamptz DEFAULT NULL
 ) RETURNS TABLE ("time" timestamptz, value %2$s, site_num integer)
 LANGUAGE sql STABLE
 AS $f$
@@ -115,7 +118,11 @@ AS $f$
        AND k.period > p_from - %3$L::interval AND k.period < p_to
        AND (p_site IS NULL OR k.site_num = p_site)
        AND p_from < p_to
+       AND (p_skip_from IS NULL
+            OR k.period < p_skip_from AND p_from < p_skip_from
+            OR k.period > p_skip_to - %3$L::interval AND p_skip_to < p_to)
        AND u.time >= p_from AND u.time < p_to
+       AND (p_skip_from IS NULL OR u.time < p_skip_from OR u.time >= p_skip_to)
 $f$;
 
 -- How many readings readings_%1$s_in returns, unpacking only the weeks at the edges.
@@ -260,11 +267,13 @@ $f$;$t$;
     -- %4$s as result columns, %5$s selected, %6$s as stored arrays, %7$s as aliases.
     hours_read constant text := $t$
 -- The hourly partials of the packed readings of a series (site p_site, or any when NULL)
--- for the hours inside [p_from, p_to): one row per hour with readings. They count packed
--- readings only; raw rows of the same hours are read as they are.
+-- for the hours inside [p_from, p_to) but not inside [p_skip_from, p_skip_to) (the days a
+-- bucketed read takes from the daily rollups; weeks wholly inside are not unnested): one
+-- row per hour with readings. They count packed readings only; raw rows of the same
+-- hours are read as they are.
 CREATE OR REPLACE FUNCTION packed_hours_%1$s_in(
     p_device integer, p_field integer, p_from timestamptz, p_to timestamptz,
-    p_site integer DEFAULT NULL
+    p_site integer, p_skip_from timestamptz, p_skip_to timestamptz
 ) RETURNS TABLE (bucket timestamptz, n integer%4$s, last_time timestamptz, last_value %2$s)
 LANGUAGE sql STABLE
 AS $f$
@@ -276,8 +285,13 @@ AS $f$
      WHERE k.device_num = p_device AND k.field_num = p_field
        AND k.period > p_from - %3$L::interval AND k.period < p_to
        AND (p_site IS NULL OR k.site_num = p_site)
+       AND p_from < p_to
+       AND (k.period < p_skip_from AND p_from < p_skip_from
+            OR k.period > p_skip_to - %3$L::interval AND p_skip_to < p_to)
        AND k.period + u.h * interval '1 hour' >= p_from
        AND k.period + u.h * interval '1 hour' < p_to
+       AND (k.period + u.h * interval '1 hour' < p_skip_from
+            OR k.period + u.h * interval '1 hour' >= p_skip_to)
 $f$;$t$;
     -- %1$s kind, %2$s the number-only hourly aggregates, %3$s those as arrays, %4$s the
     -- partial columns.
