@@ -270,15 +270,15 @@ async def pack_to_completion(cluster: faults.Cluster) -> str:
 async def mid_packing(
     connection: asyncpg.Connection, process: subprocess.Popen[bytes], closed_chunks: int
 ) -> int:
-    """Waits until the job has committed at least one chunk and is packing another; the
-    pid of its backend."""
+    """Waits until the job has committed at least one chunk and has two or more to go (so
+    it cannot finish between this look and the kill); the pid of its backend."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         assert process.poll() is None, "the packing job ended before it could be killed"
         pid = await connection.fetchval(PACKING_BACKEND)
         if pid is not None:
             left = await connection.fetchval(CLOSED_RAW_CHUNKS)
-            if 0 < left < closed_chunks:
+            if 1 < left < closed_chunks:
                 return int(pid)
         await asyncio.sleep(0.005)
     raise AssertionError("the packing job was never seen packing a second chunk")
