@@ -30,44 +30,14 @@ HOUR_US = 3600 * 1_000_000
 PG_EPOCH_US = 946_684_800 * 1_000_000  # 2000-01-01 UTC, the origin of binary timestamps
 OID_INT2, OID_INT4, OID_INT8, OID_FLOAT8, OID_JSONB = 21, 23, 20, 701, 3802
 
-PACKED_COLUMNS = [
-    "device_num",
-    "field_num",
-    "site_num",
-    "period",
-    "n",
-    "offsets",
-    "steps",
-    "counts",
-    "values",
-]
-ROLLUP_NUM_COLUMNS = [
-    "device_num",
-    "field_num",
-    "site_num",
-    "bucket",
-    "n",
-    "sum",
-    "min",
-    "max",
-    "last_time",
-    "last_value",
-]
-ROLLUP_OTHER_COLUMNS = [c for c in ROLLUP_NUM_COLUMNS if c not in ("sum", "min", "max")]
-HOURS_NUM_COLUMNS = [
-    "device_num",
-    "field_num",
-    "site_num",
-    "period",
-    "hours",
-    "n",
-    "sum",
-    "min",
-    "max",
-    "last_time",
-    "last_value",
-]
-HOURS_OTHER_COLUMNS = [c for c in HOURS_NUM_COLUMNS if c not in ("sum", "min", "max")]
+SERIES_COLUMNS = ["device_num", "field_num", "site_num"]
+PARTIAL_COLUMNS = ["n", "sum", "min", "max", "last_time", "last_value"]
+NUMBER_ONLY = ("sum", "min", "max")
+PACKED_COLUMNS = [*SERIES_COLUMNS, "period", "n", "offsets", "steps", "counts", "values"]
+ROLLUP_NUM_COLUMNS = [*SERIES_COLUMNS, "bucket", *PARTIAL_COLUMNS]
+ROLLUP_OTHER_COLUMNS = [c for c in ROLLUP_NUM_COLUMNS if c not in NUMBER_ONLY]
+HOURS_NUM_COLUMNS = [*SERIES_COLUMNS, "period", "hours", *PARTIAL_COLUMNS]
+HOURS_OTHER_COLUMNS = [c for c in HOURS_NUM_COLUMNS if c not in NUMBER_ONLY]
 
 # The fixed part of a packed row: five scalar columns (the array columns follow it), and
 # of an hourly partials row: its key.

@@ -78,9 +78,11 @@ $$;
 
 -- Generated for both kinds of readings from one template each, so the packing rule and
 -- the read of packed data are written once: packed_period, readings_<kind>_in,
--- readings_<kind>_newest, readings_<kind>_count and pack_range_<kind>.
+-- readings_<kind>_newest, readings_<kind>_count, packed_hours_<kind>_in, pack_range_<kind>
+-- and fill_packed_hours_<kind>.
 DO $generate$
 DECLARE
+    template text;
     -- The packed period: one week, aligned like TimescaleDB's chunks (on the Unix epoch),
     -- so that packing a weekly raw chunk writes one packed row per series.
     period constant interval := interval '7 days';
@@ -187,15 +189,37 @@ BEGIN
      LIMIT p_limit;
 END;
 $f$;$t$;
-    -- %1$s kind, %2$s the partial columns (sum, min, max for numbers), %3$s their daily
-    -- aggregates of the hourly ones, %4$s their replacements on conflict, %5$s their
-    -- hourly aggregates and %6$s those gathered into a week's arrays.
+    -- The hourly partials of the readings `merged` (d, f, s, p, t, v) written: shared by
+    -- the packing job and the backfill, with the arguments of `pack` below.
+    hours_of_merged constant text := $t$
+    hourly AS MATERIALIZED (
+        SELECT d, f, s, p, floor(date_part('epoch', t - p) / 3600)::smallint AS h,
+               count(*)::integer AS n%5$s, max(t) AS last,
+               (array_agg(v ORDER BY t DESC, v DESC))[1] AS last_value
+          FROM merged GROUP BY d, f, s, p, 5),
+    hours AS (
+        INSERT INTO packed_hours_%1$s AS x
+               (device_num, field_num, site_num, period, hours, n%2$s, last_time, last_value)
+        SELECT d, f, s, p, array_agg(h ORDER BY h), array_agg(n ORDER BY h)%6$s,
+               array_agg(interval_micros(last - p - h * interval '1 hour') ORDER BY h),
+               array_agg(last_value ORDER BY h)
+          FROM hourly
+         GROUP BY d, f, s, p
+         ORDER BY d, f, p, s
+        ON CONFLICT (device_num, field_num, period, site_num) DO UPDATE
+           SET hours = excluded.hours, n = excluded.n%4$s, last_time = excluded.last_time,
+               last_value = excluded.last_value
+        RETURNING 1)$t$;
+    -- pack and hours_fill: %1$s kind, %2$s the partial columns (sum, min, max for
+    -- numbers), %3$s their daily aggregates of the hourly ones, %4$s their replacements on
+    -- conflict, %5$s their hourly aggregates and %6$s those gathered into a week's arrays.
     pack constant text := $t$
 -- Packs the raw readings of [p_from, p_to) (the range of one raw chunk, which the caller
 -- has locked against inserts and drops afterwards): each (series, site, week) becomes one
 -- packed row, merged with the packed row already there (late readings), and the hourly
--- partials and daily rollups of the week are rewritten from the merged readings. Readings are
--- ordered by (time, value); time_runs encodes their times. Returns the raw readings packed.
+-- partials and daily rollups of the week are rewritten from the merged readings. Readings
+-- are ordered by (time, value); time_runs encodes their times. Returns the raw readings
+-- packed.
 CREATE OR REPLACE FUNCTION pack_range_%1$s(p_from timestamptz, p_to timestamptz)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -231,11 +255,7 @@ BEGIN
         ON CONFLICT (device_num, field_num, period, site_num) DO UPDATE
            SET n = excluded.n, offsets = excluded.offsets, steps = excluded.steps,
                counts = excluded.counts, values = excluded.values),
-    hourly AS MATERIALIZED (
-        SELECT d, f, s, p, floor(date_part('epoch', t - p) / 3600)::smallint AS h,
-               count(*)::integer AS n%5$s, max(t) AS last,
-               (array_agg(v ORDER BY t DESC, v DESC))[1] AS last_value
-          FROM merged GROUP BY d, f, s, p, 5),
+$t$ || hours_of_merged || $t$,
     -- The days from the hours (24 rows a day instead of every reading).
     days AS (
         INSERT INTO rollup_day_%1$s AS x
@@ -247,18 +267,6 @@ BEGIN
          ORDER BY d, f, time_bucket('1 day', p + h * interval '1 hour'), s
         ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
            SET n = excluded.n%4$s, last_time = excluded.last_time,
-               last_value = excluded.last_value),
-    hours AS (
-        INSERT INTO packed_hours_%1$s AS x
-               (device_num, field_num, site_num, period, hours, n%2$s, last_time, last_value)
-        SELECT d, f, s, p, array_agg(h ORDER BY h), array_agg(n ORDER BY h)%6$s,
-               array_agg(interval_micros(last - p - h * interval '1 hour') ORDER BY h),
-               array_agg(last_value ORDER BY h)
-          FROM hourly
-         GROUP BY d, f, s, p
-         ORDER BY d, f, p, s
-        ON CONFLICT (device_num, field_num, period, site_num) DO UPDATE
-           SET hours = excluded.hours, n = excluded.n%4$s, last_time = excluded.last_time,
                last_value = excluded.last_value)
     SELECT count(*) INTO moved FROM fresh;
     RETURN moved;
@@ -298,35 +306,22 @@ $f$;$t$;
     -- partial columns.
     hours_fill constant text := $t$
 -- Hourly partials for the packed weeks of [p_from, p_to) that have none (packed before the
--- hourly partials existed, or written by a bulk load that packs on the client), from the
--- packed readings. Returns the rows written.
+-- hourly partials existed), from the packed readings. Returns the rows written.
 CREATE OR REPLACE FUNCTION fill_packed_hours_%1$s(p_from timestamptz, p_to timestamptz)
 RETURNS bigint
 LANGUAGE sql
 AS $f$
-    WITH hourly AS (
-        SELECT k.device_num AS d, k.field_num AS f, k.site_num AS s, k.period AS p,
-               floor(date_part('epoch', u.t - k.period) / 3600)::smallint AS h,
-               count(*)::integer AS n%2$s, max(u.t) AS last,
-               (array_agg(u.v ORDER BY u.t DESC, u.v DESC))[1] AS last_value
+    WITH merged AS (
+        SELECT k.device_num AS d, k.field_num AS f, k.site_num AS s, k.period AS p, u.t, u.v
           FROM packed_%1$s k
          CROSS JOIN LATERAL unnest(packed_times(k.period, k.offsets, k.steps, k.counts),
                                    k.values) AS u (t, v)
          WHERE k.period >= p_from AND k.period < p_to
            AND NOT EXISTS (SELECT 1 FROM packed_hours_%1$s x
                             WHERE x.device_num = k.device_num AND x.field_num = k.field_num
-                              AND x.period = k.period AND x.site_num = k.site_num)
-         GROUP BY 1, 2, 3, 4, 5),
-    written AS (
-        INSERT INTO packed_hours_%1$s
-               (device_num, field_num, site_num, period, hours, n%4$s, last_time, last_value)
-        SELECT d, f, s, p, array_agg(h ORDER BY h), array_agg(n ORDER BY h)%3$s,
-               array_agg(interval_micros(last - p - h * interval '1 hour') ORDER BY h), array_agg(last_value ORDER BY h)
-          FROM hourly
-         GROUP BY d, f, s, p
-         ORDER BY d, f, p, s
-        RETURNING 1)
-    SELECT count(*) FROM written
+                              AND x.period = k.period AND x.site_num = k.site_num)),
+$t$ || hours_of_merged || $t$
+    SELECT count(*) FROM hours
 $f$;$t$;
 BEGIN
     EXECUTE format(period_fn, period);
@@ -336,17 +331,14 @@ BEGIN
     EXECUTE format(hours_read, 'other', 'jsonb', period, '', '', '', '');
     EXECUTE format(reads, 'num', 'double precision', period);
     EXECUTE format(reads, 'other', 'jsonb', period);
-    EXECUTE format(pack, 'num', ', sum, min, max',
-                   ', saturate(sum(sum::numeric)), min(min), max(max)',
-                   ', sum = excluded.sum, min = excluded.min, max = excluded.max',
-                   ', saturate(sum(v::numeric)) AS sum, min(v) AS min, max(v) AS max',
-                   ', array_agg(sum ORDER BY h), array_agg(min ORDER BY h), array_agg(max ORDER BY h)');
-    EXECUTE format(pack, 'other', '', '', '', '', '');
-    EXECUTE format(hours_fill, 'num',
-                   ', saturate(sum(u.v::numeric)) AS sum, min(u.v) AS min, max(u.v) AS max',
-                   ', array_agg(sum ORDER BY h), array_agg(min ORDER BY h), array_agg(max ORDER BY h)',
-                   ', sum, min, max');
-    EXECUTE format(hours_fill, 'other', '', '', '');
+    FOREACH template IN ARRAY ARRAY[pack, hours_fill] LOOP
+        EXECUTE format(template, 'num', ', sum, min, max',
+                       ', saturate(sum(sum::numeric)), min(min), max(max)',
+                       ', sum = excluded.sum, min = excluded.min, max = excluded.max',
+                       ', saturate(sum(v::numeric)) AS sum, min(v) AS min, max(v) AS max',
+                       ', array_agg(sum ORDER BY h), array_agg(min ORDER BY h), array_agg(max ORDER BY h)');
+        EXECUTE format(template, 'other', '', '', '', '', '');
+    END LOOP;
 END;
 $generate$;
 

@@ -6,7 +6,6 @@ irregular readings (equal times, uneven steps, single readings) packed both ways
 from __future__ import annotations
 
 import asyncio
-import math
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -142,40 +141,43 @@ async def test_bulk_packed_rows_equal_the_packing_jobs(
     )
 
 
-async def test_bulk_daily_rollups_equal_the_packing_jobs(
-    loaded: tuple[str, str, Series],
+# Per kind of partials: the query of both kinds of series (with the number-only columns
+# filled in), how many rows at least, and the sum of their counts (every packed reading
+# once).
+PARTIALS = {
+    "daily rollups": (
+        ROLLUPS,
+        "r.sum, r.min, r.max,",
+        SCALE.devices * 4 * 14,
+        "SELECT sum(n) AS n FROM rollup_day_num",
+    ),
+    "hourly partials": (
+        HOURS,
+        "h.sum, h.min, h.max,",
+        SCALE.devices * 3,
+        "SELECT sum(x) AS n FROM packed_hours_num, unnest(n) x",
+    ),
+}
+
+
+@pytest.mark.parametrize("partials", PARTIALS)
+async def test_bulk_partials_equal_the_packing_jobs(
+    loaded: tuple[str, str, Series], partials: str
 ) -> None:
     client, job, _ = loaded
-    query = ROLLUPS.format(kind="num", partials="r.sum, r.min, r.max,")
+    template, number_columns, least, counted = PARTIALS[partials]
+    query = template.format(kind="num", partials=number_columns)
     ours, reference = await _fetch(client, query), await _fetch(job, query)
-    assert len(ours) == len(reference) > SCALE.devices * 4 * 14
+    assert len(ours) == len(reference) > least
     for mine, theirs in zip(ours, reference, strict=True):
         # Float addition in another order: the sums agree to rounding only.
-        assert math.isclose(mine.pop("sum"), theirs.pop("sum"), rel_tol=1e-9, abs_tol=1e-9)
+        assert np.allclose(mine.pop("sum"), theirs.pop("sum"), rtol=1e-9, atol=1e-9)
         assert mine == theirs
-    query = ROLLUPS.format(kind="other", partials="")
+    query = template.format(kind="other", partials="")
     assert await _fetch(client, query) == await _fetch(job, query)
-    total = await _fetch(client, "SELECT (SELECT sum(n) FROM rollup_day_num) AS n")
+    total = await _fetch(client, counted)
     packed = await _fetch(client, "SELECT sum(n) AS n FROM packed_num")
     assert total == packed
-
-
-async def test_bulk_hourly_partials_equal_the_packing_jobs(
-    loaded: tuple[str, str, Series],
-) -> None:
-    client, job, _ = loaded
-    query = HOURS.format(kind="num", partials="h.sum, h.min, h.max,")
-    ours, reference = await _fetch(client, query), await _fetch(job, query)
-    assert len(ours) == len(reference) >= SCALE.devices * 3
-    for mine, theirs in zip(ours, reference, strict=True):
-        for a, b in zip(mine.pop("sum"), theirs.pop("sum"), strict=True):
-            assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
-        assert mine == theirs
-    query = HOURS.format(kind="other", partials="")
-    assert await _fetch(client, query) == await _fetch(job, query)
-    hourly = await _fetch(client, "SELECT sum(x) AS n FROM packed_hours_num, unnest(n) x")
-    packed = await _fetch(client, "SELECT sum(n) AS n FROM packed_num")
-    assert hourly == packed
 
 
 def _irregular(device: int, rng: np.random.Generator) -> pl.DataFrame:
