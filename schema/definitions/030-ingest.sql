@@ -499,10 +499,9 @@ DECLARE
     raised      integer[];
     cleared     integer[];
     has_rules   boolean := cardinality(p_rule_ids) > 0;
-    gw          text[];
-    gw_partner  uuid[] := '{}';
-    gw_eui      text[] := '{}';
-    gw_time     timestamptz[] := '{}';
+    gw_partner  uuid[];
+    gw_eui      text[];
+    gw_time     timestamptz[];
 BEGIN
     -- The network server is answered only after this is durable, whatever the session says.
     SET LOCAL synchronous_commit = on;
@@ -560,13 +559,6 @@ BEGIN
         ELSE
             unwritten := true;
         END IF;
-
-        IF jsonb_array_length(p_gateways -> (u - 1)) > 0 THEN
-            gw := ARRAY(SELECT jsonb_array_elements_text(p_gateways -> (u - 1)));
-            gw_eui := gw_eui || gw;
-            gw_partner := gw_partner || array_fill(p_partner_id[u], ARRAY[cardinality(gw)]);
-            gw_time := gw_time || array_fill(p_time[u], ARRAY[cardinality(gw)]);
-        END IF;
     END LOOP;
     IF unwritten THEN
         pending := pending || st;
@@ -578,6 +570,12 @@ BEGIN
     PERFORM record_readings(p_device_num, adm.sites, p_time, p_num_uplink, p_num_fields,
                             p_num_values, p_other_uplink, p_other_fields, p_other_values);
     -- 5. gateways
+    SELECT COALESCE(array_agg(p_partner_id[x.j]), '{}'), COALESCE(array_agg(g.eui), '{}'),
+           COALESCE(array_agg(p_time[x.j]), '{}')
+      INTO gw_partner, gw_eui, gw_time
+      FROM generate_subscripts(p_device_num, 1) AS x (j),
+           jsonb_array_elements_text(p_gateways -> (x.j - 1)) AS g (eui)
+     WHERE adm.outcomes[x.j] = 'stored';
     PERFORM touch_gateways(gw_partner, gw_eui, gw_time);
     RETURN adm.outcomes;
 END;
