@@ -6,7 +6,8 @@
 -- of live uplinks costs one round trip. Re-runnable: applied on every migrate.
 --
 -- Lock order of every ingest path: device (share), dedup row, device state, and last the
--- gateway rows (touch_gateways, in num order), so concurrent batches never deadlock.
+-- gateway rows (touch_gateways, in num order), so concurrent batches never deadlock. A
+-- batch takes each kind for all its uplinks at once, in num (dedup: key) order.
 
 -- Step "admit", the checks every ingest event starts with: the integration token still
 -- belongs to the partner (the one token check of the transaction; NULL on the world-file
