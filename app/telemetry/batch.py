@@ -8,7 +8,7 @@ commit flush and most of the per-statement cost of the readings per uplink. A wo
 one batch in flight, and a second only while a full batch (MAX_BATCH) waits: a batch costs
 the database about 0.9 ms whatever its size plus about 0.1 ms per uplink, so at 64
 connections four batches in flight per worker (about 5 uplinks each) cost 30% more CPU
-per uplink than one (about 15 each), for no more throughput. A batch that
+per uplink than one (about 14 each), for no more throughput. A batch that
 fails as a whole (for instance chosen as a deadlock victim) is retried uplink by uplink,
 so one bad uplink never takes others down with it. After a commit that stored uplinks
 of a partner with a webhook endpoint the worker wakes the webhook dispatcher
