@@ -6,7 +6,8 @@
 -- of live uplinks costs one round trip. Re-runnable: applied on every migrate.
 --
 -- Lock order of every ingest path: device (share), dedup row, device state, and last the
--- gateway rows (touch_gateways, in num order), so concurrent batches never deadlock.
+-- gateway rows (touch_gateways, in num order), so concurrent batches never deadlock. A
+-- batch takes each kind for all its uplinks at once, in num (dedup: key) order.
 
 -- Step "admit", the checks every ingest event starts with: the integration token still
 -- belongs to the partner (the one token check of the transaction; NULL on the world-file
@@ -112,10 +113,12 @@ BEGIN
 END;
 $$;
 
--- Step "state" of one admitted uplink: field state, signal quality, battery and the
--- stored /latest body and ETag (latest_body, schema/definitions/020-latest.sql), on the
--- device_state row st (locked by the caller, as read before this uplink). Arguments as
--- computed by app/telemetry/pipeline.py (UplinkRecord):
+-- Step "state" of one admitted uplink: its device's device_state row st (locked, as it is
+-- before this uplink) as it is after it: field state, signal quality, battery and the
+-- stored /latest body and ETag (latest_body, schema/definitions/020-latest.sql). Writes
+-- nothing: ingest_uplinks writes the row (at once when a webhook event is to read it,
+-- else once per device and batch). Arguments as computed by app/telemetry/pipeline.py
+-- (UplinkRecord):
 --   p_values         identifier -> stored value of this uplink (decoded after calibration,
 --                    formula and mapping outputs); p_derived (a JSON array) names the
 --                    derived ones
@@ -124,7 +127,9 @@ $$;
 --   p_has_derived    whether /latest carries `derived` at all (D10, api-spec 2.4)
 --   p_signal         D15 signal quality of the best gateway, or NULL without rxInfo
 --   p_battery        the battery_pct field's value (rounded, clamped), or NULL
-CREATE OR REPLACE FUNCTION ingest_uplink_state(
+-- One query computes the field state and what /latest shows of it; the rest are simple
+-- expressions (each query of a PL/pgSQL function costs an executor start per uplink).
+CREATE OR REPLACE FUNCTION ingest_uplink_next_state(
     st                  device_state,
     p_device_id         uuid,
     p_time              timestamptz,
@@ -136,74 +141,84 @@ CREATE OR REPLACE FUNCTION ingest_uplink_state(
     p_retain            boolean,
     p_signal            integer,
     p_battery           integer
-) RETURNS void
+) RETURNS device_state
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    old_fs      jsonb := st.field_state;
-    fs          jsonb;
-    fresh       jsonb;
     newest      timestamptz := GREATEST(st.last_uplink_at, p_time);
     time_text   text := rfc3339(p_time);
-    sq          integer;
+    newest_text text := CASE WHEN newest = p_time THEN time_text ELSE rfc3339(newest) END;
+    -- In order (the common case) every field of the uplink is the newest of its field.
+    in_order    boolean := st.last_uplink_at IS NULL OR st.last_uplink_at <= p_time;
     vals        jsonb;
     retained    jsonb;
     derived     jsonb;
-    v_battery   jsonb := st.battery;
     body        bytea;
 BEGIN
     -- Per field, the newest stored value and the time it was reported: what retain last
     -- value carries. A late uplink only fills in fields whose stored value is older.
-    SELECT COALESCE(jsonb_object_agg(n.key, jsonb_build_object(
-               'v', n.value, 't', time_text, 'd', p_derived ? n.key)), '{}')
-      INTO fresh
-      FROM jsonb_each(p_values) AS n
-     WHERE old_fs -> n.key IS NULL OR (old_fs -> n.key ->> 't')::timestamptz <= p_time;
-    fs := old_fs || fresh;
-
-    sq := CASE WHEN p_signal IS NOT NULL AND p_time >= COALESCE(st.last_uplink_at, p_time)
-               THEN p_signal ELSE st.signal_quality END;
-
     -- /latest shows the fields of the newest uplink, or with retain last value every
-    -- field with the times of those older than the newest uplink.
-    IF p_retain THEN
-        SELECT jsonb_object_agg(e.key, e.value -> 'v'),
-               jsonb_object_agg(e.key, e.value -> 't')
-                   FILTER (WHERE (e.value ->> 't')::timestamptz < newest),
-               jsonb_object_agg(e.key, e.value -> 'v') FILTER (WHERE (e.value ->> 'd')::boolean)
-          INTO vals, retained, derived
-          FROM jsonb_each(fs) AS e;
-    ELSE
-        SELECT jsonb_object_agg(e.key, e.value -> 'v'),
-               jsonb_object_agg(e.key, e.value -> 'v') FILTER (WHERE (e.value ->> 'd')::boolean)
-          INTO vals, derived
-          FROM jsonb_each(fs) AS e
-         WHERE (e.value ->> 't')::timestamptz = newest;
+    -- field with the times of those older than the newest uplink. A field's time is
+    -- always rfc3339 text, so equal times are equal texts.
+    SELECT f.fs, v.vals, v.retained, v.derived INTO st.field_state, vals, retained, derived
+      FROM (SELECT st.field_state || COALESCE(jsonb_object_agg(n.key, jsonb_build_object(
+                       'v', n.value, 't', time_text, 'd', p_derived ? n.key)), '{}') AS fs
+              FROM jsonb_each(p_values) AS n
+             WHERE in_order OR st.field_state -> n.key IS NULL
+                OR (st.field_state -> n.key ->> 't')::timestamptz <= p_time) AS f,
+           LATERAL (
+               SELECT jsonb_object_agg(e.key, e.value -> 'v')
+                          FILTER (WHERE p_retain OR e.value ->> 't' = newest_text) AS vals,
+                      jsonb_object_agg(e.key, e.value -> 't')
+                          FILTER (WHERE p_retain AND e.value ->> 't' <> newest_text
+                                        AND (e.value ->> 't')::timestamptz < newest) AS retained,
+                      COALESCE((SELECT jsonb_object_agg(k, p_static -> k)
+                                  FROM jsonb_array_elements_text(p_static_derived) AS k
+                                 WHERE p_static ? k), '{}')
+                      || COALESCE(jsonb_object_agg(e.key, e.value -> 'v')
+                                      FILTER (WHERE (p_retain OR e.value ->> 't' = newest_text)
+                                                    AND (e.value ->> 'd')::boolean), '{}')
+                          AS derived
+                 FROM jsonb_each(f.fs) AS e) AS v;
+
+    IF p_signal IS NOT NULL AND p_time >= COALESCE(st.last_uplink_at, p_time) THEN
+        st.signal_quality := p_signal;
     END IF;
-    derived := COALESCE((SELECT jsonb_object_agg(k, p_static -> k)
-                           FROM jsonb_array_elements_text(p_static_derived) AS k
-                          WHERE p_static ? k), '{}')
-               || COALESCE(derived, '{}');
-    body := latest_body(p_device_id, newest, p_static || COALESCE(vals, '{}'), sq, retained,
-                        CASE WHEN p_has_derived THEN derived END);
+    body := latest_body(p_device_id, newest, p_static || COALESCE(vals, '{}'),
+                        st.signal_quality, retained, CASE WHEN p_has_derived THEN derived END);
 
     -- Battery: the newest reading of either source wins; on equal times the status source.
-    IF p_battery IS NOT NULL AND (v_battery IS NULL
-            OR (v_battery ->> 'at')::timestamptz < p_time
-            OR ((v_battery ->> 'at')::timestamptz = p_time AND v_battery ->> 'source' = 'field')) THEN
-        v_battery := jsonb_build_object('state', 'pct', 'value', p_battery, 'at', time_text,
-                                        'source', 'field');
+    IF p_battery IS NOT NULL AND (st.battery IS NULL
+            OR (st.battery ->> 'at')::timestamptz < p_time
+            OR ((st.battery ->> 'at')::timestamptz = p_time AND st.battery ->> 'source' = 'field')) THEN
+        st.battery := jsonb_build_object('state', 'pct', 'value', p_battery, 'at', time_text,
+                                         'source', 'field');
     END IF;
 
-    UPDATE device_state
-       SET last_seen_at = GREATEST(last_seen_at, p_time),
-           last_uplink_at = newest,
-           signal_quality = sq,
-           battery = v_battery,
-           field_state = fs,
-           latest_body = body,
-           latest_etag = latest_etag(body)
-     WHERE device_num = st.device_num;
+    st.last_seen_at := GREATEST(st.last_seen_at, p_time);
+    st.last_uplink_at := newest;
+    st.latest_body := body;
+    st.latest_etag := latest_etag(body);
+    RETURN st;
+END;
+$$;
+
+-- Writes device_state rows computed by ingest_uplink_next_state (already locked).
+-- PL/pgSQL, not SQL: its plan is then kept for the session instead of made per call.
+CREATE OR REPLACE FUNCTION write_device_states(p_rows device_state[]) RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    UPDATE device_state s
+       SET last_seen_at = r.last_seen_at,
+           last_uplink_at = r.last_uplink_at,
+           signal_quality = r.signal_quality,
+           battery = r.battery,
+           field_state = r.field_state,
+           latest_body = r.latest_body,
+           latest_etag = r.latest_etag
+      FROM unnest(p_rows) AS r
+     WHERE s.device_num = r.device_num;
 END;
 $$;
 
@@ -289,13 +304,15 @@ BEGIN
     IF cardinality(p_gateway_eui) = 0 THEN
         RETURN;
     END IF;
+    -- Gateways already seen later (as committed; lastSeenAt only moves forward) are left
+    -- alone without taking their lock: a late uplink waits for no other batch here.
     SELECT array_agg(s.num ORDER BY s.num), array_agg(s.t ORDER BY s.num)
       INTO v_nums, v_times
-      FROM (SELECT x.num, max(y.t) AS t
+      FROM (SELECT x.num, max(y.t) AS t, x.last_seen_at
               FROM unnest(p_partner_id, p_gateway_eui, p_time) AS y (p, e, t)
               JOIN gateways x ON x.partner_id = y.p AND x.gateway_eui = y.e
-             GROUP BY x.num) s
-     WHERE s.t IS NOT NULL;
+             GROUP BY x.num, x.last_seen_at) s
+     WHERE s.t IS NOT NULL AND (s.last_seen_at IS NULL OR s.last_seen_at < s.t);
     IF v_nums IS NULL THEN
         RETURN;
     END IF;
@@ -312,6 +329,104 @@ BEGIN
 END;
 $$;
 
+-- Step "admit" of a whole batch, set-based (ingest_admit's checks, in one statement per
+-- kind instead of three per uplink): the integration token of each uplink still belongs
+-- to its partner, its device is the partner's and assigned (share-locked, in num order),
+-- and its dedup key was not stored before (keys inserted in key order, so two batches
+-- racing on duplicates wait for each other instead of deadlocking; within a batch the
+-- first uplink with a key is the stored one). outcomes[i] as ingest_admit answers them;
+-- device_ids[i] and sites[i] (site num, 0 = none) for an admitted uplink, else NULL.
+CREATE OR REPLACE FUNCTION ingest_admit_batch(
+    p_token_hash    bytea[],
+    p_partner_id    uuid[],
+    p_device_num    integer[],
+    p_dedup_key     text[],
+    OUT outcomes    text[],
+    OUT device_ids  uuid[],
+    OUT sites       integer[]
+)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    fresh   integer[];
+BEGIN
+    WITH u AS MATERIALIZED (
+        SELECT u.i, u.partner, u.num,
+               u.token IS NULL OR EXISTS (
+                   SELECT 1 FROM integrations x
+                    WHERE x.token_hash = u.token AND x.partner_id = u.partner) AS authorized
+          FROM unnest(p_token_hash, p_partner_id, p_device_num)
+               WITH ORDINALITY AS u (token, partner, num, i)),
+    d AS (
+        SELECT d.num, d.partner_id, d.id, d.status, COALESCE(s.num, 0) AS site_num
+          FROM devices d LEFT JOIN sites s ON s.id = d.site_id
+         WHERE (d.num, d.partner_id) IN (SELECT u.num, u.partner FROM u WHERE u.authorized)
+         ORDER BY d.num
+           FOR SHARE OF d)
+    SELECT array_agg(CASE WHEN NOT u.authorized THEN 'unauthorized'
+                          WHEN d.num IS NULL OR d.status <> 'assigned' THEN 'not_found'
+                          ELSE 'stored' END ORDER BY u.i),
+           array_agg(CASE WHEN d.status = 'assigned' THEN d.id END ORDER BY u.i),
+           array_agg(CASE WHEN d.status = 'assigned' THEN d.site_num END ORDER BY u.i)
+      INTO outcomes, device_ids, sites
+      FROM u LEFT JOIN d ON u.authorized AND d.num = u.num AND d.partner_id = u.partner;
+
+    IF NOT EXISTS (SELECT 1 FROM generate_subscripts(p_dedup_key, 1) AS i
+                    WHERE outcomes[i] = 'stored' AND p_dedup_key[i] IS NOT NULL) THEN
+        RETURN;
+    END IF;
+    WITH c AS MATERIALIZED (
+        SELECT i, p_partner_id[i] AS partner, p_dedup_key[i] AS key
+          FROM generate_subscripts(p_dedup_key, 1) AS i
+         WHERE outcomes[i] = 'stored' AND p_dedup_key[i] IS NOT NULL),
+    added AS (
+        INSERT INTO ingest_dedup (partner_id, deduplication_id)
+        SELECT DISTINCT c.partner, c.key FROM c ORDER BY c.key, c.partner
+        ON CONFLICT DO NOTHING
+        RETURNING partner_id, deduplication_id)
+    SELECT array_agg(f.i) INTO fresh
+      FROM (SELECT min(c.i) AS i
+              FROM c JOIN added a ON a.partner_id = c.partner AND a.deduplication_id = c.key
+             GROUP BY c.partner, c.key) f;
+    FOR i IN 1..cardinality(p_dedup_key) LOOP
+        IF outcomes[i] = 'stored' AND p_dedup_key[i] IS NOT NULL
+           AND NOT (i = ANY (COALESCE(fresh, '{}'))) THEN
+            outcomes[i] := 'duplicate';
+            device_ids[i] := NULL;
+            sites[i] := NULL;
+        END IF;
+    END LOOP;
+END;
+$$;
+
+-- The device_state rows of the devices p_device_num, created when missing, locked for
+-- this transaction in num order (the lock order of every ingest path) and returned in
+-- that order.
+CREATE OR REPLACE FUNCTION lock_device_states(p_device_num integer[]) RETURNS device_state[]
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    rows    device_state[];
+BEGIN
+    SELECT array_agg(l.r ORDER BY (l.r).device_num) INTO rows
+      FROM (SELECT s AS r FROM device_state s
+             WHERE s.device_num = ANY (p_device_num)
+             ORDER BY s.device_num
+               FOR UPDATE) AS l;
+    IF COALESCE(cardinality(rows), 0) < (SELECT count(DISTINCT n) FROM unnest(p_device_num) AS n) THEN
+        INSERT INTO device_state (device_num)
+        SELECT DISTINCT n FROM unnest(p_device_num) AS n ORDER BY n
+        ON CONFLICT DO NOTHING;
+        SELECT array_agg(l.r ORDER BY (l.r).device_num) INTO rows
+          FROM (SELECT s AS r FROM device_state s
+                 WHERE s.device_num = ANY (p_device_num)
+                 ORDER BY s.device_num
+                   FOR UPDATE) AS l;
+    END IF;
+    RETURN rows;
+END;
+$$;
+
 -- THE write path of uplinks: stores a batch of uplinks in the caller's transaction and
 -- returns the outcome of each, in order. Live ingest groups the uplinks that arrive while a
 -- previous batch commits (app/telemetry/batch.py); the fallback, world replay and bulk
@@ -321,17 +436,22 @@ $$;
 -- p_static_derived and p_gateways are JSON arrays of string arrays, p_meta a JSON array
 -- of {fPort, fCnt}); rules and readings are flat, with the index of their uplink.
 --
--- The steps of an uplink, in order:
---   1. admit      ingest_admit: token, device, de-duplication ('stored' or why not)
---   2. state      lock_device_state, ingest_uplink_alerts, ingest_uplink_state: alerts,
---                 field state, signal, battery, the stored /latest body and ETag
---   3. events     webhook_uplink (schema/definitions/080-webhooks.sql): device.uplink and
---                 device.alert.raised/.cleared into the webhook outbox, in this
---                 transaction (one index probe when the partner has no endpoint). The
---                 NOTIFY that wakes the dispatcher is deferred past the commit, since one
---                 inside the transaction serialises the commits of concurrent batches: live
---                 ingest sends it after its commit (app/telemetry/batch.py, through
---                 app/webhooks/nudge.py); otherwise the dispatcher's tick (1 s) finds them
+-- The steps, each over the whole batch where it can be (per-uplink PL/pgSQL statements
+-- were most of the database's time per uplink):
+--   1. admit      ingest_admit_batch: token, device, de-duplication ('stored' or why not)
+--   2. state      lock_device_states (every admitted device's row, in num order), then per
+--                 stored uplink by device and time ingest_uplink_alerts and
+--                 ingest_uplink_next_state: alerts, field state, signal, battery, the
+--                 stored /latest body and ETag; each row written once per batch
+--                 (write_device_states), or at once when a webhook event reads it
+--   3. events     webhook_uplink (schema/definitions/080-webhooks.sql), only for uplinks of
+--                 a partner with an endpoint taking events (checked once per partner):
+--                 device.uplink and device.alert.raised/.cleared into the webhook outbox,
+--                 in this transaction. The NOTIFY that wakes the dispatcher is deferred
+--                 past the commit, since one inside the transaction serialises the commits
+--                 of concurrent batches: live ingest sends it after its commit
+--                 (app/telemetry/batch.py, through app/webhooks/nudge.py); otherwise the
+--                 dispatcher's tick (1 s) finds them
 --   4. readings   record_readings: the raw readings of every admitted uplink
 --   5. gateways   touch_gateways: lastSeenAt of the relaying gateways, last (lock order)
 CREATE OR REPLACE FUNCTION ingest_uplinks(
@@ -363,63 +483,102 @@ CREATE OR REPLACE FUNCTION ingest_uplinks(
     p_other_values      jsonb[]
 ) RETURNS text[]
 LANGUAGE plpgsql
+-- Generic plans for every statement it runs, nested ones included: with array arguments
+-- the planner otherwise prefers a custom plan, made anew on every call (planning was a
+-- fifth of a small batch's time; the generic plans execute as fast).
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
-    n           integer := cardinality(p_device_num);
-    outcomes    text[] := '{}';
-    sites       integer[] := '{}';
     adm         record;
+    wanted      boolean[];
+    u           integer;
+    states      device_state[];
+    k           integer := 0;
     st          device_state;
+    unwritten   boolean := false;
+    pending     device_state[] := '{}';
     raised      integer[];
     cleared     integer[];
     has_rules   boolean := cardinality(p_rule_ids) > 0;
-    gw          text[];
-    gw_partner  uuid[] := '{}';
-    gw_eui      text[] := '{}';
-    gw_time     timestamptz[] := '{}';
+    gw_partner  uuid[];
+    gw_eui      text[];
+    gw_time     timestamptz[];
 BEGIN
     -- The network server is answered only after this is durable, whatever the session says.
     SET LOCAL synchronous_commit = on;
     PERFORM set_config('telemetry.webhooks_defer_notify', 'on', true);
-    FOR i IN 1..n LOOP
-        -- 1. admit
-        SELECT * INTO adm
-          FROM ingest_admit(p_token_hash[i], p_partner_id[i], p_device_num[i], p_dedup_key[i]);
-        outcomes := outcomes || adm.outcome;
-        sites := sites || CASE WHEN adm.outcome = 'stored' THEN adm.site_num END;
-        CONTINUE WHEN adm.outcome <> 'stored';
+    -- 1. admit
+    SELECT * INTO adm FROM ingest_admit_batch(p_token_hash, p_partner_id, p_device_num, p_dedup_key);
+    IF NOT ('stored' = ANY (adm.outcomes)) THEN
+        RETURN adm.outcomes;
+    END IF;
 
-        -- 2. state
-        st := lock_device_state(p_device_num[i]);
+    -- 2. state (every row locked first), 3. events. Uplinks are taken by device and time;
+    -- each one's state follows from the previous one's in memory, and a device's row is
+    -- written once, with the others at the end, unless a webhook event is to read it.
+    states := lock_device_states(ARRAY(SELECT p_device_num[i]
+                                         FROM generate_subscripts(p_device_num, 1) AS i
+                                        WHERE adm.outcomes[i] = 'stored'));
+    -- webhook_wanted's test written out: that SQL function has a subquery, so it is never
+    -- inlined and every statement calling it parses and plans it anew.
+    SELECT array_agg(EXISTS (SELECT 1 FROM webhook_endpoints e
+                              WHERE e.partner_id = x.p AND e.state <> 'disabled') ORDER BY x.i)
+      INTO wanted
+      FROM unnest(p_partner_id) WITH ORDINALITY AS x (p, i);
+    FOR u IN SELECT j FROM generate_subscripts(p_device_num, 1) AS j
+              WHERE adm.outcomes[j] = 'stored'
+              ORDER BY p_device_num[j], p_time[j], j LOOP
+        IF st.device_num IS DISTINCT FROM p_device_num[u] THEN
+            IF unwritten THEN
+                pending := pending || st;
+            END IF;
+            LOOP
+                k := k + 1;
+                EXIT WHEN states[k].device_num = p_device_num[u];
+            END LOOP;
+            st := states[k];
+            unwritten := false;
+        END IF;
         raised := NULL;
         cleared := NULL;
         IF has_rules THEN
             SELECT a.raised, a.cleared INTO raised, cleared
-              FROM ingest_uplink_alerts(i, p_device_num[i], p_time[i], st.field_state,
+              FROM ingest_uplink_alerts(u, p_device_num[u], p_time[u], st.field_state,
                                         p_rule_uplink, p_rule_ids, p_rule_fields,
                                         p_rule_breaks, p_rule_levels) AS a;
         END IF;
-        PERFORM ingest_uplink_state(st, adm.device_id, p_time[i], p_values[i],
-                                    p_derived -> (i - 1), p_static[i], p_static_derived -> (i - 1),
-                                    p_has_derived[i], p_retain[i], p_signal[i], p_battery[i]);
-
-        -- 3. events
-        PERFORM webhook_uplink(p_partner_id[i], p_device_num[i], p_time[i], p_meta -> (i - 1),
-                               p_values[i], raised, cleared);
-
-        IF jsonb_array_length(p_gateways -> (i - 1)) > 0 THEN
-            gw := ARRAY(SELECT jsonb_array_elements_text(p_gateways -> (i - 1)));
-            gw_eui := gw_eui || gw;
-            gw_partner := gw_partner || array_fill(p_partner_id[i], ARRAY[cardinality(gw)]);
-            gw_time := gw_time || array_fill(p_time[i], ARRAY[cardinality(gw)]);
+        st := ingest_uplink_next_state(st, adm.device_ids[u], p_time[u], p_values[u],
+                                       p_derived -> (u - 1), p_static[u],
+                                       p_static_derived -> (u - 1), p_has_derived[u],
+                                       p_retain[u], p_signal[u], p_battery[u]);
+        IF wanted[u] THEN
+            -- The event shows the state as written (webhook_uplink reads the row).
+            PERFORM write_device_states(ARRAY[st]);
+            unwritten := false;
+            PERFORM webhook_uplink(p_partner_id[u], p_device_num[u], p_time[u],
+                                   p_meta -> (u - 1), p_values[u], raised, cleared);
+        ELSE
+            unwritten := true;
         END IF;
     END LOOP;
+    IF unwritten THEN
+        pending := pending || st;
+    END IF;
+    IF cardinality(pending) > 0 THEN
+        PERFORM write_device_states(pending);
+    END IF;
     -- 4. readings
-    PERFORM record_readings(p_device_num, sites, p_time, p_num_uplink, p_num_fields,
+    PERFORM record_readings(p_device_num, adm.sites, p_time, p_num_uplink, p_num_fields,
                             p_num_values, p_other_uplink, p_other_fields, p_other_values);
     -- 5. gateways
+    SELECT COALESCE(array_agg(p_partner_id[x.j]), '{}'), COALESCE(array_agg(g.eui), '{}'),
+           COALESCE(array_agg(p_time[x.j]), '{}')
+      INTO gw_partner, gw_eui, gw_time
+      FROM generate_subscripts(p_device_num, 1) AS x (j),
+           jsonb_array_elements_text(p_gateways -> (x.j - 1)) AS g (eui)
+     WHERE adm.outcomes[x.j] = 'stored';
     PERFORM touch_gateways(gw_partner, gw_eui, gw_time);
-    RETURN outcomes;
+    RETURN adm.outcomes;
 END;
 $$;
 

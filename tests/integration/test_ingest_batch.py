@@ -9,9 +9,16 @@ from datetime import timedelta
 import asyncpg
 import pytest
 
+from app.auth.principal import hash_secret
 from app.telemetry.batch import Batcher
 from app.telemetry.catalog import DeviceContext
-from app.telemetry.pipeline import Uplink, store_uplink
+from app.telemetry.pipeline import (
+    Uplink,
+    UplinkRecord,
+    store_uplink,
+    store_uplinks,
+    uplink_record,
+)
 from tests.factories import Entity, World, load
 from tests.helpers import ingest_context
 from tests.integration import test_ingest_helpers as cs
@@ -75,6 +82,59 @@ async def test_concurrent_batches_store_exactly_what_single_uplinks_store(
         batched = dict(await pool.fetchrow(query, context.num))
         single = dict(await pool.fetchrow(query, twin.num))
         assert batched == single
+
+
+async def test_one_batch_answers_each_uplink_as_alone(pool: asyncpg.Pool) -> None:
+    """Admission is decided for the whole batch at once: each uplink still gets its own
+    outcome (a revoked token, a device in inventory, a key seen before or twice in the
+    batch), and only the stored ones leave readings and state."""
+    w = World()
+    p = w.partner()
+    token = w.integration(p)
+    sa = w.sub_account(p)
+    prof = w.profile(p, fields=[w.field("a")])
+    assigned, other = w.device(sa, prof), w.device(sa, prof)
+    inventory = w.device(p, prof)
+    await load(pool, w)
+    good, bad = hash_secret(str(token)), hash_secret("revoked")
+    device, twin, spare = [
+        await ingest_context(pool, d["id"]) for d in (assigned, other, inventory)
+    ]
+    at = cs.at(5)
+    await store_uplink(pool, device, Uplink(time=at, values={"a": 0}, dedup_key="seen"), good)
+
+    def record(context: DeviceContext, token_hash: bytes, key: str, minutes: int) -> UplinkRecord:
+        uplink = Uplink(time=at + timedelta(minutes=minutes), values={"a": minutes}, dedup_key=key)
+        return uplink_record(context, uplink, token_hash)
+
+    records = [
+        record(device, good, "seen", 1),  # stored before this batch
+        record(device, good, "new", 2),
+        record(device, good, "new", 3),  # the same key again in this batch
+        record(device, bad, "revoked", 4),
+        record(twin, good, "twin", 5),
+        record(spare, good, "inventory", 6),
+    ]
+    outcomes = await store_uplinks(pool, records)
+    assert outcomes == ["duplicate", "stored", "duplicate", "unauthorized", "stored", "not_found"]
+    stored = await pool.fetch(
+        "SELECT device_num, value FROM readings_num WHERE device_num = ANY ($1::int[])"
+        " AND field_num > 0 ORDER BY time",
+        [device.num, twin.num, spare.num],
+    )
+    assert [(r["device_num"], r["value"]) for r in stored] == [
+        (device.num, 0.0),
+        (device.num, 2.0),
+        (twin.num, 5.0),
+    ]
+    states = await pool.fetch(
+        "SELECT device_num, last_uplink_at FROM device_state WHERE device_num = ANY ($1::int[])"
+        " ORDER BY device_num",
+        [device.num, twin.num, spare.num],
+    )
+    assert [(r["device_num"], r["last_uplink_at"]) for r in states] == sorted(
+        [(device.num, at + timedelta(minutes=2)), (twin.num, at + timedelta(minutes=5))]
+    )
 
 
 async def five_devices(
