@@ -136,8 +136,10 @@ AS $f$
 $f$;
 
 -- The newest p_limit readings of a series (site p_site, or any when NULL) in [p_from,
--- p_to), newest first (ties: greatest value, then site), in one statement that reads the
--- newest raw rows once and unpacks only what can be in the answer. The raw candidates are
+-- p_to), newest first (ties: greatest value, then site), as one row of three arrays (NULLs
+-- when none): a client decodes three arrays far faster than p_limit rows, and the
+-- aggregates take the rows in the order of the sorted subquery below them. One statement
+-- reads the newest raw rows once and unpacks only what can be in the answer. The raw candidates are
 -- the newest p_limit raw rows (with those tied on the last time: the index gives time
 -- order, the final sort breaks ties). A packed row (a week of one site) can add only its
 -- newest `need` readings, need being p_limit less the readings certainly newer than the
@@ -152,7 +154,7 @@ $f$;
 CREATE OR REPLACE FUNCTION readings_%1$s_newest(
     p_device integer, p_field integer, p_from timestamptz, p_to timestamptz,
     p_site integer, p_limit integer
-) RETURNS TABLE ("time" timestamptz, value %2$s, site_num integer)
+) RETURNS TABLE (times timestamptz[], "values" %2$s[], sites integer[])
 LANGUAGE plpgsql STABLE
 SET plan_cache_mode = force_generic_plan
 AS $f$
@@ -182,7 +184,7 @@ BEGIN
          WHERE k.device_num = p_device AND k.field_num = p_field
            AND k.period > p_from - %3$L::interval AND k.period < p_to
            AND (p_site IS NULL OR k.site_num = p_site))
-    SELECT a.time, a.value, a.site_num
+    SELECT array_agg(a.time), array_agg(a.value), array_agg(a.site_num)
       FROM (SELECT raw.time, raw.value, raw.site_num FROM raw
             UNION ALL
             SELECT w.period + (u.o + u.s * j) * interval '1 microsecond', w.values[u.first + j],
@@ -199,9 +201,9 @@ BEGIN
                    -1) AS j
              WHERE w.need > 0 AND (w.whole OR u.later < w.need)
                AND w.period + (u.o + u.s * j) * interval '1 microsecond' >= p_from
-               AND w.period + (u.o + u.s * j) * interval '1 microsecond' < p_to) a
-     ORDER BY a.time DESC, a.value DESC, a.site_num DESC
-     LIMIT p_limit;
+               AND w.period + (u.o + u.s * j) * interval '1 microsecond' < p_to
+            ORDER BY 1 DESC, 2 DESC, 3 DESC
+            LIMIT p_limit) a;
 END;
 $f$;$t$;
     -- %1$s kind, %2$s rollup_day partial columns, %3$s their aggregates, %4$s their

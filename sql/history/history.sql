@@ -81,21 +81,24 @@ SELECT CASE WHEN $10::text IS NULL THEN time_bucket($5::text::interval, t)
  GROUP BY 1
  ORDER BY 1 DESC
 
+-- A raw answer is one row of arrays (readings_<kind>_newest). Its times go as one JSON array,
+-- which msgspec decodes in C straight to datetimes: asyncpg builds a datetime per
+-- timestamptz in Python, 0.4 ms for 500 (the pool's sessions run in UTC, so every time
+-- reads +00:00). The ids of the answer's few sites come in the same row.
+
 -- name: raw_num
--- The newest $5 numeric readings of a series in [$3, $4), site filter $6 or NULL, with their site nums (0 = none); newest first (ties: greatest value, then site).
-SELECT r.time, r.value, r.site_num
-  FROM readings_num_newest($1, $2, $3, $4, $6, $5) r
- ORDER BY r.time DESC, r.value DESC, r.site_num DESC
+-- The newest $5 numeric readings of a series in [$3, $4), site filter $6 or NULL, newest first (ties: greatest value, then site), as one row: their times (a JSON array), values, site nums (0 = none) and the ids of those sites (a JSON object, num to id); NULLs when none.
+SELECT to_json(n.times)::text AS times, n.values, n.sites,
+       (SELECT json_object_agg(s.num, s.id) FROM sites s WHERE s.num = ANY (n.sites))::text
+           AS site_ids
+  FROM readings_num_newest($1, $2, $3, $4, $6, $5) n
 
 -- name: raw_other
--- The newest $5 non-numeric readings of a series in [$3, $4), site filter $6 or NULL, with their site nums (0 = none); newest first.
-SELECT r.time, r.value, r.site_num
-  FROM readings_other_newest($1, $2, $3, $4, $6, $5) r
- ORDER BY r.time DESC, r.value DESC, r.site_num DESC
-
--- name: site_ids
--- The ids of the sites with nums $1 (a raw answer's few distinct sites, looked up once each instead of once per point).
-SELECT s.num, s.id FROM sites s WHERE s.num = ANY ($1::integer[])
+-- The newest $5 non-numeric readings of a series in [$3, $4), site filter $6 or NULL, as raw_num.
+SELECT to_json(n.times)::text AS times, n.values, n.sites,
+       (SELECT json_object_agg(s.num, s.id) FROM sites s WHERE s.num = ANY (n.sites))::text
+           AS site_ids
+  FROM readings_other_newest($1, $2, $3, $4, $6, $5) n
 
 -- name: context
 -- The device's field by identifier ($3) or id ($4) in its profile ($1), whether multi-site is on for the device's sub-account ($2), and the site num of $5 in the key's scope ($6 partner, $7 sub-account or NULL) with the feature on.
