@@ -158,6 +158,10 @@ CREATE OR REPLACE FUNCTION readings_%1$s_newest(
 LANGUAGE plpgsql STABLE
 SET plan_cache_mode = force_generic_plan
 AS $f$
+DECLARE
+    -- The packed weeks that overlap the range; plain values, which the packed table's
+    -- chunks are excluded by when the statement starts (not an expression of them).
+    weeks_from constant timestamptz := p_from - %3$L::interval;
 BEGIN
     RETURN QUERY
     WITH raw AS MATERIALIZED (
@@ -182,7 +186,7 @@ BEGIN
                     FROM newest_raw g) AS need
           FROM packed_%1$s k
          WHERE k.device_num = p_device AND k.field_num = p_field
-           AND k.period > p_from - %3$L::interval AND k.period < p_to
+           AND k.period > weeks_from AND k.period < p_to
            AND (p_site IS NULL OR k.site_num = p_site))
     SELECT array_agg(a.time), array_agg(a.value), array_agg(a.site_num)
       FROM (SELECT raw.time, raw.value, raw.site_num FROM raw
