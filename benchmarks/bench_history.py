@@ -11,7 +11,8 @@ many devices of the dataset in turn:
   speed-up being baseline p50 / route p50;
 - with a dataset of `telemetry bench generate` (the suite's `run(ctx)`): the HTTP route
   itself, sequentially, against its own SQL (what auth, parsing and encoding add); the raw
-  newest 500 over HTTP is a measure of its own (issue 17).
+  newest 500 over HTTP is a measure of its own (issue 17), whose details also time the
+  same requests over a bare keep-alive socket (what the HTTP client, httpx, adds).
 With its own synthetic load it also reports storage (the suite's `storage` class:
 bytes per reading by part), before and after `telemetry retention run --compact` when asked.
 
