@@ -94,8 +94,8 @@ SELECT to_json(n.times)::text AS times, n.values, n.sites,
   FROM readings_num_newest($1, $2, $3, $4, $6, $5) n
 
 -- name: raw_other
--- The newest $5 non-numeric readings of a series in [$3, $4), site filter $6 or NULL, as raw_num.
-SELECT to_json(n.times)::text AS times, n.values, n.sites,
+-- The newest $5 non-numeric readings of a series in [$3, $4), site filter $6 or NULL, as raw_num; the values one JSON array (one decode, not one per value).
+SELECT to_json(n.times)::text AS times, to_json(n.values) AS values, n.sites,
        (SELECT json_object_agg(s.num, s.id) FROM sites s WHERE s.num = ANY (n.sites))::text
            AS site_ids
   FROM readings_other_newest($1, $2, $3, $4, $6, $5) n
