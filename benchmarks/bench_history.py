@@ -101,8 +101,10 @@ def route_args(q: QueryClass, s: Series, end: datetime, with_site: bool) -> tupl
         start,
         end,
         resolution.interval,
+        seg.hour_lo,
         seg.day_lo,
         seg.day_hi,
+        seg.hour_hi,
         site,
         "avg",
         q.tz,
@@ -394,7 +396,8 @@ async def synthetic(
             began = time.monotonic()
             await connection.execute(
                 "TRUNCATE readings_num, readings_other, packed_num, packed_other,"
-                " rollup_day_num, rollup_day_other, history_compacted_chunks"
+                " packed_hours_num, packed_hours_other, rollup_day_num, rollup_day_other,"
+                " history_compacted_chunks"
             )
             await connection.execute(SYNTHETIC_LOAD, start, end, devices)
             # Every closed week packed (with its daily rollups), as the packing job leaves it.

@@ -50,6 +50,8 @@ from benchmarks.common import (
 )
 from benchmarks.copy_rows import Columns, new_rows
 from benchmarks.packed import (
+    HOURS_NUM_COLUMNS,
+    HOURS_OTHER_COLUMNS,
     PACKED_COLUMNS,
     PERIOD_US,
     ROLLUP_NUM_COLUMNS,
@@ -660,6 +662,7 @@ def _packed_slice(
         )
         copies[i % connections].append(Copy("packed_num", packed.packed, PACKED_COLUMNS))
         copies[i % connections].append(Copy("rollup_day_num", packed.rollups, ROLLUP_NUM_COLUMNS))
+        copies[i % connections].append(Copy("packed_hours_num", packed.hours, HOURS_NUM_COLUMNS))
     other = pack_sorted(
         device,
         np.repeat(layout.field_nums["status"], len(steps))[present],
@@ -670,6 +673,7 @@ def _packed_slice(
     )
     copies[-1].append(Copy("packed_other", other.packed, PACKED_COLUMNS))
     copies[-1].append(Copy("rollup_day_other", other.rollups, ROLLUP_OTHER_COLUMNS))
+    copies[-1].append(Copy("packed_hours_other", other.hours, HOURS_OTHER_COLUMNS))
     return SliceLoad(copies, len(time_us) * 4, len(time_us), packed=True)
 
 

@@ -8,8 +8,9 @@ period), period = packed_period(time) (a week on the Unix epoch); values ordered
 (time, value); times as runs (time_runs: a time starts a new run when its step from the
 previous time differs from that time's own step, or is 0; otherwise the second time of a
 row never starts one). The daily partials cover the packed readings of each UTC day;
-`last_value` is the value of the greatest (time, value). tests/integration/
-test_bulk_packing.py checks both against the database's own packer.
+`last_value` is the value of the greatest (time, value); the hourly partials
+(packed_hours_num / packed_hours_other) do the same per hour of a packed week.
+tests/integration/test_bulk_packing.py checks all three against the database's own packer.
 """
 
 from __future__ import annotations
@@ -21,47 +22,32 @@ import msgspec
 import numpy as np
 import polars as pl
 
-from benchmarks.copy_rows import Columns, new_rows, row_type
+from benchmarks.copy_rows import Columns, new_rows
 
 PERIOD_US = 7 * 86400 * 1_000_000
 DAY_US = 86400 * 1_000_000
+HOUR_US = 3600 * 1_000_000
 PG_EPOCH_US = 946_684_800 * 1_000_000  # 2000-01-01 UTC, the origin of binary timestamps
-OID_INT8, OID_INT4, OID_FLOAT8, OID_JSONB = 20, 23, 701, 3802
+OID_INT2, OID_INT4, OID_INT8, OID_FLOAT8, OID_JSONB = 21, 23, 20, 701, 3802
 
-PACKED_COLUMNS = [
-    "device_num",
-    "field_num",
-    "site_num",
-    "period",
-    "n",
-    "offsets",
-    "steps",
-    "counts",
-    "values",
-]
-ROLLUP_NUM_COLUMNS = [
-    "device_num",
-    "field_num",
-    "site_num",
-    "bucket",
-    "n",
-    "sum",
-    "min",
-    "max",
-    "last_time",
-    "last_value",
-]
-ROLLUP_OTHER_COLUMNS = [c for c in ROLLUP_NUM_COLUMNS if c not in ("sum", "min", "max")]
+SERIES_COLUMNS = ["device_num", "field_num", "site_num"]
+PARTIAL_COLUMNS = ["n", "sum", "min", "max", "last_time", "last_value"]
+NUMBER_ONLY = ("sum", "min", "max")
+PACKED_COLUMNS = [*SERIES_COLUMNS, "period", "n", "offsets", "steps", "counts", "values"]
+ROLLUP_NUM_COLUMNS = [*SERIES_COLUMNS, "bucket", *PARTIAL_COLUMNS]
+ROLLUP_OTHER_COLUMNS = [c for c in ROLLUP_NUM_COLUMNS if c not in NUMBER_ONLY]
+HOURS_NUM_COLUMNS = [*SERIES_COLUMNS, "period", "hours", *PARTIAL_COLUMNS]
+HOURS_OTHER_COLUMNS = [c for c in HOURS_NUM_COLUMNS if c not in NUMBER_ONLY]
 
-# The fixed part of a packed row: five scalar columns (the array columns follow it).
-_PREFIX_COLUMNS: Columns = [
+# The fixed part of a packed row: five scalar columns (the array columns follow it), and
+# of an hourly partials row: its key.
+_HOURS_KEY: Columns = [
     ("device", ">i4"),
     ("field", ">i4"),
     ("site", ">i4"),
     ("period", ">i8"),
-    ("n", ">i4"),
 ]
-_PREFIX_SIZE = row_type(_PREFIX_COLUMNS).itemsize
+_PREFIX_COLUMNS: Columns = [*_HOURS_KEY, ("n", ">i4")]
 # A one-dimensional array column: its length word and the array header.
 _ARRAY = np.dtype(
     [
@@ -73,6 +59,7 @@ _ARRAY = np.dtype(
         ("lbound", ">i4"),
     ]
 )
+_INT2 = np.dtype([("len", ">i4"), ("v", ">i2")])
 _INT8 = np.dtype([("len", ">i4"), ("v", ">i8")])
 _INT4 = np.dtype([("len", ">i4"), ("v", ">i4")])
 _FLOAT8 = np.dtype([("len", ">i4"), ("v", ">f8")])
@@ -110,8 +97,64 @@ class PackedSlice:
 
     packed: bytes
     rollups: bytes
+    hours: bytes
     rows: int  # packed rows
     readings: int
+
+
+@dataclass
+class ArrayColumn:
+    """An array column of consecutive rows: every row's elements (each with its length
+    word) back to back, where each row's elements end, and how many each row has."""
+
+    oid: int
+    data: bytes
+    ends: np.ndarray
+    lengths: np.ndarray
+
+
+def fixed_array(
+    oid: int, dtype: np.dtype[Any], values: np.ndarray, lengths: np.ndarray
+) -> ArrayColumn:
+    """The column of fixed-width `values`, `lengths[i]` of them in row i."""
+    return ArrayColumn(oid, _elements(dtype, values), np.cumsum(lengths) * dtype.itemsize, lengths)
+
+
+def jsonb_array(index: np.ndarray, choices: list[Any], lengths: np.ndarray) -> ArrayColumn:
+    """The jsonb column of the values `choices[index[j]]`, `lengths[i]` of them in row i."""
+    encoded = [b"\x01" + msgspec.json.encode(c) for c in choices]
+    elements = [len(e).to_bytes(4, "big") + e for e in encoded]
+    index = index.astype(np.int64)
+    sizes = np.array([len(e) for e in elements], dtype=np.int64)[index]
+    ends = np.cumsum(sizes)[np.cumsum(lengths) - 1] if len(index) else np.zeros(0, np.int64)
+    return ArrayColumn(OID_JSONB, b"".join([elements[i] for i in index.tolist()]), ends, lengths)
+
+
+def array_rows(prefixes: np.ndarray, columns: list[ArrayColumn]) -> bytes:
+    """Rows of COPY data: each row's fixed-width prefix, then its array of every column."""
+    prefix_view, size = memoryview(prefixes.tobytes()), prefixes.dtype.itemsize
+    views: list[tuple[memoryview, memoryview, list[int], list[int]]] = []
+    for column in columns:
+        headers = np.empty(len(column.lengths), dtype=_ARRAY)
+        begins = np.append(0, column.ends[:-1])
+        headers["len"] = 20 + column.ends - begins
+        headers["ndim"], headers["flags"], headers["oid"] = 1, 0, column.oid
+        headers["dim"], headers["lbound"] = column.lengths, 1
+        views.append(
+            (
+                memoryview(headers.tobytes()),
+                memoryview(column.data),
+                begins.tolist(),
+                column.ends.tolist(),
+            )
+        )
+    parts: list[memoryview] = []
+    head = _ARRAY.itemsize
+    for r in range(len(prefixes)):
+        parts.append(prefix_view[r * size : (r + 1) * size])
+        for header_view, data, starts, ends in views:
+            parts += (header_view[r * head : (r + 1) * head], data[starts[r] : ends[r]])
+    return b"".join(parts)
 
 
 def starts_of(*keys: np.ndarray) -> np.ndarray:
@@ -155,14 +198,6 @@ def _elements(dtype: np.dtype[Any], values: np.ndarray) -> bytes:
     elements["len"] = dtype["v"].itemsize
     elements["v"] = values
     return elements.tobytes()
-
-
-def _array_headers(oid: int, lengths: np.ndarray, element_bytes: np.ndarray) -> np.ndarray:
-    headers = np.empty(len(lengths), dtype=_ARRAY)
-    headers["len"] = 20 + element_bytes
-    headers["ndim"], headers["flags"], headers["oid"] = 1, 0, oid
-    headers["dim"], headers["lbound"] = lengths, 1
-    return headers
 
 
 def sort_for_packing(frame: pl.DataFrame) -> pl.DataFrame:
@@ -214,63 +249,84 @@ def pack_sorted(
     runs_per_row = np.bincount(runs.row, minlength=len(first))
 
     prefixes = new_rows(_PREFIX_COLUMNS, len(first), fields=len(PACKED_COLUMNS))
-    prefixes["device"], prefixes["field"], prefixes["site"] = (
-        device[first],
-        field[first],
-        site[first],
-    )
-    prefixes["period"] = period[first] - PG_EPOCH_US
+    _key(prefixes, device, field, site, period, first)
     prefixes["n"] = n
-    offsets_head = _array_headers(OID_INT8, runs_per_row, runs_per_row * 12)
-    steps_head = _array_headers(OID_INT8, runs_per_row, runs_per_row * 12)
-    counts_head = _array_headers(OID_INT4, runs_per_row, runs_per_row * 8)
     if choices is None:
-        values = _elements(_FLOAT8, value.astype(np.float64))
-        value_ends = np.cumsum(n) * 12
-        values_oid = OID_FLOAT8
+        values = fixed_array(OID_FLOAT8, _FLOAT8, value.astype(np.float64), n)
     else:
-        encoded = [b"\x01" + msgspec.json.encode(c) for c in choices]
-        elements = [len(e).to_bytes(4, "big") + e for e in encoded]
-        index = value.astype(np.int64)
-        values = b"".join([elements[i] for i in index.tolist()])
-        sizes = np.array([len(e) for e in elements], dtype=np.int64)[index]
-        value_ends = np.cumsum(sizes)[np.append(first[1:], len(time_us)) - 1]
-        values_oid = OID_JSONB
-    value_starts = np.append(0, value_ends[:-1])
-    values_head = _array_headers(values_oid, n, value_ends - value_starts)
-
-    offsets = memoryview(_elements(_INT8, runs.offset))
-    steps = memoryview(_elements(_INT8, runs.step))
-    counts = memoryview(_elements(_INT4, runs.count))
-    value_view = memoryview(values)
-    prefix_view = memoryview(prefixes.tobytes())
-    heads = [memoryview(h.tobytes()) for h in (offsets_head, steps_head, counts_head, values_head)]
-    run_ends = np.cumsum(runs_per_row)
-    parts: list[memoryview] = []
-    run_start = 0
-    for r, (run_end, v_start, v_end) in enumerate(
-        zip(run_ends.tolist(), value_starts.tolist(), value_ends.tolist(), strict=True)
-    ):
-        a, b = r * _PREFIX_SIZE, r * _ARRAY.itemsize
-        h = slice(b, b + _ARRAY.itemsize)
-        parts += (
-            prefix_view[a : a + _PREFIX_SIZE],
-            heads[0][h],
-            offsets[run_start * 12 : run_end * 12],
-            heads[1][h],
-            steps[run_start * 12 : run_end * 12],
-            heads[2][h],
-            counts[run_start * 8 : run_end * 8],
-            heads[3][h],
-            value_view[v_start:v_end],
-        )
-        run_start = run_end
+        values = jsonb_array(value, choices, n)
+    packed = array_rows(
+        prefixes,
+        [
+            fixed_array(OID_INT8, _INT8, runs.offset, runs_per_row),
+            fixed_array(OID_INT8, _INT8, runs.step, runs_per_row),
+            fixed_array(OID_INT4, _INT4, runs.count, runs_per_row),
+            values,
+        ],
+    )
     return PackedSlice(
-        packed=b"".join(parts),
+        packed=packed,
         rollups=_rollups(device, field, site, time_us, value, choices),
+        hours=_hours(device, field, site, period, time_us, value, choices, first),
         rows=len(first),
         readings=len(time_us),
     )
+
+
+def _key(
+    rows: np.ndarray,
+    device: np.ndarray,
+    field: np.ndarray,
+    site: np.ndarray,
+    start: np.ndarray,
+    first: np.ndarray,
+    start_column: str = "period",
+) -> None:
+    """The series, site and start (period or bucket) of each group starting at `first`."""
+    rows["device"], rows["field"], rows["site"] = device[first], field[first], site[first]
+    rows[start_column] = start[first] - PG_EPOCH_US
+
+
+def _hours(
+    device: np.ndarray,
+    field: np.ndarray,
+    site: np.ndarray,
+    period: np.ndarray,
+    time_us: np.ndarray,
+    value: np.ndarray,
+    choices: list[Any] | None,
+    row_first: np.ndarray,
+) -> bytes:
+    """packed_hours rows (binary COPY) of readings sorted as sort_for_packing sorts them,
+    one per packed row (starting at `row_first`): per hour of its week with readings, the
+    hour, count, (sum, min, max) and the last reading's time within the hour and value."""
+    if not len(time_us):
+        return b""
+    hour = (time_us - period) // HOUR_US
+    first = np.flatnonzero(starts_of(device, field, site, period, hour))
+    last = np.append(first[1:], len(time_us)) - 1
+    per_row = np.diff(np.append(np.searchsorted(first, row_first), len(first)))
+    columns = HOURS_NUM_COLUMNS if choices is None else HOURS_OTHER_COLUMNS
+    prefixes = new_rows(_HOURS_KEY, len(row_first), fields=len(columns))
+    _key(prefixes, device, field, site, period, row_first)
+    arrays = [
+        fixed_array(OID_INT2, _INT2, hour[first], per_row),
+        fixed_array(OID_INT4, _INT4, last - first + 1, per_row),
+    ]
+    if choices is None:
+        numbers = value.astype(np.float64)
+        arrays += [
+            fixed_array(OID_FLOAT8, _FLOAT8, np.add.reduceat(numbers, first), per_row),
+            fixed_array(OID_FLOAT8, _FLOAT8, np.minimum.reduceat(numbers, first), per_row),
+            fixed_array(OID_FLOAT8, _FLOAT8, np.maximum.reduceat(numbers, first), per_row),
+        ]
+    within = time_us[last] - period[last] - hour[first] * HOUR_US
+    arrays.append(fixed_array(OID_INT8, _INT8, within, per_row))
+    if choices is None:
+        arrays.append(fixed_array(OID_FLOAT8, _FLOAT8, value[last].astype(np.float64), per_row))
+    else:
+        arrays.append(jsonb_array(value[last], choices, per_row))
+    return array_rows(prefixes, arrays)
 
 
 def _rollups(
@@ -323,6 +379,5 @@ def _rollup_key(
     first: np.ndarray,
     last: np.ndarray,
 ) -> None:
-    rows["device"], rows["field"], rows["site"] = device[first], field[first], site[first]
-    rows["bucket"] = day[first] - PG_EPOCH_US
+    _key(rows, device, field, site, day, first, "bucket")
     rows["n"] = last - first + 1

@@ -58,6 +58,7 @@ MODULES = [
     ("latest", "benchmarks.bench_latest"),
     ("history", "benchmarks.bench_history"),
     ("export", "benchmarks.bench_export"),
+    ("packing", "benchmarks.bench_packing"),
     ("directory", "benchmarks.bench_directory"),
     ("validate", "benchmarks.bench_validate_timing"),
     ("ingest", "benchmarks.bench_ingest"),
@@ -167,11 +168,12 @@ def load(ctx: Context) -> list[Measure]:
 
 
 # The tables holding readings, by part of the storage (issue 17): raw rows (the open week
-# and late arrivals), packed weeks and the daily rollups; their indexes are a part of
-# their own.
+# and late arrivals), packed weeks, their hourly partials and the daily rollups; their
+# indexes are a part of their own.
 STORAGE_PARTS = {
     "raw readings": ("readings_num", "readings_other"),
     "packed weeks": ("packed_num", "packed_other"),
+    "hourly partials": ("packed_hours_num", "packed_hours_other"),
     "daily rollups": ("rollup_day_num", "rollup_day_other"),
 }
 STORAGE_SQL = """
@@ -228,7 +230,7 @@ async def storage_measures(connection: Any) -> list[Measure]:
     }
     parts["indexes"] = sum(int(by[t]["index_bytes"]) for t in tables)
     for name, size in parts.items():
-        what = "of all six tables" if name == "indexes" else "(heap + TOAST)"
+        what = "of all the tables" if name == "indexes" else "(heap + TOAST)"
         out.append(
             measure(
                 f"storage: {name} {what} per reading",

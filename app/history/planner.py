@@ -1,12 +1,15 @@
 """How a history request is answered: its resolution, its bucket count and its sources.
 
-A bucketed request whose buckets are whole days or calendar months reads the daily
-rollups of the packed readings for the whole UTC days inside [from, to); every other
-reading (the days at the edges, raw rows not packed yet, and everything for finer
-buckets) is read one by one from raw rows and packed weeks, so an edge bucket aggregates
-exactly the readings inside the range (D12). With `tz` (integrations.md section 5)
-buckets follow the local clock: UTC days nest in them only in zones at offset zero
-(app/history/zones.py); other zones read readings one by one.
+A bucketed request reads the coarsest partials whose buckets nest in the requested ones:
+the daily rollups of the packed readings for whole-day multiples and calendar months,
+their hourly partials for whole-hour multiples, and the readings one by one for
+everything else. The days and hours of [from, to) that are only partly inside the range
+(the edges) come from the next finer source, down to single readings, so an edge bucket
+aggregates exactly the readings inside the range (D12); raw rows (the open week, late
+arrivals) are always read one by one. With `tz` (integrations.md section 5) buckets
+follow the local clock: UTC hours nest in them only in zones whose offsets are whole
+hours, UTC days only in zones at offset zero (app/history/zones.py); other zones read the
+readings one by one.
 """
 
 from __future__ import annotations
@@ -70,6 +73,10 @@ class Resolution:
     @property
     def nests_days(self) -> bool:
         return self.months > 0 or self.micros % DAY == 0
+
+    @property
+    def nests_hours(self) -> bool:
+        return self.nests_days or self.micros % HOUR == 0
 
     def bucket_index(self, moment: datetime) -> int:
         if self.months:
@@ -151,18 +158,26 @@ def bucket_count(
 
 @dataclass(frozen=True)
 class Segments:
-    """Readings [from, day_lo), daily rollups [day_lo, day_hi), readings [day_hi, to); no
-    daily part when day_lo == day_hi (both then equal `to`)."""
+    """Readings [from, hour_lo), hourly partials [hour_lo, day_lo), daily [day_lo, day_hi),
+    hourly [day_hi, hour_hi), readings [hour_hi, to); empty segments have equal bounds."""
 
+    hour_lo: datetime
     day_lo: datetime
     day_hi: datetime
+    hour_hi: datetime
 
 
 def plan_segments(
     start: datetime, end: datetime, resolution: Resolution, zone: ZoneKind = ZoneKind.UTC
 ) -> Segments:
+    if zone is ZoneKind.OTHER:
+        return Segments(end, end, end, end)
     if resolution.nests_days and zone is ZoneKind.UTC:
         day_lo, day_hi = ceil_to(start, DAY, end), floor_to(end, DAY)
         if day_lo < day_hi:
-            return Segments(day_lo, day_hi)
-    return Segments(end, end)
+            return Segments(ceil_to(start, HOUR, end), day_lo, day_hi, floor_to(end, HOUR))
+    if resolution.nests_hours:
+        hour_lo, hour_hi = ceil_to(start, HOUR, end), floor_to(end, HOUR)
+        if hour_lo < hour_hi:
+            return Segments(hour_lo, hour_hi, hour_hi, hour_hi)
+    return Segments(end, end, end, end)

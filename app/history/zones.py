@@ -1,10 +1,11 @@
 """Time zones of bucketed history and exports (integrations.md section 5).
 
-A zone decides which rollups nest in its local buckets. Rollup rows are UTC days, and a
-UTC day lies inside one local day only when the offset is zero; every other zone takes
-its buckets from the readings one by one (raw rows and packed weeks). The survey also
-tells zones whose offsets are all whole hours (their local hours start on UTC hours),
-which is what hourly partials, were they stored again, would need.
+A zone decides which partials nest in its local buckets. Partials are UTC hours and UTC
+days. A UTC hour lies inside one local bucket of a whole-hour width when every offset the
+zone uses is a whole number of hours (its local hours then start on UTC hours, and its
+clock changes happen on them); a UTC day lies inside one local day only when the offset
+is zero. Zones with half-hour or 45-minute offsets (Asia/Kolkata, Australia/Adelaide,
+Asia/Kathmandu, Pacific/Chatham) take every bucket from the readings one by one.
 """
 
 from __future__ import annotations

@@ -27,7 +27,8 @@ BEGIN
     END IF;
     cutoff := now() - make_interval(days => longest) - p_margin;
     FOREACH hypertable IN ARRAY ARRAY['readings_num', 'readings_other', 'rollup_day_num',
-                                      'rollup_day_other', 'packed_num', 'packed_other']
+                                      'rollup_day_other', 'packed_num', 'packed_other',
+                                      'packed_hours_num', 'packed_hours_other']
     LOOP
         dropped := dropped + (SELECT count(*) FROM drop_chunks(
             hypertable::regclass,
@@ -39,9 +40,10 @@ END;
 $$;
 
 -- Compacts the oldest closed chunk not compacted yet (see schema/020-history-layout.sql):
--- CLUSTER on its primary key (packed weeks, daily rollups; raw chunks are packed and
--- dropped instead), at fillfactor 100 because a closed chunk receives almost no inserts. One chunk per call and per
--- transaction, so the ACCESS EXCLUSIVE lock of CLUSTER is held for one chunk only.
+-- CLUSTER on its primary key (packed weeks, their hourly partials, daily rollups; raw
+-- chunks are packed and dropped instead), at fillfactor 100 because a closed chunk
+-- receives almost no inserts. One chunk per call and per transaction, so the ACCESS
+-- EXCLUSIVE lock of CLUSTER is held for one chunk only.
 -- Returns the chunk compacted, or NULL when there is none (or another runner is busy).
 CREATE OR REPLACE FUNCTION history_compact_next(p_closed_for interval DEFAULT interval '1 day')
 RETURNS text
@@ -56,8 +58,8 @@ BEGIN
     END IF;
     SELECT format('%I.%I', c.chunk_schema, c.chunk_name) INTO target
       FROM timescaledb_information.chunks c
-     WHERE c.hypertable_name IN ('packed_num', 'packed_other', 'rollup_day_num',
-                                 'rollup_day_other')
+     WHERE c.hypertable_name IN ('packed_num', 'packed_other', 'packed_hours_num',
+                                 'packed_hours_other', 'rollup_day_num', 'rollup_day_other')
        AND c.range_end < now() - p_closed_for
        AND NOT EXISTS (SELECT 1 FROM history_compacted_chunks h
                         WHERE h.chunk = format('%I.%I', c.chunk_schema, c.chunk_name))

@@ -424,6 +424,8 @@ BEGIN
     DELETE FROM readings_other WHERE device_num = p_device_num;
     DELETE FROM packed_num WHERE device_num = p_device_num;
     DELETE FROM packed_other WHERE device_num = p_device_num;
+    DELETE FROM packed_hours_num WHERE device_num = p_device_num;
+    DELETE FROM packed_hours_other WHERE device_num = p_device_num;
     DELETE FROM rollup_day_num WHERE device_num = p_device_num;
     DELETE FROM rollup_day_other WHERE device_num = p_device_num;
     DELETE FROM device_state WHERE device_num = p_device_num;

@@ -1,82 +1,76 @@
 -- History of one device field (api-spec 4.3, decisions D12).
 --
 -- A reading is a raw row or inside a packed week (schema/definitions/035-packing.sql);
--- readings_<kind>_in reads both as one set. Bucketed queries read three parts of
--- [from, to), chosen by app/history/planner.py so that each daily rollup row nests in
+-- readings_<kind>_in reads both as one set. Bucketed queries read the packed readings of
+-- [from, to) in five parts, chosen by app/history/planner.py so that each partial nests in
 -- exactly one result bucket:
---   readings [$3,$6)  daily rollups of the packed readings [$6,$7)  readings [$7,$4)
--- plus the raw rows inside [$6,$7) (late readings not packed yet), which the daily
--- rollups do not count. Without whole days $6 = $7 = $4. Every part becomes mergeable
--- partials (n, sum, min, max, last) that are re-bucketed with time_bucket and merged
--- once. `last` is the value of the greatest (time, value): ties on time go to the greatest
--- value, the rule the packing job's daily rollups follow, so the answer never depends on
--- arrival order. For numbers it is max(ARRAY[epoch microseconds, value])[2] (exact: epoch
--- microseconds fit a float8 mantissa until 2255), a plain C aggregate.
+--   readings [$3,$6)  hourly [$6,$7)  daily [$7,$8)  hourly [$8,$9)  readings [$9,$4)
+-- where hourly and daily are the partials of the packed readings (packed_hours_<kind>_in,
+-- rollup_day_<kind>), and every raw row of [$3,$4) (the open week, late readings not
+-- packed yet), which the partials do not count. Empty parts have equal bounds. Three
+-- sources serve the five parts (readings_<kind>_in skipping [$6,$9), the hourly partials
+-- skipping [$7,$8), the daily rollups): each source planned costs ~0.3 ms, as much as the
+-- execution of a part. Every part becomes mergeable partials (n, sum, min, max, last) that
+-- are re-bucketed with time_bucket and merged once. `last` is the value of the greatest (time, value): ties on
+-- time go to the greatest value, the rule the packing job's partials follow, so the answer
+-- never depends on arrival order. For numbers it is max(ARRAY[epoch microseconds,
+-- value])[2] (exact: epoch microseconds fit a float8 mantissa until 2255), a plain C
+-- aggregate.
 --
--- Only the requested aggregate accumulates (each has a FILTER on $9): a float8 overflow
+-- Only the requested aggregate accumulates (each has a FILTER on $11): a float8 overflow
 -- of sum(sum) can then only fail agg=sum or avg, never min, max, count or last; with
--- custom plans $9 is a constant and the other aggregates see no rows.
+-- custom plans $11 is a constant and the other aggregates see no rows.
 
 -- name: bucketed_num
--- Merged partials of a numeric series ($1 device, $2 field) per $5-bucket (local to zone $10, or UTC when NULL) over [$3, $4) with daily rollups for [$6, $7); $8 site_num or NULL; $9 agg; newest first.
+-- Merged partials of a numeric series ($1 device, $2 field) per $5-bucket (local to zone $12, or UTC when NULL) over [$3, $4): hourly partials for [$6, $7) and [$8, $9), daily for [$7, $8); $10 site_num or NULL; $11 agg; newest first.
 WITH parts AS (
     SELECT r.time AS t, 1::bigint AS n, r.value AS sum, r.value AS min, r.value AS max,
            r.time AS last_time, r.value AS last_value
-      FROM readings_num_in($1, $2, $3, $6, $8) r
+      FROM readings_num_in($1, $2, $3, $4, $10, $6, $9) r
+    UNION ALL
+    SELECT h.bucket, h.n, h.sum, h.min, h.max, h.last_time, h.last_value
+      FROM packed_hours_num_in($1, $2, $6, $9, $10, $7, $8) h
     UNION ALL
     SELECT d.bucket, d.n, d.sum, d.min, d.max, d.last_time, d.last_value
       FROM rollup_day_num d
-     WHERE d.device_num = $1 AND d.field_num = $2 AND d.bucket >= $6 AND d.bucket < $7
-       AND ($8::integer IS NULL OR d.site_num = $8)
-    UNION ALL
-    SELECT r.time, 1::bigint, r.value, r.value, r.value, r.time, r.value
-      FROM readings_num r
-     WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $6 AND r.time < $7
-       AND ($8::integer IS NULL OR r.site_num = $8)
-    UNION ALL
-    SELECT r.time, 1::bigint, r.value, r.value, r.value, r.time, r.value
-      FROM readings_num_in($1, $2, $7, $4, $8) r
+     WHERE d.device_num = $1 AND d.field_num = $2 AND d.bucket >= $7 AND d.bucket < $8
+       AND ($10::integer IS NULL OR d.site_num = $10)
 )
-SELECT CASE WHEN $10::text IS NULL THEN time_bucket($5::text::interval, t)
-            ELSE time_bucket($5::text::interval, t, $10::text) END AS bucket,
-       CASE $9::text
-            WHEN 'avg' THEN sum(sum) FILTER (WHERE $9::text = 'avg')
-                            / sum(n) FILTER (WHERE $9::text = 'avg')::double precision
-            WHEN 'sum' THEN sum(sum) FILTER (WHERE $9::text = 'sum')
-            WHEN 'min' THEN min(min) FILTER (WHERE $9::text = 'min')
-            WHEN 'max' THEN max(max) FILTER (WHERE $9::text = 'max')
-            WHEN 'count' THEN sum(n) FILTER (WHERE $9::text = 'count')::double precision
+SELECT CASE WHEN $12::text IS NULL THEN time_bucket((SELECT $5::text::interval), t)
+            ELSE time_bucket((SELECT $5::text::interval), t, $12::text) END AS bucket,
+       CASE $11::text
+            WHEN 'avg' THEN sum(sum) FILTER (WHERE $11::text = 'avg')
+                            / sum(n) FILTER (WHERE $11::text = 'avg')::double precision
+            WHEN 'sum' THEN sum(sum) FILTER (WHERE $11::text = 'sum')
+            WHEN 'min' THEN min(min) FILTER (WHERE $11::text = 'min')
+            WHEN 'max' THEN max(max) FILTER (WHERE $11::text = 'max')
+            WHEN 'count' THEN sum(n) FILTER (WHERE $11::text = 'count')::double precision
             ELSE (max(ARRAY[(extract(epoch FROM last_time) * 1000000)::double precision, last_value])
-                      FILTER (WHERE $9::text = 'last'))[2]
+                      FILTER (WHERE $11::text = 'last'))[2]
        END AS value
   FROM parts
  GROUP BY 1
  ORDER BY 1 DESC
 
 -- name: bucketed_other
--- Merged count and last of a string/boolean/date/location series per $5-bucket (zone $10 or UTC) over [$3, $4) with daily rollups for [$6, $7) (as bucketed_num); newest first.
+-- Merged count and last of a string/boolean/date/location series per $5-bucket (zone $12 or UTC) over [$3, $4), with partials as bucketed_num; newest first.
 WITH parts AS (
     SELECT r.time AS t, 1::bigint AS n, r.time AS last_time, r.value AS last_value
-      FROM readings_other_in($1, $2, $3, $6, $8) r
+      FROM readings_other_in($1, $2, $3, $4, $10, $6, $9) r
+    UNION ALL
+    SELECT h.bucket, h.n, h.last_time, h.last_value
+      FROM packed_hours_other_in($1, $2, $6, $9, $10, $7, $8) h
     UNION ALL
     SELECT d.bucket, d.n, d.last_time, d.last_value
       FROM rollup_day_other d
-     WHERE d.device_num = $1 AND d.field_num = $2 AND d.bucket >= $6 AND d.bucket < $7
-       AND ($8::integer IS NULL OR d.site_num = $8)
-    UNION ALL
-    SELECT r.time, 1::bigint, r.time, r.value
-      FROM readings_other r
-     WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $6 AND r.time < $7
-       AND ($8::integer IS NULL OR r.site_num = $8)
-    UNION ALL
-    SELECT r.time, 1::bigint, r.time, r.value
-      FROM readings_other_in($1, $2, $7, $4, $8) r
+     WHERE d.device_num = $1 AND d.field_num = $2 AND d.bucket >= $7 AND d.bucket < $8
+       AND ($10::integer IS NULL OR d.site_num = $10)
 )
-SELECT CASE WHEN $10::text IS NULL THEN time_bucket($5::text::interval, t)
-            ELSE time_bucket($5::text::interval, t, $10::text) END AS bucket,
+SELECT CASE WHEN $12::text IS NULL THEN time_bucket((SELECT $5::text::interval), t)
+            ELSE time_bucket((SELECT $5::text::interval), t, $12::text) END AS bucket,
        sum(n)::bigint AS n,
        (array_agg(last_value ORDER BY last_time DESC, last_value DESC)
-            FILTER (WHERE $9::text = 'last'))[1] AS last_value
+            FILTER (WHERE $11::text = 'last'))[1] AS last_value
   FROM parts
  GROUP BY 1
  ORDER BY 1 DESC

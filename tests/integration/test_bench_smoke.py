@@ -16,6 +16,8 @@ from benchmarks.common import Manifest, connect, drop_database
 from benchmarks.datasets import SCALES, generate_async, plan_series
 from tests.integration.test_packing_crash import (
     CLOSED_RAW_CHUNKS,
+    HOURS_MISMATCHES_NUM,
+    HOURS_MISMATCHES_OTHER,
     ROLLUP_MISMATCHES_NUM,
     ROLLUP_MISMATCHES_OTHER,
 )
@@ -135,6 +137,8 @@ async def test_closed_weeks_are_packed_and_rollups_equal_a_direct_aggregate(
             )
         assert await connection.fetchval(ROLLUP_MISMATCHES_NUM) == 0
         assert await connection.fetchval(ROLLUP_MISMATCHES_OTHER) == 0
+        assert await connection.fetchval(HOURS_MISMATCHES_NUM) == 0
+        assert await connection.fetchval(HOURS_MISMATCHES_OTHER) == 0
     finally:
         await connection.close()
 

@@ -6,7 +6,6 @@ irregular readings (equal times, uneven steps, single readings) packed both ways
 from __future__ import annotations
 
 import asyncio
-import math
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -31,6 +30,7 @@ from benchmarks.datasets import (
     plan_series,
 )
 from benchmarks.packed import (
+    HOURS_NUM_COLUMNS,
     PACKED_COLUMNS,
     PERIOD_US,
     ROLLUP_NUM_COLUMNS,
@@ -54,6 +54,12 @@ SELECT d.id::text AS device, COALESCE(f.id::text, '') AS field, COALESCE(s.id::t
        r.bucket, r.n, {partials} r.last_time, r.last_value::text AS last_value
   FROM rollup_day_{kind} r JOIN devices d ON d.num = r.device_num
   LEFT JOIN profile_fields f ON f.num = r.field_num LEFT JOIN sites s ON s.num = r.site_num
+ ORDER BY 1, 2, 3, 4"""
+HOURS = """
+SELECT d.id::text AS device, COALESCE(f.id::text, '') AS field, COALESCE(s.id::text, '') AS site,
+       h.period, h.hours, h.n, {partials} h.last_time, h.last_value::text[] AS last_value
+  FROM packed_hours_{kind} h JOIN devices d ON d.num = h.device_num
+  LEFT JOIN profile_fields f ON f.num = h.field_num LEFT JOIN sites s ON s.num = h.site_num
  ORDER BY 1, 2, 3, 4"""
 RAW = """
 SELECT d.id::text AS device, COALESCE(f.id::text, '') AS field, r.time, r.value::text AS value
@@ -135,20 +141,41 @@ async def test_bulk_packed_rows_equal_the_packing_jobs(
     )
 
 
-async def test_bulk_daily_rollups_equal_the_packing_jobs(
-    loaded: tuple[str, str, Series],
+# Per kind of partials: the query of both kinds of series (with the number-only columns
+# filled in), how many rows at least, and the sum of their counts (every packed reading
+# once).
+PARTIALS = {
+    "daily rollups": (
+        ROLLUPS,
+        "r.sum, r.min, r.max,",
+        SCALE.devices * 4 * 14,
+        "SELECT sum(n) AS n FROM rollup_day_num",
+    ),
+    "hourly partials": (
+        HOURS,
+        "h.sum, h.min, h.max,",
+        SCALE.devices * 3,
+        "SELECT sum(x) AS n FROM packed_hours_num, unnest(n) x",
+    ),
+}
+
+
+@pytest.mark.parametrize("partials", PARTIALS)
+async def test_bulk_partials_equal_the_packing_jobs(
+    loaded: tuple[str, str, Series], partials: str
 ) -> None:
     client, job, _ = loaded
-    query = ROLLUPS.format(kind="num", partials="r.sum, r.min, r.max,")
+    template, number_columns, least, counted = PARTIALS[partials]
+    query = template.format(kind="num", partials=number_columns)
     ours, reference = await _fetch(client, query), await _fetch(job, query)
-    assert len(ours) == len(reference) > SCALE.devices * 4 * 14
+    assert len(ours) == len(reference) > least
     for mine, theirs in zip(ours, reference, strict=True):
         # Float addition in another order: the sums agree to rounding only.
-        assert math.isclose(mine.pop("sum"), theirs.pop("sum"), rel_tol=1e-9, abs_tol=1e-9)
+        assert np.allclose(mine.pop("sum"), theirs.pop("sum"), rtol=1e-9, atol=1e-9)
         assert mine == theirs
-    query = ROLLUPS.format(kind="other", partials="")
+    query = template.format(kind="other", partials="")
     assert await _fetch(client, query) == await _fetch(job, query)
-    total = await _fetch(client, "SELECT (SELECT sum(n) FROM rollup_day_num) AS n")
+    total = await _fetch(client, counted)
     packed = await _fetch(client, "SELECT sum(n) AS n FROM packed_num")
     assert total == packed
 
@@ -181,13 +208,14 @@ async def test_irregular_times_pack_as_the_job_packs() -> None:
         packed = pack_slice(frame)
         await copy_binary(connection, "packed_num", packed.packed, PACKED_COLUMNS)
         await copy_binary(connection, "rollup_day_num", packed.rollups, ROLLUP_NUM_COLUMNS)
+        await copy_binary(connection, "packed_hours_num", packed.hours, HOURS_NUM_COLUMNS)
         await copy_binary(
             connection,
             "readings_num",
             encode_num(frame.with_columns(device_num=pl.lit(2, pl.Int32)).sample(fraction=1.0)),
         )
         await pack_closed(connection)
-        for table in ("packed_num", "rollup_day_num"):
+        for table in ("packed_num", "rollup_day_num", "packed_hours_num"):
             rows = await connection.fetch(
                 f"SELECT * FROM {table} ORDER BY device_num, field_num, 4, site_num"
             )
@@ -196,7 +224,11 @@ async def test_irregular_times_pack_as_the_job_packs() -> None:
             assert len(ours) >= 5
             for mine, job in zip(ours, theirs, strict=True):
                 if "sum" in mine:
-                    assert math.isclose(mine.pop("sum"), job.pop("sum"), rel_tol=1e-9)
+                    mine_sums, job_sums = (
+                        np.atleast_1d(mine.pop("sum")),
+                        np.atleast_1d(job.pop("sum")),
+                    )
+                    assert np.allclose(mine_sums, job_sums, rtol=1e-9, atol=0)
                 assert mine == job
         # The run encoder alone, against time_runs, on the edge cases.
         for times in ([5], [5, 5], [0, 10, 20, 25, 30], [0, 10, 15, 30, 45], [0, 0, 0, 7, 7]):

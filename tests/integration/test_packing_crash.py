@@ -90,36 +90,61 @@ SELECT k.device_num, k.field_num, k.site_num, u.time, u.value
        AS u (time, value)
 """
 
-# Daily rollup rows that differ from a daily aggregate of the packed readings (a day of
-# packed readings without its row, a row without packed readings, or different partials).
-# The last value of a day is that of its newest reading, the greatest value among equal
-# times (the order of packed readings). Shared with tests/integration/test_bench_smoke.py.
-ROLLUP_MISMATCHES_NUM = f"""
-WITH days AS (
-    SELECT device_num, field_num, site_num, time_bucket('1 day', time) AS bucket,
+# Partials that differ from an aggregate of the packed readings per `{width}` bucket (a
+# bucket of packed readings without its partials, partials without packed readings, or
+# different partials), `{stored}` being the partials one row per bucket. The last value of
+# a bucket is that of its newest reading, the greatest value among equal times (the order
+# of packed readings).
+PARTIAL_MISMATCHES_NUM = f"""
+WITH expected AS (
+    SELECT device_num, field_num, site_num, time_bucket('{{width}}', time) AS bucket,
            count(*) AS n, sum(value) AS sum, min(value) AS min, max(value) AS max,
            max(time) AS last_time,
            (array_agg(value ORDER BY time DESC, value DESC))[1] AS last_value
       FROM ({PACKED.format(kind="num")}) p GROUP BY 1, 2, 3, 4)
 SELECT count(*)
-  FROM days FULL JOIN rollup_day_num r USING (device_num, field_num, site_num, bucket)
- WHERE days.n IS DISTINCT FROM r.n
-    OR abs(days.sum - r.sum) > 1e-9 * greatest(1, abs(days.sum))
-    OR days.min IS DISTINCT FROM r.min OR days.max IS DISTINCT FROM r.max
-    OR days.last_time IS DISTINCT FROM r.last_time
-    OR days.last_value IS DISTINCT FROM r.last_value
+  FROM expected e FULL JOIN {{stored}} r USING (device_num, field_num, site_num, bucket)
+ WHERE e.n IS DISTINCT FROM r.n
+    OR abs(e.sum - r.sum) > 1e-9 * greatest(1, abs(e.sum))
+    OR e.min IS DISTINCT FROM r.min OR e.max IS DISTINCT FROM r.max
+    OR e.last_time IS DISTINCT FROM r.last_time
+    OR e.last_value IS DISTINCT FROM r.last_value
 """
-ROLLUP_MISMATCHES_OTHER = f"""
-WITH days AS (
-    SELECT device_num, field_num, site_num, time_bucket('1 day', time) AS bucket,
+PARTIAL_MISMATCHES_OTHER = f"""
+WITH expected AS (
+    SELECT device_num, field_num, site_num, time_bucket('{{width}}', time) AS bucket,
            count(*) AS n, max(time) AS last_time,
            (array_agg(value ORDER BY time DESC, value DESC))[1] AS last_value
       FROM ({PACKED.format(kind="other")}) p GROUP BY 1, 2, 3, 4)
 SELECT count(*)
-  FROM days FULL JOIN rollup_day_other r USING (device_num, field_num, site_num, bucket)
- WHERE days.n IS DISTINCT FROM r.n OR days.last_time IS DISTINCT FROM r.last_time
-    OR days.last_value IS DISTINCT FROM r.last_value
+  FROM expected e FULL JOIN {{stored}} r USING (device_num, field_num, site_num, bucket)
+ WHERE e.n IS DISTINCT FROM r.n OR e.last_time IS DISTINCT FROM r.last_time
+    OR e.last_value IS DISTINCT FROM r.last_value
 """
+# The hourly partials, one row per hour (packed_hours_<kind> holds a week's as arrays).
+HOURS = """(
+    SELECT k.device_num, k.field_num, k.site_num, k.period + u.h * interval '1 hour' AS bucket,
+           u.n{selected},
+           k.period + u.h * interval '1 hour' + u.lt * interval '1 microsecond' AS last_time,
+           u.lv AS last_value
+      FROM packed_hours_{kind} k
+     CROSS JOIN LATERAL unnest(k.hours, k.n{arrays}, k.last_time, k.last_value)
+           AS u (h, n{partials}, lt, lv))"""
+# Shared with tests/integration/test_bench_smoke.py, as are the hourly ones.
+ROLLUP_MISMATCHES_NUM = PARTIAL_MISMATCHES_NUM.format(width="1 day", stored="rollup_day_num")
+ROLLUP_MISMATCHES_OTHER = PARTIAL_MISMATCHES_OTHER.format(width="1 day", stored="rollup_day_other")
+HOURS_MISMATCHES_NUM = PARTIAL_MISMATCHES_NUM.format(
+    width="1 hour",
+    stored=HOURS.format(
+        kind="num",
+        selected=", u.sum, u.min, u.max",
+        arrays=", k.sum, k.min, k.max",
+        partials=", sum, min, max",
+    ),
+)
+HOURS_MISMATCHES_OTHER = PARTIAL_MISMATCHES_OTHER.format(
+    width="1 hour", stored=HOURS.format(kind="other", selected="", arrays="", partials="")
+)
 
 CLOSED_RAW_CHUNKS = """
 SELECT count(*) FROM timescaledb_information.chunks
@@ -140,7 +165,7 @@ async def db(cluster: faults.Cluster) -> AsyncIterator[asyncpg.Connection]:
     connection = await asyncpg.connect(cluster.url)
     await connection.execute(
         "TRUNCATE readings_num, readings_other, packed_num, packed_other, rollup_day_num,"
-        " rollup_day_other"
+        " rollup_day_other, packed_hours_num, packed_hours_other"
     )
     for kind in ("num", "other"):
         await connection.execute(
@@ -185,7 +210,8 @@ async def load_weeks(connection: asyncpg.Connection) -> datetime:
 
 async def check_readings(connection: asyncpg.Connection, start: datetime) -> dict[str, int]:
     """Asserts that every reading of the plain copies is read exactly once and that the daily
-    rollups equal the packed readings' days; returns what lies where."""
+    rollups and hourly partials equal the packed readings' days and hours; returns what
+    lies where."""
     window = (start - timedelta(weeks=1), start + timedelta(weeks=CLOSED_WEEKS + 2))
     for kind in ("num", "other"):
         missing, extra, read, held = await connection.fetchrow(MULTISET.format(kind=kind), *window)
@@ -194,6 +220,8 @@ async def check_readings(connection: asyncpg.Connection, start: datetime) -> dic
         assert read == held == copied, (kind, read, held, copied)
     assert await connection.fetchval(ROLLUP_MISMATCHES_NUM) == 0
     assert await connection.fetchval(ROLLUP_MISMATCHES_OTHER) == 0
+    assert await connection.fetchval(HOURS_MISMATCHES_NUM) == 0
+    assert await connection.fetchval(HOURS_MISMATCHES_OTHER) == 0
     return {
         "packed": await connection.fetchval(
             "SELECT (SELECT COALESCE(sum(n), 0) FROM packed_num)"
@@ -242,15 +270,15 @@ async def pack_to_completion(cluster: faults.Cluster) -> str:
 async def mid_packing(
     connection: asyncpg.Connection, process: subprocess.Popen[bytes], closed_chunks: int
 ) -> int:
-    """Waits until the job has committed at least one chunk and is packing another; the
-    pid of its backend."""
+    """Waits until the job has committed at least one chunk and has two or more to go (so
+    it cannot finish between this look and the kill); the pid of its backend."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         assert process.poll() is None, "the packing job ended before it could be killed"
         pid = await connection.fetchval(PACKING_BACKEND)
         if pid is not None:
             left = await connection.fetchval(CLOSED_RAW_CHUNKS)
-            if 0 < left < closed_chunks:
+            if 1 < left < closed_chunks:
                 return int(pid)
         await asyncio.sleep(0.005)
     raise AssertionError("the packing job was never seen packing a second chunk")
@@ -335,3 +363,27 @@ async def test_kill_9_of_the_packing_backend_loses_and_duplicates_nothing(
         assert after["raw"] == after["raw in the open week"] > 0
     finally:
         await connection.close()
+
+
+async def test_weeks_packed_without_hourly_partials_get_them_from_the_backfill(
+    cluster: faults.Cluster, db: asyncpg.Connection
+) -> None:
+    start = await load_weeks(db)
+    await pack_to_completion(cluster)
+    # A database packed before the hourly partials existed: the oldest week has none.
+    removed = 0
+    for kind in ("num", "other"):
+        removed += len(
+            await db.fetch(
+                f"DELETE FROM packed_hours_{kind}"
+                f" WHERE period = (SELECT min(period) FROM packed_hours_{kind}) RETURNING 1"
+            )
+        )
+    assert removed > 0
+    assert await db.fetchval(HOURS_MISMATCHES_NUM) > 0
+
+    backfill = "SELECT fill_packed_hours_num('-infinity', 'infinity')"
+    backfill += " + fill_packed_hours_other('-infinity', 'infinity')"
+    assert await db.fetchval(backfill) == removed
+    await check_readings(db, start)
+    assert await db.fetchval(backfill) == 0

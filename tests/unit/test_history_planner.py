@@ -112,40 +112,44 @@ def test_bucket_counts_follow_time_bucket_origins() -> None:
     assert bucket_count(start, start + timedelta(minutes=10_000), minute) == 10_001
 
 
-def test_segments_use_daily_rollups_for_whole_days_and_readings_at_the_edges() -> None:
+def test_segments_use_daily_rollups_inside_and_finer_sources_at_the_edges() -> None:
     day = parse_resolution("P1D")
     assert day is not None
     start, end = at("2026-01-01T10:20:00"), at("2026-01-05T03:40:00")
     assert plan_segments(start, end, day) == Segments(
-        day_lo=at("2026-01-02T00:00:00"), day_hi=at("2026-01-05T00:00:00")
+        hour_lo=at("2026-01-01T11:00:00"),
+        day_lo=at("2026-01-02T00:00:00"),
+        day_hi=at("2026-01-05T00:00:00"),
+        hour_hi=at("2026-01-05T03:00:00"),
     )
 
 
-def test_segments_without_whole_days_read_readings_only() -> None:
-    month, six, quarter = (
-        parse_resolution("P1M"),
-        parse_resolution("PT6H"),
-        parse_resolution("PT15M"),
-    )
-    assert month is not None and six is not None and quarter is not None
+def test_segments_fall_back_to_hours_then_raw() -> None:
+    day, six, quarter = parse_resolution("P1M"), parse_resolution("PT6H"), parse_resolution("PT15M")
+    assert day is not None and six is not None and quarter is not None
     start, end = at("2026-01-01T10:20:00"), at("2026-01-01T23:40:00")
-    assert plan_segments(start, end, month) == Segments(end, end)
-    later = at("2026-01-09T23:40:00")
-    assert plan_segments(start, later, six) == Segments(later, later)
-    assert plan_segments(start, later, quarter) == Segments(later, later)
+    hours = Segments(*[at("2026-01-01T11:00:00")] + [at("2026-01-01T23:00:00")] * 3)
+    assert plan_segments(start, end, day) == hours
+    assert plan_segments(start, end, six) == hours
+    assert plan_segments(start, end, quarter) == Segments(end, end, end, end)
+    short = at("2026-01-01T10:50:00")
+    assert plan_segments(start, short, six) == Segments(short, short, short, short)
 
 
 def test_segments_at_the_end_of_the_calendar() -> None:
-    # The next day boundary after the start lies past 9999-12-31T23:59:59.
+    # The next hour and day boundaries after the start lie past 9999-12-31T23:59:59.
     start, end = at("9999-12-31T23:30:00"), at("9999-12-31T23:59:00")
     for text in ("PT1H", "P1D", "P1M"):
         resolution = parse_resolution(text)
         assert resolution is not None
-        assert plan_segments(start, end, resolution) == Segments(end, end)
+        assert plan_segments(start, end, resolution) == Segments(end, end, end, end)
         assert bucket_count(start, end, resolution) == 1
     day = parse_resolution("P1D")
     assert day is not None
     early = at("9999-12-29T10:20:00")
     assert plan_segments(early, end, day) == Segments(
-        day_lo=at("9999-12-30T00:00:00"), day_hi=at("9999-12-31T00:00:00")
+        hour_lo=at("9999-12-29T11:00:00"),
+        day_lo=at("9999-12-30T00:00:00"),
+        day_hi=at("9999-12-31T00:00:00"),
+        hour_hi=at("9999-12-31T23:00:00"),
     )
