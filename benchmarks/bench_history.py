@@ -11,7 +11,8 @@ many devices of the dataset in turn:
   speed-up being baseline p50 / route p50;
 - with a dataset of `telemetry bench generate` (the suite's `run(ctx)`): the HTTP route
   itself, sequentially, against its own SQL (what auth, parsing and encoding add); the raw
-  newest 500 over HTTP is a measure of its own (issue 17).
+  newest 500 over HTTP is a measure of its own (issue 17), whose details also time the
+  same requests over a bare keep-alive socket (what the HTTP client, httpx, adds).
 With its own synthetic load it also reports storage (the suite's `storage` class:
 bytes per reading by part), before and after `telemetry retention run --compact` when asked.
 
@@ -173,7 +174,8 @@ async def measure_queries(
                 served = await time_http(http, q, pool, ends, with_site, repetitions)
                 details["http_route"] = _lat(served)
                 if q.resolution is None:
-                    measures.append(raw_over_http(q, served, route))
+                    bare = await time_socket(str(http.base_url), q, pool, ends, repetitions)
+                    measures.append(raw_over_http(q, served, route, bare))
             if q.tz is None:
                 utc_p50[(q.resolution, q.days, with_site)] = route.p50_ms
             else:
@@ -219,6 +221,20 @@ def _lat(latency: Latency) -> dict[str, float]:
     }
 
 
+def history_params(q: QueryClass, s: Series, end: datetime, with_site: bool) -> dict[str, str]:
+    params = {
+        "field": s.field or "",
+        "from": (end - timedelta(days=q.days)).isoformat(),
+        "to": end.isoformat(),
+        "resolution": q.resolution or "raw",
+    }
+    if with_site and s.site_id:
+        params["siteId"] = s.site_id
+    if q.tz:
+        params["tz"] = q.tz
+    return params
+
+
 async def time_http(
     http: Any,
     q: QueryClass,
@@ -229,19 +245,9 @@ async def time_http(
 ) -> Latency:
     async def call(i: int) -> Any:
         s, end = pool[i % len(pool)], ends[i % len(pool)]
-        params = {
-            "field": s.field or "",
-            "from": (end - timedelta(days=q.days)).isoformat(),
-            "to": end.isoformat(),
-            "resolution": q.resolution or "raw",
-        }
-        if with_site and s.site_id:
-            params["siteId"] = s.site_id
-        if q.tz:
-            params["tz"] = q.tz
         response = await http.get(
             f"/api/v1/devices/{s.device_id}/history",
-            params=params,
+            params=history_params(q, s, end, with_site),
             headers={"Authorization": f"Bearer {s.key}"},
         )
         assert response.status_code == 200, response.text
@@ -249,8 +255,43 @@ async def time_http(
     return await time_calls(call, max(20, repetitions // 2), warmup=10)
 
 
-def raw_over_http(q: QueryClass, served: Latency, route: Latency) -> Measure:
-    """The raw newest 500 through the served API (sequential calls, client included)."""
+async def time_socket(
+    base_url: str, q: QueryClass, pool: list[Series], ends: list[datetime], repetitions: int
+) -> Latency:
+    """The same requests as `time_http` (without siteId) written to one keep-alive socket
+    and read back by hand: the server's share, without an HTTP client library's."""
+    import httpx
+
+    url = httpx.URL(base_url)
+    reader, writer = await asyncio.open_connection(url.host, url.port)
+    requests = [
+        f"GET /api/v1/devices/{s.device_id}/history?{httpx.QueryParams(params)} HTTP/1.1\r\n"
+        f"Host: {url.host}\r\nAuthorization: Bearer {s.key}\r\n\r\n".encode()
+        for s, end in zip(pool, ends, strict=True)
+        for params in [history_params(q, s, end, False)]
+    ]
+
+    async def call(i: int) -> None:
+        writer.write(requests[i % len(requests)])
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
+        assert head.startswith(b"HTTP/1.1 200 "), head
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        )
+        await asyncio.wait_for(reader.readexactly(length), 30)
+
+    try:
+        return await time_calls(call, max(20, repetitions // 2), warmup=10)
+    finally:
+        writer.close()
+
+
+def raw_over_http(q: QueryClass, served: Latency, route: Latency, bare: Latency) -> Measure:
+    """The raw newest 500 through the served API (sequential calls, client included), with
+    where the time goes: the route's SQL, the rest of the server (the same requests over a
+    bare socket) and the HTTP client (httpx: the difference)."""
     return measure(
         f"{q.name} over HTTP p50",
         served.p50_ms,
@@ -263,6 +304,8 @@ def raw_over_http(q: QueryClass, served: Latency, route: Latency) -> Measure:
             "route": "GET /devices/{id}/history raw",
             "route_sql_p50_ms": round(route.p50_ms, 3),
             "http_adds_ms": round(served.p50_ms - route.p50_ms, 3),
+            "bare_socket_p50_ms": round(bare.p50_ms, 3),
+            "client_adds_ms": round(served.p50_ms - bare.p50_ms, 3),
         },
     )
 

@@ -75,35 +75,44 @@ SELECT CASE WHEN $12::text IS NULL THEN time_bucket((SELECT $5::text::interval),
  GROUP BY 1
  ORDER BY 1 DESC
 
+-- A raw answer is one row of arrays (readings_<kind>_newest). Its times go as one JSON array,
+-- which msgspec decodes in C straight to datetimes: asyncpg builds a datetime per
+-- timestamptz in Python, 0.4 ms for 500 (the pool's sessions run in UTC, so every time
+-- reads +00:00). The ids of the answer's few sites come in the same row.
+
 -- name: raw_num
--- The newest $5 numeric readings of a series in [$3, $4), site filter $6 or NULL, with their site nums (0 = none); newest first (ties: greatest value, then site).
-SELECT r.time, r.value, r.site_num
-  FROM readings_num_newest($1, $2, $3, $4, $6, $5) r
- ORDER BY r.time DESC, r.value DESC, r.site_num DESC
+-- The newest $5 numeric readings of a series in [$3, $4), site filter $6 or NULL, newest first (ties: greatest value, then site), as one row: their times (a JSON array), values, site nums (0 = none) and the ids of those sites (a JSON object, num to id); NULLs when none.
+SELECT to_json(n.times)::text AS times, n.values, n.sites,
+       (SELECT json_object_agg(s.num, s.id) FROM sites s WHERE s.num = ANY (n.sites))::text
+           AS site_ids
+  FROM readings_num_newest($1, $2, $3, $4, $6, $5) n
 
 -- name: raw_other
--- The newest $5 non-numeric readings of a series in [$3, $4), site filter $6 or NULL, with their site nums (0 = none); newest first.
-SELECT r.time, r.value, r.site_num
-  FROM readings_other_newest($1, $2, $3, $4, $6, $5) r
- ORDER BY r.time DESC, r.value DESC, r.site_num DESC
+-- The newest $5 non-numeric readings of a series in [$3, $4), site filter $6 or NULL, as raw_num; the values one JSON array (one decode, not one per value).
+SELECT to_json(n.times)::text AS times, to_json(n.values) AS values, n.sites,
+       (SELECT json_object_agg(s.num, s.id) FROM sites s WHERE s.num = ANY (n.sites))::text
+           AS site_ids
+  FROM readings_other_newest($1, $2, $3, $4, $6, $5) n
 
--- name: site_ids
--- The ids of the sites with nums $1 (a raw answer's few distinct sites, looked up once each instead of once per point).
-SELECT s.num, s.id FROM sites s WHERE s.num = ANY ($1::integer[])
-
--- name: context
--- The device's field by identifier ($3) or id ($4) in its profile ($1), whether multi-site is on for the device's sub-account ($2), and the site num of $5 in the key's scope ($6 partner, $7 sub-account or NULL) with the feature on.
-SELECT f.num, f.identifier, f.data_type, f.kind,
+-- name: device_context
+-- The device by id ($3) or DevEUI ($4) in the key's scope ($1 partner, $2 sub-account or NULL; the rule of auth.resolve_device) with its field by identifier ($5) or id ($6), whether multi-site is on for its sub-account, and the site num of $7 in the key's scope with the feature on; no row when there is no such device.
+SELECT d.id, d.num, d.status, d.profile_id,
+       f.num AS field_num, f.identifier, f.data_type, f.kind,
        COALESCE((SELECT af.multi_site FROM sub_account_features af
-                  WHERE af.sub_account_id = $2), false) AS multi_site,
+                  WHERE af.sub_account_id = d.sub_account_id), false) AS multi_site,
        (SELECT s.num
           FROM sites s
           JOIN sub_account_features af ON af.sub_account_id = s.sub_account_id
-         WHERE s.id = $5 AND af.partner_id = $6
-           AND ($7::uuid IS NULL OR af.sub_account_id = $7)
+         WHERE s.id = $7 AND af.partner_id = $1
+           AND ($2::uuid IS NULL OR af.sub_account_id = $2)
            AND af.multi_site) AS site_num
-  FROM (SELECT 1) one
-  LEFT JOIN profile_fields f
-    ON f.profile_id = $1 AND (f.identifier = $3 OR f.id = $4)
- ORDER BY (f.identifier = $3) DESC
+  FROM devices d
+  LEFT JOIN LATERAL (
+       SELECT f.num, f.identifier, f.data_type, f.kind
+         FROM profile_fields f
+        WHERE f.profile_id = d.profile_id AND (f.identifier = $5 OR f.id = $6)
+        ORDER BY (f.identifier = $5) DESC
+        LIMIT 1) f ON true
+ WHERE (d.id = $3 OR d.dev_eui = $4)
+   AND tenant_sees(d.partner_id, d.sub_account_id, d.status, $1, $2::uuid)
  LIMIT 1
