@@ -176,6 +176,17 @@ async def measure_queries(
                 if q.resolution is None:
                     bare = await time_socket(str(http.base_url), q, pool, ends, repetitions)
                     measures.append(raw_over_http(q, served, route, bare))
+                else:
+                    # Issue 17 compares every class through the served API as well.
+                    measures.append(
+                        measure(
+                            f"{q.name} over HTTP p50",
+                            served.p50_ms,
+                            "ms",
+                            group=GROUP,
+                            details={"http_route": _lat(served), "route_sql": _lat(route)},
+                        )
+                    )
             if q.tz is None:
                 utc_p50[(q.resolution, q.days, with_site)] = route.p50_ms
             else:
