@@ -179,7 +179,7 @@ async def synthetic_device(ctx: Context, readings: int) -> tuple[str, str, datet
         start = end - timedelta(seconds=3 * per_field)
         # Raw rows and packed weeks alike: a loaded device is packed once its weeks close.
         have = await connection.fetchval(
-            "SELECT readings_num_count($1, $2, $3, $4)",
+            "SELECT readings_num_count(ARRAY[$1::integer], ARRAY[$2::integer], $3, $4)",
             device.num,
             fields[0]["num"],
             start,

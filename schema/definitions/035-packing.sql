@@ -127,24 +127,41 @@ AS $f$
        AND (p_skip_from IS NULL OR u.time < p_skip_from OR u.time >= p_skip_to)
 $f$;
 
--- How many readings readings_%1$s_in returns, unpacking only the weeks at the edges.
+-- How many readings readings_%1$s_in returns for the series (p_devices[i], p_fields[i])
+-- in [p_from, p_to), all together: raw rows counted, packed weeks wholly inside by their
+-- counts, the other weeks by their hourly partials for the whole hours inside, and only the
+-- readings of the sub-hour edges (a range that does not start or end on the hour)
+-- unpacked. One statement for a whole export: a call per series cost ~0.15 ms of function
+-- overhead, and unpacking each series' edge weeks ~0.2 ms (0.9 s for a fleet's week).
 CREATE OR REPLACE FUNCTION readings_%1$s_count(
-    p_device integer, p_field integer, p_from timestamptz, p_to timestamptz
+    p_devices integer[], p_fields integer[], p_from timestamptz, p_to timestamptz
 ) RETURNS bigint
 LANGUAGE sql STABLE
 AS $f$
-    SELECT (SELECT count(*) FROM readings_%1$s r
-             WHERE r.device_num = p_device AND r.field_num = p_field
-               AND r.time >= p_from AND r.time < p_to)
-         + COALESCE((SELECT sum(k.n) FROM packed_%1$s k
-                      WHERE k.device_num = p_device AND k.field_num = p_field
-                        AND k.period >= p_from AND k.period <= p_to - %3$L::interval), 0)
-         + (SELECT count(*) FROM packed_%1$s k
-             CROSS JOIN LATERAL unnest(packed_times(k.period, k.offsets, k.steps, k.counts)) AS u (time)
-             WHERE k.device_num = p_device AND k.field_num = p_field
-               AND k.period > p_from - %3$L::interval AND k.period < p_to
-               AND (k.period < p_from OR k.period > p_to - %3$L::interval)
-               AND u.time >= p_from AND u.time < p_to)
+    -- The whole hours of the range are [hours_from, hours_to), its whole packed weeks
+    -- [weeks_from, weeks_to) (empty when there are none), written out in each call so that
+    -- chunk exclusion sees them as it sees p_from and p_to.
+    WITH series AS MATERIALIZED (
+        SELECT * FROM unnest(p_devices, p_fields) AS s (device_num, field_num))
+    SELECT (SELECT count(*) FROM series s,
+                   readings_%1$s_in(s.device_num, s.field_num, p_from, p_to, NULL,
+                                   time_bucket('1 hour', p_from + interval '1 hour' - interval '1 us'),
+                                   GREATEST(time_bucket('1 hour', p_to),
+                                            time_bucket('1 hour', p_from + interval '1 hour' - interval '1 us'))) r)
+         + (SELECT COALESCE(sum(h.n), 0) FROM series s,
+                   packed_hours_%1$s_in(
+                       s.device_num, s.field_num,
+                       time_bucket('1 hour', p_from + interval '1 hour' - interval '1 us'),
+                       GREATEST(time_bucket('1 hour', p_to),
+                                time_bucket('1 hour', p_from + interval '1 hour' - interval '1 us')),
+                       NULL,
+                       packed_period(p_from + %3$L::interval - interval '1 us'),
+                       GREATEST(packed_period(p_to),
+                                packed_period(p_from + %3$L::interval - interval '1 us'))) h)
+         + (SELECT COALESCE(sum(k.n), 0) FROM series s JOIN packed_%1$s k
+                ON k.device_num = s.device_num AND k.field_num = s.field_num
+             WHERE k.period >= packed_period(p_from + %3$L::interval - interval '1 us')
+               AND k.period < packed_period(p_to))
 $f$;
 
 -- The newest p_limit readings of a series (site p_site, or any when NULL) in [p_from,

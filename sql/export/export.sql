@@ -37,16 +37,19 @@ SELECT f.profile_id, f.num, f.identifier, f.data_type, f.kind
  ORDER BY f.position, f.identifier, f.profile_id
 
 -- name: count_readings
--- Exact number of readings of the field map ($2..$5 as the row queries) of devices $1 in [$6, $7): raw rows, packed weeks by their counts, the weeks at the edges unpacked.
-WITH map AS MATERIALIZED (
-    SELECT * FROM unnest($2::integer[], $3::uuid[], $4::integer[], $5::boolean[])
-                  AS m(field_num, profile_id, pos, numeric)
+-- Exact number of readings of the field map ($2..$5 as the row queries) of devices $1 in [$6, $7): readings_<kind>_count over every (device, field) of each kind at once.
+WITH series AS MATERIALIZED (
+    SELECT d.num AS device_num, m.field_num, m.numeric
+      FROM devices d
+      JOIN unnest($2::integer[], $3::uuid[], $4::integer[], $5::boolean[])
+           AS m (field_num, profile_id, pos, numeric)
+        ON m.profile_id = d.profile_id OR m.profile_id IS NULL
+     WHERE d.num = ANY ($1::integer[])
 )
-SELECT COALESCE(sum(CASE WHEN m.numeric
-                         THEN readings_num_count(d.num, m.field_num, $6, $7)
-                         ELSE readings_other_count(d.num, m.field_num, $6, $7) END), 0)::bigint
-  FROM devices d JOIN map m ON m.profile_id = d.profile_id OR m.profile_id IS NULL
- WHERE d.num = ANY ($1::integer[])
+SELECT (SELECT readings_num_count(array_agg(device_num), array_agg(field_num), $6, $7)
+          FROM series WHERE numeric)
+     + (SELECT readings_other_count(array_agg(device_num), array_agg(field_num), $6, $7)
+          FROM series WHERE NOT numeric)
 
 -- name: long_rows
 -- Template: one row per reading of devices $1 (field map $2..$5) in [$6, $7), by device id, time, field position; {columns} filled by app/export/query.py.

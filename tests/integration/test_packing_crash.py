@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import signal
 import subprocess
 import time
@@ -387,3 +388,43 @@ async def test_weeks_packed_without_hourly_partials_get_them_from_the_backfill(
     assert await db.fetchval(backfill) == removed
     await check_readings(db, start)
     assert await db.fetchval(backfill) == 0
+
+
+async def test_readings_count_equals_the_readings_read(
+    cluster: faults.Cluster, db: asyncpg.Connection
+) -> None:
+    """readings_<kind>_count (the export's size) counts from partials and unpacks only
+    sub-hour edges: it must equal what readings_<kind>_in returns, over packed, raw and
+    mixed weeks, for ranges on and off the hour and the week."""
+    start = await load_weeks(db)
+    await pack_to_completion(cluster)
+    now = await db.fetchval("SELECT now()")
+    await add_readings(db, 2, start + timedelta(seconds=30), now, timedelta(hours=3))
+    rng = random.Random(17)
+    checked = 0
+    for _ in range(40):
+        lo = start + timedelta(seconds=rng.choice([0, 1, 59, 3600, 86400, 7 * 86400 + 17]))
+        lo += timedelta(seconds=rng.randint(0, 10 * 86400) // rng.choice([1, 3600]) * 3600)
+        hi = lo + timedelta(seconds=rng.choice([30, 3600, 5000, 86400, 7 * 86400, 20 * 86400]))
+        for kind in ("num", "other"):
+            series = await db.fetch(f"SELECT DISTINCT device_num, field_num FROM oracle_{kind}")
+            devices = [r["device_num"] for r in series]
+            fields = [r["field_num"] for r in series]
+            counted = await db.fetchval(
+                f"SELECT readings_{kind}_count($1::integer[], $2::integer[], $3, $4)",
+                devices,
+                fields,
+                lo,
+                hi,
+            )
+            read = await db.fetchval(
+                f"SELECT count(*) FROM unnest($1::integer[], $2::integer[]) AS s (d, f),"
+                f" readings_{kind}_in(s.d, s.f, $3, $4) r",
+                devices,
+                fields,
+                lo,
+                hi,
+            )
+            assert counted == read, (kind, lo, hi)
+            checked += counted > 0
+    assert checked > 40
