@@ -345,6 +345,15 @@ AS $f$
     SELECT k.period + u.h * interval '1 hour', u.n%5$s,
            k.period + u.h * interval '1 hour' + u.lt * interval '1 microsecond', u.lv
       FROM packed_hours_%1$s k
+     -- The bounds as hours of the week, once per week (OFFSET 0 keeps the subquery from
+     -- being pulled up and computed again for every hour): the hour h starts at or after
+     -- a time x exactly when h >= ceil(hours from the week's start to x).
+     CROSS JOIN LATERAL (
+         SELECT ceil(date_part('epoch', p_from - k.period) / 3600) AS lo,
+                ceil(date_part('epoch', p_to - k.period) / 3600) AS hi,
+                ceil(date_part('epoch', p_skip_from - k.period) / 3600) AS skip_lo,
+                ceil(date_part('epoch', p_skip_to - k.period) / 3600) AS skip_hi
+         OFFSET 0) b
      CROSS JOIN LATERAL unnest(k.hours, k.n%6$s, k.last_time, k.last_value)
            AS u (h, n%7$s, lt, lv)
      WHERE k.device_num = p_device AND k.field_num = p_field
@@ -353,10 +362,7 @@ AS $f$
        AND p_from < p_to
        AND (k.period < p_skip_from AND p_from < p_skip_from
             OR k.period > p_skip_to - %3$L::interval AND p_skip_to < p_to)
-       AND k.period + u.h * interval '1 hour' >= p_from
-       AND k.period + u.h * interval '1 hour' < p_to
-       AND (k.period + u.h * interval '1 hour' < p_skip_from
-            OR k.period + u.h * interval '1 hour' >= p_skip_to)
+       AND u.h >= b.lo AND u.h < b.hi AND (u.h < b.skip_lo OR u.h >= b.skip_hi)
 $f$;$t$;
     -- %1$s kind, %2$s the number-only hourly aggregates, %3$s those as arrays, %4$s the
     -- partial columns.
