@@ -4,8 +4,8 @@ Answers 204 once the event is committed (or deliberately ignored), 400 for a bod
 cannot be read, 401 for a bad token, 404 for an unknown or unassigned device. ChirpStack
 never retries, so the path is kept short: a cached device context and one SQL call.
 The integration token is resolved to its partner once (cached for seconds,
-`IntegrationTokens`); the storing transaction checks it again (`ingest_admit`), so a revoked
-token is refused. Uplinks are stored through app/telemetry/batch.py, other events by
+`IntegrationTokens`); the storing transaction checks it again (`ingest_admit_batch`), so a
+revoked token is refused. Uplinks are stored through app/telemetry/batch.py, other events by
 `store_event` (app/telemetry/pipeline.py). `receive_chirpstack` is the one function behind
 this route and the MQTT consumer (app/mqtt/consumer.py); `txack`, `ack` and `log` events go
 to app/downlinks/events.py. The TTS route (app/tts/) shares `find_device` and `refused`.
@@ -54,7 +54,7 @@ class IntegrationTokens:
     """Integration token hash -> partner for one kind of integration, cached for seconds.
 
     The token's one check before storing: the storing transaction checks it again
-    (`ingest_admit`), so an uplink with a token revoked meanwhile is still refused."""
+    (`ingest_admit_batch`), so an uplink with a token revoked meanwhile is still refused."""
 
     def __init__(self, query: str, name: str) -> None:
         self.query = query

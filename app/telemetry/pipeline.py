@@ -63,7 +63,7 @@ def event_time(value: datetime | None) -> datetime:
 
 
 class Outcome(StrEnum):
-    """What became of an uplink or event (the text `ingest_admit` answers)."""
+    """What became of an uplink or event (the text `ingest_admit_batch` answers)."""
 
     STORED = "stored"
     DUPLICATE = "duplicate"

@@ -9,69 +9,6 @@
 -- gateway rows (touch_gateways, in num order), so concurrent batches never deadlock. A
 -- batch takes each kind for all its uplinks at once, in num (dedup: key) order.
 
--- Step "admit", the checks every ingest event starts with: the integration token still
--- belongs to the partner (the one token check of the transaction; NULL on the world-file
--- path), the device is the partner's and assigned, and the event was not stored before.
--- The device row is share-locked so that a concurrent move to inventory (D16) either
--- waits for this event or makes it a 404. outcome: 'stored', 'duplicate', 'not_found' or
--- 'unauthorized'; device_id and site_num (0 = none) when admitted.
-CREATE OR REPLACE FUNCTION ingest_admit(
-    p_token_hash    bytea,
-    p_partner_id    uuid,
-    p_device_num    integer,
-    p_dedup_key     text,
-    OUT outcome     text,
-    OUT device_id   uuid,
-    OUT site_num    integer
-)
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_status text;
-BEGIN
-    IF p_token_hash IS NOT NULL AND NOT EXISTS (
-        SELECT 1 FROM integrations i
-         WHERE i.token_hash = p_token_hash AND i.partner_id = p_partner_id) THEN
-        outcome := 'unauthorized';
-        RETURN;
-    END IF;
-    SELECT d.id, d.status, COALESCE(s.num, 0) INTO device_id, v_status, site_num
-      FROM devices d LEFT JOIN sites s ON s.id = d.site_id
-     WHERE d.num = p_device_num AND d.partner_id = p_partner_id
-       FOR SHARE OF d;
-    IF NOT FOUND OR v_status <> 'assigned' THEN
-        outcome := 'not_found';
-        RETURN;
-    END IF;
-    IF p_dedup_key IS NOT NULL THEN
-        INSERT INTO ingest_dedup (partner_id, deduplication_id)
-        VALUES (p_partner_id, p_dedup_key)
-        ON CONFLICT DO NOTHING;
-        IF NOT FOUND THEN
-            outcome := 'duplicate';
-            RETURN;
-        END IF;
-    END IF;
-    outcome := 'stored';
-END;
-$$;
-
--- The device_state row of a device, locked for this transaction, created when missing.
-CREATE OR REPLACE FUNCTION lock_device_state(p_device_num integer) RETURNS device_state
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    st device_state;
-BEGIN
-    SELECT * INTO st FROM device_state WHERE device_num = p_device_num FOR UPDATE;
-    IF NOT FOUND THEN
-        INSERT INTO device_state (device_num) VALUES (p_device_num) ON CONFLICT DO NOTHING;
-        SELECT * INTO st FROM device_state WHERE device_num = p_device_num FOR UPDATE;
-    END IF;
-    RETURN st;
-END;
-$$;
-
 -- Step "alerts" of uplink p_uplink of a batch (the rule arrays are flat, with the index
 -- of their uplink in p_rule_uplink). Alerts follow the newest reading of their field: only
 -- a reading at least as new as the stored one of that field (p_field_state, before this
@@ -329,13 +266,17 @@ BEGIN
 END;
 $$;
 
--- Step "admit" of a whole batch, set-based (ingest_admit's checks, in one statement per
--- kind instead of three per uplink): the integration token of each uplink still belongs
--- to its partner, its device is the partner's and assigned (share-locked, in num order),
--- and its dedup key was not stored before (keys inserted in key order, so two batches
--- racing on duplicates wait for each other instead of deadlocking; within a batch the
--- first uplink with a key is the stored one). outcomes[i] as ingest_admit answers them;
--- device_ids[i] and sites[i] (site num, 0 = none) for an admitted uplink, else NULL.
+-- Step "admit", the checks every ingest event starts with, for a whole batch, set-based
+-- (one statement per kind of check instead of three per event): the integration token
+-- of each event still belongs to its partner (the one token check of the transaction;
+-- NULL on the world-file path), its device is the partner's and assigned, and its dedup
+-- key was not stored before. Devices are share-locked, in num order, so that a concurrent
+-- move to inventory (D16) either waits for this event or makes it a 404. Dedup keys are
+-- inserted in key order, so two batches racing on duplicates wait for each other instead
+-- of deadlocking; within a batch the first event with a key is the stored one.
+-- outcomes[i]: 'stored', 'duplicate', 'not_found' or 'unauthorized'; device_ids[i] and
+-- sites[i] (site num, 0 = none) for an admitted event, else NULL. Single events
+-- (ingest_event) pass a batch of one.
 CREATE OR REPLACE FUNCTION ingest_admit_batch(
     p_token_hash    bytea[],
     p_partner_id    uuid[],
@@ -602,11 +543,12 @@ DECLARE
     v_battery   jsonb;
 BEGIN
     SET LOCAL synchronous_commit = on;
-    SELECT * INTO adm FROM ingest_admit(p_token_hash, p_partner_id, p_device_num, p_dedup_key);
-    IF adm.outcome <> 'stored' THEN
-        RETURN adm.outcome;
+    SELECT * INTO adm FROM ingest_admit_batch(ARRAY[p_token_hash], ARRAY[p_partner_id],
+                                              ARRAY[p_device_num], ARRAY[p_dedup_key]);
+    IF adm.outcomes[1] <> 'stored' THEN
+        RETURN adm.outcomes[1];
     END IF;
-    st := lock_device_state(p_device_num);
+    st := (lock_device_states(ARRAY[p_device_num]))[1];
     v_battery := st.battery;
     IF p_battery IS NOT NULL
        AND (v_battery IS NULL OR (v_battery ->> 'at')::timestamptz <= p_time) THEN

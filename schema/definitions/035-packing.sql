@@ -364,8 +364,7 @@ AS $f$
             OR k.period > p_skip_to - %3$L::interval AND p_skip_to < p_to)
        AND u.h >= b.lo AND u.h < b.hi AND (u.h < b.skip_lo OR u.h >= b.skip_hi)
 $f$;$t$;
-    -- %1$s kind, %2$s the number-only hourly aggregates, %3$s those as arrays, %4$s the
-    -- partial columns.
+    -- The arguments of `pack` (above).
     hours_fill constant text := $t$
 -- Hourly partials for the packed weeks of [p_from, p_to) that have none (packed before the
 -- hourly partials existed), from the packed readings. Returns the rows written.

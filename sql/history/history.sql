@@ -11,11 +11,11 @@
 -- sources serve the five parts (readings_<kind>_in skipping [$6,$9), the hourly partials
 -- skipping [$7,$8), the daily rollups): each source planned costs ~0.3 ms, as much as the
 -- execution of a part. Every part becomes mergeable partials (n, sum, min, max, last) that
--- are re-bucketed with time_bucket and merged once. `last` is the value of the greatest (time, value): ties on
--- time go to the greatest value, the rule the packing job's partials follow, so the answer
--- never depends on arrival order. For numbers it is max(ARRAY[epoch microseconds,
--- value])[2] (exact: epoch microseconds fit a float8 mantissa until 2255), a plain C
--- aggregate.
+-- are re-bucketed with time_bucket and merged once. `last` is the value of the greatest
+-- (time, value): ties on time go to the greatest value, the rule the packing job's
+-- partials follow, so the answer never depends on arrival order. For numbers it is
+-- max(ARRAY[epoch microseconds, value])[2] (exact: epoch microseconds fit a float8
+-- mantissa until 2255), a plain C aggregate.
 --
 -- Only the requested aggregate accumulates (each has a FILTER on $11): a float8 overflow
 -- of sum(sum) can then only fail agg=sum or avg, never min, max, count or last; with
