@@ -34,6 +34,15 @@ AS $$
                                         GREATEST(r.s, 1) * interval '1 microsecond') AS g)
 $$;
 
+-- The start of the first bucket of width p_width (on the Unix epoch, as packed_period and
+-- TimescaleDB's chunks) that starts at or after p_time.
+CREATE OR REPLACE FUNCTION bucket_ceil(p_width interval, p_time timestamptz) RETURNS timestamptz
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT time_bucket(p_width, p_time + p_width - interval '1 microsecond',
+                       timestamptz '1970-01-01 00:00:00+00')
+$$;
+
 -- A sum (taken in numeric) as float8, saturated to +-Infinity instead of raising "value out
 -- of range": a day
 -- of readings near the ingest bound (1e300) can sum past float8, and one such day must not
@@ -138,30 +147,28 @@ CREATE OR REPLACE FUNCTION readings_%1$s_count(
 ) RETURNS bigint
 LANGUAGE sql STABLE
 AS $f$
-    -- The whole hours of the range are [hours_from, hours_to), its whole packed weeks
-    -- [weeks_from, weeks_to) (empty when there are none), written out in each call so that
-    -- chunk exclusion sees them as it sees p_from and p_to.
+    -- The whole hours of the range are [bucket_ceil(1 hour, p_from), time_bucket(1 hour,
+    -- p_to)), its whole packed weeks [bucket_ceil(week, p_from), packed_period(p_to))
+    -- (GREATEST makes them empty when there are none); written as expressions of p_from
+    -- and p_to in each call, not once in a CTE, so that chunk exclusion sees them.
     WITH series AS MATERIALIZED (
         SELECT * FROM unnest(p_devices, p_fields) AS s (device_num, field_num))
     SELECT (SELECT count(*) FROM series s,
                    readings_%1$s_in(s.device_num, s.field_num, p_from, p_to, NULL,
-                                   time_bucket('1 hour', p_from + interval '1 hour' - interval '1 us'),
+                                   bucket_ceil('1 hour', p_from),
                                    GREATEST(time_bucket('1 hour', p_to),
-                                            time_bucket('1 hour', p_from + interval '1 hour' - interval '1 us'))) r)
+                                            bucket_ceil('1 hour', p_from))) r)
          + (SELECT COALESCE(sum(h.n), 0) FROM series s,
-                   packed_hours_%1$s_in(
-                       s.device_num, s.field_num,
-                       time_bucket('1 hour', p_from + interval '1 hour' - interval '1 us'),
-                       GREATEST(time_bucket('1 hour', p_to),
-                                time_bucket('1 hour', p_from + interval '1 hour' - interval '1 us')),
-                       NULL,
-                       packed_period(p_from + %3$L::interval - interval '1 us'),
-                       GREATEST(packed_period(p_to),
-                                packed_period(p_from + %3$L::interval - interval '1 us'))) h)
+                   packed_hours_%1$s_in(s.device_num, s.field_num,
+                                       bucket_ceil('1 hour', p_from),
+                                       GREATEST(time_bucket('1 hour', p_to),
+                                                bucket_ceil('1 hour', p_from)),
+                                       NULL,
+                                       bucket_ceil(%3$L, p_from),
+                                       GREATEST(packed_period(p_to), bucket_ceil(%3$L, p_from))) h)
          + (SELECT COALESCE(sum(k.n), 0) FROM series s JOIN packed_%1$s k
                 ON k.device_num = s.device_num AND k.field_num = s.field_num
-             WHERE k.period >= packed_period(p_from + %3$L::interval - interval '1 us')
-               AND k.period < packed_period(p_to))
+             WHERE k.period >= bucket_ceil(%3$L, p_from) AND k.period < packed_period(p_to))
 $f$;
 
 -- The newest p_limit readings of a series (site p_site, or any when NULL) in [p_from,
