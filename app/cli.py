@@ -24,7 +24,7 @@ from app.core.commands import (
     parse_expiry,
     run_with_connection,
 )
-from app.core.config import settings
+from app.core.config import SettingError, settings
 from app.core.enums import DeviceStatus
 
 
@@ -68,6 +68,27 @@ def check_port_free(host: str, port: int) -> None:
             raise CommandError(f"cannot listen on {host}:{port}: {error.strerror}") from None
 
 
+def start_metrics(host: str, port: int) -> int:
+    """Serves the metrics on host:port and returns the port, or returns 0 (no metrics) after
+    one line on stderr when the port is taken. The API port is the contract; the metrics
+    port is a side door whose default (9464) a second server on the host always finds
+    taken, so it gives way instead of stopping the server (issue 23, defect 1)."""
+    from app.observe.metrics import serve_metrics
+
+    try:
+        serve_metrics(host, port)
+    except OSError as error:
+        print(
+            f"telemetry serve: metrics port {host}:{port} is not available "
+            f"({error.strerror or error}); serving the API without metrics "
+            "(choose a free port with --metrics-port P, or turn them off with METRICS_PORT=0)",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 0
+    return port
+
+
 def mask_password(url: str) -> str:
     """The URL with its password (if any) replaced by `***`."""
     from urllib.parse import urlsplit, urlunsplit
@@ -104,11 +125,12 @@ def cmd_serve(args: argparse.Namespace) -> None:
     # counters into this directory, which the client finds in the environment.
     metrics_dir = prepare_multiprocess_dir()
     from app.main import load_app
-    from app.observe.metrics import serve_metrics
     from app.telemetry.generations import create_table_file
 
     configured = settings()
     metrics_port = configured.metrics_port if args.metrics_port is None else args.metrics_port
+    if metrics_port:
+        metrics_port = start_metrics(configured.metrics_host, metrics_port)
     # Each worker gets the Settings with the number of workers (the rate limiter splits its
     # leases between them, app/auth/cache.py), the metrics port chosen here (0: nothing is
     # counted) and the path of the instance's /latest generation table, removed when the
@@ -120,8 +142,6 @@ def cmd_serve(args: argparse.Namespace) -> None:
         metrics_port=metrics_port,
         latest_generations=generations,
     )
-    if metrics_port:
-        serve_metrics(serving.metrics_host, metrics_port)
     base = f"http://{args.host}:{args.port}"
     lines = [
         f"telemetry serve: listening on {base} ({args.workers} worker(s))",
@@ -132,7 +152,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
         + (
             f"http://{serving.metrics_host}:{metrics_port}/metrics (no key)"
             if metrics_port
-            else "off (METRICS_PORT=0)"
+            else "off"
         ),
         f"  database:              {mask_password(serving.database_url)}",
         f"  logs:                  {serving.log_format} on stdout, level {serving.log_level}"
@@ -463,6 +483,15 @@ def run_benchmarks(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    # Every variable is checked once, before any command runs: a wrong one is one line
+    # naming it, its value and what it accepts (exit 2, as for a wrong argument), never a
+    # traceback from wherever it is first used. `--help` works whatever the environment.
+    if not {"-h", "--help"} & set(argv):
+        try:
+            settings()
+        except SettingError as error:
+            print(f"telemetry: {error}", file=sys.stderr)
+            return 2
     if argv[:1] == ["bench"]:
         return run_benchmarks(argv[1:])
     args = build_parser().parse_args(argv)

@@ -59,9 +59,11 @@ of the instance's /latest generation table, app/telemetry/generations.py).
 from __future__ import annotations
 
 import functools
+import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -164,57 +166,173 @@ def local_database_url(database: str = "telemetry", port: int | None = None) -> 
     return f"postgresql://telemetry@127.0.0.1:{port}/{database}"
 
 
-def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
-    """Settings from `environ` (the process environment when None)."""
-    env = os.environ if environ is None else environ
-    port = int(env.get("TELEMETRY_DB_PORT", DEFAULT_PORT))
-    return Settings(
-        database_url=env.get("DATABASE_URL") or local_database_url(port=port),
-        statement_timeout_ms=int(env.get("STATEMENT_TIMEOUT_MS", 5000)),
-        pool_min_size=int(env.get("DB_POOL_MIN", 2)),
-        pool_max_size=int(env.get("DB_POOL_MAX", 10)),
-        db_port=port,
-        pgdata=env.get("TELEMETRY_PGDATA") or str(PROJECT_ROOT / ".pgdata"),
-        auth_cache=env.get("TELEMETRY_AUTH_CACHE", "1") != "0",
-        workers=max(int(env.get("TELEMETRY_WORKERS", 2)), 1),
-        lease_exact_below=int(env.get("TELEMETRY_LEASE_EXACT_BELOW", 1024)),
-        compact_chunks=env.get("TELEMETRY_COMPACT_CHUNKS", "1") != "0",
-        pack_after_s=float(env.get("TELEMETRY_PACK_AFTER_S", 3600.0)),
-        debug=bool(env.get("TELEMETRY_DEBUG")),
-        webhook_retry_scale=float(env.get("TELEMETRY_WEBHOOK_RETRY_SCALE", 1.0)),
-        webhook_timeout_s=float(env.get("TELEMETRY_WEBHOOK_TIMEOUT_S", 15.0)),
-        webhook_concurrency=int(env.get("TELEMETRY_WEBHOOK_CONCURRENCY", 8)),
-        webhooks_allow_private=env.get("TELEMETRY_WEBHOOKS_ALLOW_PRIVATE") == "1",
-        webhook_dispatcher=env.get("TELEMETRY_WEBHOOK_DISPATCHER", "1") != "0",
-        export_timeout_ms=int(env.get("EXPORT_TIMEOUT_MS", 3_600_000)),
-        export_stall_s=float(env.get("EXPORT_STALL_S", 60.0)),
-        export_concurrency=int(env.get("EXPORT_CONCURRENCY", 4)),
-        database_read_urls=read_urls(env.get("DATABASE_READ_URL", "")),
-        max_staleness_s=float(env.get("TELEMETRY_MAX_STALENESS", 1.0)),
-        placement_file=env.get("TELEMETRY_PLACEMENT") or None,
-        database_listen_url=env.get("DATABASE_LISTEN_URL") or None,
-        statement_cache_size=int(env.get("DB_STATEMENT_CACHE", 100)),
-        mqtt_ingest=env.get("TELEMETRY_MQTT_INGEST", "1") != "0",
-        downlink_dispatch=env.get("TELEMETRY_DOWNLINK_DISPATCH", "1") != "0",
-        chirpstack_timeout_s=float(env.get("TELEMETRY_CHIRPSTACK_TIMEOUT_S", 5.0)),
-        dispatch_backoff_s=float(env.get("TELEMETRY_DISPATCH_BACKOFF_S", 1.0)),
-        mqtt_port=int(env.get("TELEMETRY_MQTT_PORT", DEFAULT_MQTT_PORT)),
-        mqtt_dir=env.get("TELEMETRY_MQTT_DIR") or str(PROJECT_ROOT / ".mosquitto"),
-        db_connect_timeout_s=float(env.get("DB_CONNECT_TIMEOUT_S", 3.0)),
-        db_acquire_timeout_s=float(env.get("DB_ACQUIRE_TIMEOUT_S", 3.0)),
-        db_command_timeout_s=float(env.get("DB_COMMAND_TIMEOUT_S", 6.0)),
-        health_timeout_s=float(env.get("HEALTH_TIMEOUT_S", 2.0)),
-        log_format=env.get("LOG_FORMAT", "json").strip().lower(),
-        log_level=env.get("LOG_LEVEL", "INFO").strip().upper(),
-        access_log=env.get("ACCESS_LOG", "on").strip().lower() not in ("off", "0", "false"),
-        metrics_port=int(env.get("METRICS_PORT", 9464)),
-        metrics_host=env.get("METRICS_HOST", "127.0.0.1"),
-    )
-
-
 def read_urls(text: str) -> tuple[str, ...]:
     """DATABASE_READ_URL: one or more standby URLs, comma-separated."""
     return tuple(url.strip() for url in text.split(",") if url.strip())
+
+
+class SettingError(ValueError):
+    """An environment variable the service cannot use. Its text is one line naming the
+    variable, the value and what it accepts; the command line prints it and exits with 2."""
+
+
+class Variable(msgspec.Struct, frozen=True):
+    """One environment variable: the Settings field it sets, how its text is read, and the
+    values it accepts, as said to an operator who got it wrong."""
+
+    name: str
+    field: str
+    parse: Callable[[str], Any]
+    accepts: str
+    # The value when the variable is unset, where it differs from the field's default.
+    unset: Any = None
+
+
+def integer(low: int, high: int | None = None) -> tuple[Callable[[str], int], str]:
+    def parse(text: str) -> int:
+        value = int(text.strip())
+        if value < low or (high is not None and value > high):
+            raise ValueError
+        return value
+
+    bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
+    return parse, f"an integer {bounds}"
+
+
+def number(low: float, *, above: bool) -> tuple[Callable[[str], float], str]:
+    """A finite number at or above `low` (strictly above when `above`)."""
+
+    def parse(text: str) -> float:
+        value = float(text.strip())
+        if not math.isfinite(value) or value < low or (above and value == low):
+            raise ValueError
+        return value
+
+    return parse, f"a number {'above' if above else 'of at least'} {low:g}"
+
+
+FLAG_WORDS = {"1": True, "on": True, "true": True, "yes": True}
+FLAG_WORDS |= {"0": False, "off": False, "false": False, "no": False}
+
+
+def flag() -> tuple[Callable[[str], bool], str]:
+    def parse(text: str) -> bool:
+        return FLAG_WORDS[text.strip().lower()]
+
+    return parse, "1/on/true/yes or 0/off/false/no"
+
+
+def choice(*words: str) -> tuple[Callable[[str], str], str]:
+    def parse(text: str) -> str:
+        word = text.strip().lower()
+        if word not in words:
+            raise ValueError
+        return word
+
+    return parse, "one of " + ", ".join(words) + " (any case)"
+
+
+def free_text() -> tuple[Callable[[str], str | None], str]:
+    """Free text; empty is the same as unset (the field's default)."""
+    return (lambda value: value or None), "any text"
+
+
+def variable(
+    name: str, field: str, kind: tuple[Callable[[str], Any], str], unset: Any = None
+) -> Variable:
+    return Variable(name=name, field=field, parse=kind[0], accepts=kind[1], unset=unset)
+
+
+PORT = integer(1, 65535)
+POSITIVE_SECONDS = number(0.0, above=True)
+# Every variable the service reads, in the order of the table above. Defaults live only in
+# Settings: a variable that is unset leaves its field's default.
+VARIABLES = (
+    variable("STATEMENT_TIMEOUT_MS", "statement_timeout_ms", integer(1)),
+    variable("DB_POOL_MIN", "pool_min_size", integer(0)),
+    variable("DB_POOL_MAX", "pool_max_size", integer(1)),
+    variable("TELEMETRY_DB_PORT", "db_port", PORT),
+    variable("TELEMETRY_PGDATA", "pgdata", free_text()),
+    variable("TELEMETRY_AUTH_CACHE", "auth_cache", flag()),
+    variable("TELEMETRY_WORKERS", "workers", integer(1)),
+    variable("TELEMETRY_LEASE_EXACT_BELOW", "lease_exact_below", integer(0)),
+    variable("TELEMETRY_COMPACT_CHUNKS", "compact_chunks", flag()),
+    variable("TELEMETRY_PACK_AFTER_S", "pack_after_s", number(0.0, above=False)),
+    variable("TELEMETRY_DEBUG", "debug", flag()),
+    variable("TELEMETRY_WEBHOOK_RETRY_SCALE", "webhook_retry_scale", number(0.0, above=True)),
+    variable("TELEMETRY_WEBHOOK_TIMEOUT_S", "webhook_timeout_s", POSITIVE_SECONDS),
+    variable("TELEMETRY_WEBHOOK_CONCURRENCY", "webhook_concurrency", integer(1)),
+    variable("TELEMETRY_WEBHOOKS_ALLOW_PRIVATE", "webhooks_allow_private", flag()),
+    # In-process apps (tests) run no dispatcher unless asked; a command run by an operator does.
+    variable("TELEMETRY_WEBHOOK_DISPATCHER", "webhook_dispatcher", flag(), unset=True),
+    variable("EXPORT_TIMEOUT_MS", "export_timeout_ms", integer(1)),
+    variable("EXPORT_STALL_S", "export_stall_s", POSITIVE_SECONDS),
+    variable("EXPORT_CONCURRENCY", "export_concurrency", integer(1)),
+    variable("DATABASE_READ_URL", "database_read_urls", (read_urls, "comma-separated URLs")),
+    variable("TELEMETRY_MAX_STALENESS", "max_staleness_s", number(0.0, above=False)),
+    variable("TELEMETRY_PLACEMENT", "placement_file", free_text()),
+    variable("DATABASE_LISTEN_URL", "database_listen_url", free_text()),
+    variable("DB_STATEMENT_CACHE", "statement_cache_size", integer(0)),
+    variable("TELEMETRY_MQTT_INGEST", "mqtt_ingest", flag()),
+    variable("TELEMETRY_DOWNLINK_DISPATCH", "downlink_dispatch", flag()),
+    variable("TELEMETRY_CHIRPSTACK_TIMEOUT_S", "chirpstack_timeout_s", POSITIVE_SECONDS),
+    variable("TELEMETRY_DISPATCH_BACKOFF_S", "dispatch_backoff_s", POSITIVE_SECONDS),
+    variable("TELEMETRY_MQTT_PORT", "mqtt_port", PORT),
+    variable("TELEMETRY_MQTT_DIR", "mqtt_dir", free_text()),
+    variable("DB_CONNECT_TIMEOUT_S", "db_connect_timeout_s", POSITIVE_SECONDS),
+    variable("DB_ACQUIRE_TIMEOUT_S", "db_acquire_timeout_s", POSITIVE_SECONDS),
+    variable("DB_COMMAND_TIMEOUT_S", "db_command_timeout_s", POSITIVE_SECONDS),
+    variable("HEALTH_TIMEOUT_S", "health_timeout_s", POSITIVE_SECONDS),
+    variable("LOG_FORMAT", "log_format", choice("json", "console")),
+    variable("LOG_LEVEL", "log_level", choice("debug", "info", "warning", "error")),
+    variable("ACCESS_LOG", "access_log", flag()),
+    variable("METRICS_PORT", "metrics_port", integer(0, 65535)),
+    variable("METRICS_HOST", "metrics_host", free_text()),
+)
+
+
+DEFAULTS = {
+    field.name: field.default
+    for field in msgspec.structs.fields(Settings)
+    if field.default is not msgspec.NODEFAULT
+}
+
+
+def read_variable(env: Mapping[str, str], spec: Variable) -> Any:
+    """The value of one variable, or SettingError naming it, its value and what it accepts.
+    An empty value is refused for a typed variable, as `METRICS_PORT=` is more likely a
+    mistake than a wish for the default; unset it for that."""
+    raw = env[spec.name]
+    try:
+        return spec.parse(raw)
+    except (ValueError, KeyError):
+        default = DEFAULTS.get(spec.field)
+        hint = "" if default is None else f"; unset it for the default, {default!r}"
+        raise SettingError(
+            f"{spec.name}={raw!r} is not valid: expected {spec.accepts}{hint}"
+        ) from None
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Settings from `environ` (the process environment when None): every variable of
+    VARIABLES that is set is checked and read; SettingError names the first that is wrong."""
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    for spec in VARIABLES:
+        value = read_variable(env, spec) if spec.name in env else spec.unset
+        if value is not None:
+            values[spec.field] = value
+    if values.get("log_level"):
+        values["log_level"] = values["log_level"].upper()
+    port = values.get("db_port", DEFAULT_PORT)
+    values["database_url"] = env.get("DATABASE_URL") or local_database_url(port=port)
+    loaded = Settings(**values)
+    if loaded.pool_min_size > loaded.pool_max_size:
+        raise SettingError(
+            f"DB_POOL_MIN={loaded.pool_min_size} is not valid: expected at most "
+            f"DB_POOL_MAX ({loaded.pool_max_size})"
+        )
+    return loaded
 
 
 @functools.cache
