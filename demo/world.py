@@ -20,6 +20,7 @@ prints the same file.
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 import uuid
@@ -38,8 +39,9 @@ LOGISTICS_KEY = "svc_live_demo_city_logistics_0000000000000000000"
 EXPIRED_KEY = "svc_live_demo_expired_key_000000000000000000000000"
 REVOKED_KEY = "svc_live_demo_revoked_key_000000000000000000000000"
 INTEGRATION_TOKEN = "demo-chirpstack-token-0000000000000000"  # noqa: S105 (a published demo token)
-# The demo's webhook endpoint: `telemetry webhooks listen` on this port (scripts/demo.sh).
-WEBHOOK_PORT = 8001
+# The demo's webhook endpoint: `telemetry webhooks listen` on this port (scripts/demo.sh,
+# which passes its WEBHOOK_PORT on; a world already loaded keeps the port it was loaded with).
+WEBHOOK_PORT = int(os.environ.get("WEBHOOK_PORT") or 8001)
 WEBHOOK_SECRET = "whsec_ZGVtby13ZWJob29rLXNlY3JldC0wMDAwMDAwMDAwMDAw"  # noqa: S105 (published)
 DEMO_PASSWORD = "demo password 2026"  # noqa: S105 (a published demo password)
 
