@@ -8,12 +8,19 @@ from typing import Any
 
 import uvloop
 
-from app.core.commands import add_command, run_with_connection
+from app.core.commands import CommandError, add_command, run_with_connection
 
 
 def cmd_simulate(args: argparse.Namespace) -> None:
     from app.ops.admin import parse_id
-    from app.simulate.simulator import load_devices, simulate
+
+    try:
+        from app.simulate.simulator import load_devices, simulate
+    except ModuleNotFoundError as missing:
+        # httpx is the demo's extra, not a dependency of the server (pyproject.toml).
+        raise CommandError(
+            f"simulate needs {missing.name}: pip install 'telemetry-service[demo]'"
+        ) from None
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     partner = parse_id("--partner", args.partner)
