@@ -24,9 +24,10 @@ import pytest
 from app.core.config import DEFAULT_PORT
 from app.core.db import init_connection
 from app.ops import cluster
+from app.telemetry.pipeline import Outcome, Uplink, store_uplink
 from tests.conftest import LiveServer, start_server
 from tests.factories import World, load
-from tests.helpers import bearer
+from tests.helpers import bearer, ingest_context
 from tests.integration import test_ingest_helpers as cs
 from tests.integration import test_tts_ingest as tts
 from tests.integration.test_replication import cli
@@ -333,3 +334,50 @@ async def test_tenants_whose_device_nums_collide_get_their_single_cluster_answer
         f"{name} {method} {path}:\n  got  {got}\n  want {want}"
         for name, method, path, got, want in differing
     )
+
+
+async def test_each_cluster_hears_its_own_notifications_with_a_listen_url_set(
+    migrated: str, second_cluster: str, tmp_path: Path
+) -> None:
+    """DATABASE_LISTEN_URL names one database; in placement mode each cluster's app must
+    still LISTEN on its own cluster (its `listen` URL in the placement file, else its
+    `url`), or its /latest and key caches never hear of that cluster's changes."""
+    on_a, on_b = Tenant(), Tenant()
+    await load_into(migrated, on_a.world)
+    await load_into(second_cluster, on_b.world)
+    placement = tmp_path / "placement.json"
+    write_placement(placement, migrated, second_cluster, {on_b.partner["id"]: "b"})
+    env = {"TELEMETRY_PLACEMENT": str(placement), "DATABASE_LISTEN_URL": migrated}
+    cli(env, "placement", "sync")
+
+    async def store_on_b(temperature: float) -> None:
+        pool = await asyncpg.create_pool(
+            second_cluster, min_size=1, max_size=1, init=init_connection
+        )
+        try:
+            context = await ingest_context(pool, uuid.UUID(on_b.device["id"]))
+            uplink = Uplink(time=datetime.now(UTC), values={"temperature": temperature})
+            assert await store_uplink(pool, context, uplink) == Outcome.STORED
+        finally:
+            await pool.close()
+
+    async def temperature(http: httpx.AsyncClient) -> Any:
+        path = f"/api/v1/devices/{on_b.device['id']}/latest"
+        response = await http.get(path, headers=bearer(on_b.key))
+        assert response.status_code == 200, response.text
+        return response.json()["data"]["values"].get("temperature")
+
+    await store_on_b(1.0)
+    server = start_server(migrated, workers=1, env=env)
+    try:
+        async with server.client() as http:
+            # Read twice: the worker caches the body from its second read on.
+            assert [await temperature(http) for _ in range(3)] == [1.0, 1.0, 1.0]
+            # Stored on b by another instance (here: the pipeline itself).
+            await store_on_b(2.0)
+            deadline = time.monotonic() + 5
+            while (seen := await temperature(http)) != 2.0:
+                assert time.monotonic() < deadline, f"still {seen}: the change was not heard"
+                await asyncio.sleep(0.1)
+    finally:
+        server.stop()
