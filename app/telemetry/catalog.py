@@ -30,7 +30,8 @@ MAX_ENTRIES = 50_000
 
 
 class TtlCache(Generic[K, V]):
-    """A small per-process cache whose entries expire after `ttl` seconds."""
+    """A small in-memory cache whose entries expire after `ttl` seconds (its owner keeps
+    it: see `DeviceContexts`)."""
 
     def __init__(self, ttl: float = TTL_SECONDS, clock: Callable[[], float] = time.monotonic):
         self.ttl = ttl
