@@ -38,8 +38,10 @@ from app.observe.logs import access_log_lifespan, configure_logging
 from app.observe.metrics import metrics_lifespan
 from app.observe.requests import RequestObserver
 from app.routes import api_route_handlers, public_route_handlers
+from app.telemetry.catalog import DeviceContexts
 from app.telemetry.generations import Generations
 from app.telemetry.latest_cache import LatestCache
+from app.telemetry.receive import Receiver
 from app.webhooks.dispatcher import webhooks_lifespan
 
 log = logging.getLogger(__name__)
@@ -99,6 +101,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
         app.state.pool = await create_pool(settings)
         app.state.settings = settings
         app.state.latest_generations = Generations(settings.latest_generations)
+        # What is cached of one database belongs to its app (in placement mode a worker
+        # runs one app per cluster): app/telemetry/catalog.py, app/telemetry/receive.py.
+        app.state.device_contexts = DeviceContexts()
+        app.state.receiver = Receiver(
+            app.state.pool, app.state.device_contexts, app.state.latest_generations
+        )
         try:
             yield
         finally:

@@ -10,8 +10,7 @@ import asyncpg
 import httpx
 from litestar.testing import AsyncTestClient
 
-from app.telemetry import catalog
-from app.telemetry.catalog import DeviceContext
+from app.telemetry.catalog import DeviceContext, DeviceContexts
 
 
 def bearer(key: str, **extra: str) -> dict[str, str]:
@@ -65,4 +64,4 @@ async def ingest_context(pool: asyncpg.Pool, device_id: object) -> DeviceContext
         " FROM devices WHERE id = $1",
         device_id,
     )
-    return await catalog.context_from_row(pool, row)
+    return await DeviceContexts().of_row(pool, row)

@@ -4,19 +4,22 @@
 
     clusters:                      # name -> primary URL and, optionally, its standbys
       a: {url: postgresql://...@db-a/telemetry, read: [postgresql://...@db-a-standby/telemetry]}
-      b: {url: postgresql://...@db-b/telemetry}
+      b: {url: postgresql://...@pgbouncer-b/telemetry, listen: postgresql://...@db-b/telemetry}
     default: a                     # partners not listed (default: the first cluster)
     directory: a                   # where the key directory lives (default: `default`)
     partners: {<partner uuid>: b}
 
 The app is then one full application per cluster (its own pools, key cache, LISTEN/NOTIFY,
 read routing and jobs, unchanged) behind `PlacementApp`, which sends each request to the
-application of its partner's cluster. The partner of a request is found from its bearer
-secret (API key or integration token) by one indexed lookup in `placement_directory` on the
-directory cluster (`telemetry placement sync` fills it), cached per worker: a secret never
-changes partner. Requests without a known secret go to the default cluster, which answers
-them (401, health, docs). The partner map is re-read when the file changes (checked every
-second); the set of clusters is fixed at start-up.
+application of its partner's cluster. Each cluster's LISTEN and advisory locks go to its
+`listen` URL (straight to its primary past a PgBouncer), else to its `url`, never to
+DATABASE_LISTEN_URL: that names one database, and with it for all clusters a cluster's key
+and /latest caches never heard of that cluster's changes. The partner of a request is found
+from its bearer secret (API key or integration token) by one indexed lookup in
+`placement_directory` on the directory cluster (`telemetry placement sync` fills it), cached
+per worker: a secret never changes partner. Requests without a known secret go to the
+default cluster, which answers them (401, health, docs). The partner map is re-read when the
+file changes (checked every second); the set of clusters is fixed at start-up.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ _UNAVAILABLE = b'{"error":{"code":"unavailable","message":"service temporarily u
 class ClusterSpec(msgspec.Struct, forbid_unknown_fields=True):
     url: str
     read: list[str] = []
+    listen: str | None = None
 
 
 class Placement(msgspec.Struct, forbid_unknown_fields=True):
@@ -105,6 +109,7 @@ class PlacementApp:
                     settings,
                     database_url=spec.url,
                     database_read_urls=tuple(spec.read),
+                    database_listen_url=spec.listen,
                     placement_file=None,
                 )
             )

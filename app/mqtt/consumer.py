@@ -8,7 +8,9 @@ clean start off, a session that never expires) under the integration's `clientId
 messages published while no consumer runs wait in the broker.
 
 paho runs its network loop in its own thread; each message is handed to the event loop
-and goes through `receive_chirpstack`, the very function behind `POST /ingest/chirpstack`.
+and goes through the receive flow of app/telemetry/receive.py with ChirpStack's adapter,
+the very flow behind `POST /ingest/chirpstack`. The consumer has a Receiver of its own
+(its caches are of its pool's database, like an app's).
 Messages are handled concurrently, so uplinks share the group commit of
 app/telemetry/batch.py (one transaction per batch), and each is acknowledged after its
 batch commits, in the order the broker sent them.
@@ -35,7 +37,9 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from app.core.errors import ApiError
-from app.telemetry.ingest import receive_chirpstack
+from app.telemetry.catalog import DeviceContexts
+from app.telemetry.ingest import CHIRPSTACK
+from app.telemetry.receive import Receiver
 
 log = logging.getLogger("telemetry.mqtt")
 
@@ -79,6 +83,9 @@ class Consumer:
     def __init__(self, pool: asyncpg.Pool, integration: Integration) -> None:
         self.pool = pool
         self.integration = integration
+        # No generation table to bump: the consumer answers no client, so read-your-writes
+        # does not arise; the workers' /latest caches learn of a commit by its notification.
+        self.receiver = Receiver(pool, DeviceContexts(), None)
         self.loop = asyncio.get_running_loop()
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
@@ -157,8 +164,8 @@ class Consumer:
         unexpected = 0
         while True:
             try:
-                await receive_chirpstack(
-                    self.pool, self.integration.token_hash, event, bytes(payload), None
+                await self.receiver.receive(
+                    CHIRPSTACK, self.integration.token_hash, bytes(payload), event
                 )
                 break
             except ApiError as error:

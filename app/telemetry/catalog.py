@@ -1,6 +1,6 @@
-"""Profile catalogs and per-device ingest contexts, cached per process, and the formula
-and mapping fields computed over them (`compute_derived`, used for static values here and
-for each uplink by app/telemetry/pipeline.py).
+"""Profile catalogs and per-device ingest contexts (`DeviceContexts`, cached per
+database), and the formula and mapping fields computed over them (`compute_derived`, used
+for static values here and for each uplink by app/telemetry/pipeline.py).
 
 Profiles, their fields and rules, and a device's static values and calibration are written
 once (world file) and never edited afterwards, so they can be cached; the short TTL only
@@ -30,7 +30,8 @@ MAX_ENTRIES = 50_000
 
 
 class TtlCache(Generic[K, V]):
-    """A small per-process cache whose entries expire after `ttl` seconds."""
+    """A small in-memory cache whose entries expire after `ttl` seconds (its owner keeps
+    it: see `DeviceContexts`)."""
 
     def __init__(self, ttl: float = TTL_SECONDS, clock: Callable[[], float] = time.monotonic):
         self.ttl = ttl
@@ -108,10 +109,6 @@ class DeviceContext(msgspec.Struct, frozen=True):
     has_derived: bool
 
 
-_catalogs: TtlCache[uuid.UUID, Catalog] = TtlCache()
-_contexts: TtlCache[int, DeviceContext] = TtlCache()
-
-
 def build_catalog(field_rows: list[Any], rule_rows: list[Any]) -> Catalog:
     retain = bool(field_rows[0]["retain_last_value"]) if field_rows else False
     decoded: dict[str, Field] = {}
@@ -162,17 +159,6 @@ def build_catalog(field_rows: list[Any], rule_rows: list[Any]) -> Catalog:
         battery_field=battery,
         rules=rules,
     )
-
-
-async def get_catalog(
-    connection: asyncpg.Connection | asyncpg.Pool, profile_id: uuid.UUID
-) -> Catalog:
-    catalog = _catalogs.get(profile_id)
-    if catalog is None:
-        fields = await connection.fetch(QUERIES["telemetry.profile_fields"], profile_id)
-        rules = await connection.fetch(QUERIES["telemetry.profile_rules"], profile_id)
-        catalog = _catalogs.put(profile_id, build_catalog(fields, rules))
-    return catalog
 
 
 _evaluator = Evaluator()
@@ -259,33 +245,61 @@ def build_context(
     )
 
 
-async def context_from_row(
-    connection: asyncpg.Connection | asyncpg.Pool, row: Any
-) -> DeviceContext:
-    """The context of a device row (partner_id, num, id, profile_id, static_values, calibration)."""
-    cached = _contexts.get(row["num"])
-    if cached is not None:
-        return cached
-    catalog = await get_catalog(connection, row["profile_id"])
-    context = build_context(
-        catalog,
-        row["num"],
-        row["id"],
-        row["partner_id"],
-        row["static_values"],
-        row["calibration"],
-    )
-    return _contexts.put(row["num"], context)
+class DeviceContexts:
+    """The profile catalogs and device contexts of ONE database, cached.
 
+    A device's num and a profile's id are identities of one database, so these caches
+    belong to whatever serves one database, never to the process: an app
+    (`app.state.device_contexts`, made by its lifespan in app/main.py), an MQTT consumer,
+    a world load. In placement mode (app/core/placement.py) the apps of several clusters
+    share a worker process, and num 5 of cluster b is another device than num 5 of
+    cluster a: a shared cache stored b's uplinks with a's context (refused, and lost) and
+    built b's /latest from a's static values. A hit is also checked against the device id
+    of the row it is for, so that a context can never stand for another device.
+    """
 
-def cached_context(num: int) -> DeviceContext | None:
-    return _contexts.get(num)
+    def __init__(self) -> None:
+        self.catalogs: TtlCache[uuid.UUID, Catalog] = TtlCache()
+        self.contexts: TtlCache[int, DeviceContext] = TtlCache()
 
+    async def catalog(
+        self, connection: asyncpg.Connection | asyncpg.Pool, profile_id: uuid.UUID
+    ) -> Catalog:
+        catalog = self.catalogs.get(profile_id)
+        if catalog is None:
+            fields = await connection.fetch(QUERIES["telemetry.profile_fields"], profile_id)
+            rules = await connection.fetch(QUERIES["telemetry.profile_rules"], profile_id)
+            catalog = self.catalogs.put(profile_id, build_catalog(fields, rules))
+        return catalog
 
-def forget(num: int) -> None:
-    _contexts.drop(num)
+    async def of_row(
+        self, connection: asyncpg.Connection | asyncpg.Pool, row: Any
+    ) -> DeviceContext:
+        """The context of a device row (partner_id, num, id, profile_id, static_values,
+        calibration)."""
+        cached = self.contexts.get(row["num"])
+        if cached is not None and cached.id == row["id"]:
+            return cached
+        catalog = await self.catalog(connection, row["profile_id"])
+        context = build_context(
+            catalog,
+            row["num"],
+            row["id"],
+            row["partner_id"],
+            row["static_values"],
+            row["calibration"],
+        )
+        return self.contexts.put(row["num"], context)
 
+    def cached(self, num: int) -> DeviceContext | None:
+        """The cached context of device `num`, for a caller that knows no more of the
+        device: it must check that the context is the device's (as /latest does in the
+        statement that uses it, app/telemetry/controller.py)."""
+        return self.contexts.get(num)
 
-def clear_caches() -> None:
-    _catalogs.clear()
-    _contexts.clear()
+    def forget(self, num: int) -> None:
+        self.contexts.drop(num)
+
+    def clear(self) -> None:
+        self.catalogs.clear()
+        self.contexts.clear()

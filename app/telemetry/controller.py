@@ -24,7 +24,7 @@ from app.core.api import Single
 from app.core.errors import ApiError, ErrorCode, error_responses
 from app.core.routing import fetchrow_unless_changed
 from app.core.sql import QUERIES
-from app.telemetry import catalog
+from app.telemetry.catalog import DeviceContext, DeviceContexts
 from app.telemetry.latest_cache import LatestCache, current_latest_cache
 from app.telemetry.structs import LatestValues
 
@@ -60,24 +60,31 @@ def matches(if_none_match: str | None, etag: str) -> bool:
     return False
 
 
-async def _static(pool: asyncpg.Pool, device_num: int) -> tuple[bytes, str]:
+async def _static(pool: asyncpg.Pool, contexts: DeviceContexts, num: int) -> tuple[bytes, str]:
     """The body of a device that has not reported yet: its static values and formulas
-    over them (api-spec 2.4), built by the same SQL as every stored body."""
-    context = catalog.cached_context(device_num)
-    if context is None:
-        row = await pool.fetchrow(DEVICE_BY_NUM, device_num)
-        context = await catalog.context_from_row(pool, row)
-    derived = (
-        {k: context.static_part[k] for k in context.static_derived} if context.has_derived else None
-    )
-    row = await pool.fetchrow(STATIC_BODY, context.id, context.static_part, derived)
+    over them (api-spec 2.4), built by the same SQL as every stored body. The app's
+    context cached for the num is used only if the statement finds it is the device's."""
+    context = contexts.cached(num)
+    row = await _static_body(pool, context) if context is not None else None
+    if row is None:
+        context = await contexts.of_row(pool, await pool.fetchrow(DEVICE_BY_NUM, num))
+        row = await _static_body(pool, context)
     return row["latest_body"], row["latest_etag"]
 
 
-async def _stored_or_static(pool: asyncpg.Pool, row: Any) -> tuple[bytes, str]:
+async def _static_body(pool: asyncpg.Pool, context: DeviceContext) -> Any:
+    derived = (
+        {k: context.static_part[k] for k in context.static_derived} if context.has_derived else None
+    )
+    return await pool.fetchrow(STATIC_BODY, context.id, context.num, context.static_part, derived)
+
+
+async def _stored_or_static(
+    pool: asyncpg.Pool, contexts: DeviceContexts, row: Any
+) -> tuple[bytes, str]:
     body: bytes | None = row["latest_body"]
     if body is None:
-        return await _static(pool, row["device_num"])
+        return await _static(pool, contexts, row["device_num"])
     etag: str = row["latest_etag"]
     return body, etag
 
@@ -85,6 +92,7 @@ async def _stored_or_static(pool: asyncpg.Pool, row: Any) -> tuple[bytes, str]:
 async def _cached_lookup(
     latest: LatestCache | None,
     pool: asyncpg.Pool,
+    contexts: DeviceContexts,
     principal: Principal,
     device_id: uuid.UUID | None,
     dev_eui: str | None,
@@ -108,7 +116,7 @@ async def _cached_lookup(
     )
     if row is None or row["status"] != "assigned":
         raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
-    body, etag = await _stored_or_static(pool, row)
+    body, etag = await _stored_or_static(pool, contexts, row)
     if latest is not None and mark is not None and row["latest_body"] is not None:
         latest.put(key, row["device_num"], body, etag, mark)
     return body, etag
@@ -141,6 +149,7 @@ class LatestController(Controller):
         self, request: Request[Any, Any, Any], device_ref: str
     ) -> Response[Single[LatestValues]]:
         pool: asyncpg.Pool = request.app.state.pool
+        contexts: DeviceContexts = request.app.state.device_contexts
         device_id, dev_eui = split_reference(device_ref)
         key_hash = request.scope["state"]["key_hash"]
         cache = current_cache(request.app)
@@ -159,11 +168,13 @@ class LatestController(Controller):
             )
         if cache is not None:
             latest = current_latest_cache(request.app)
-            body, etag = await _cached_lookup(latest, pool, principal, device_id, dev_eui, headers)
+            body, etag = await _cached_lookup(
+                latest, pool, contexts, principal, device_id, dev_eui, headers
+            )
         else:
             if row["device_num"] is None or row["status"] != "assigned":
                 raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
-            body, etag = await _stored_or_static(pool, row)
+            body, etag = await _stored_or_static(pool, contexts, row)
         headers["ETag"] = etag
         headers["Cache-Control"] = "private, no-cache"
         if matches(_if_none_match(request.scope["headers"]), etag):

@@ -14,6 +14,15 @@ A store bumps after its own commit, so any change of the value is enough: a lost
 concurrent increment still changes it, and a device sharing a slot only costs a miss.
 Reading and bumping are an index into a memoryview over the mapping, no system call. An
 app not started by `serve` (one process) uses a private table of the same size.
+
+In placement mode (app/core/placement.py) the apps of every cluster share the instance's
+table, although a num names another device on each cluster: the slot of num 5 is bumped
+by stores of num 5 on cluster a and on cluster b alike. That is deliberately kept, as it
+can only cost extra misses, never a wrong answer: the table holds no data, a /latest
+entry is its own app's (keyed by the tenancy and reference of the request, dropped by its
+own cluster's notifications), and a bump from another cluster only changes the slot's
+value, which makes that entry a miss. One table per cluster would save those rare
+misses for one more shared-memory file per cluster.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The ingest pipeline: the one code path of every stored uplink and device event.
 
-`store_uplink` and `store_event` are the entry points: the ChirpStack route
-(app/telemetry/ingest.py, through the group commit of app/telemetry/batch.py), the world
-file (app/world/telemetry.py) and every future source (MQTT, The Things Stack) hand them a
-source-neutral `Uplink` or event and get an `Outcome`.
+`store_uplink` and `store_event` are the entry points: the receive flow of every network
+server (app/telemetry/receive.py, uplinks through the group commit of
+app/telemetry/batch.py) and the world file (app/world/telemetry.py) hand them a
+source-neutral `Uplink` or `DeviceEvent` and get an `Outcome`.
 
 Per uplink, in Python (`uplink_record`): decoded values are matched to the profile's
 catalog by identifier (unknown ones ignored), coerced to the field's dataType
@@ -81,6 +81,17 @@ class Uplink(msgspec.Struct, frozen=True):
     dedup_key: str | None = None
     f_port: int | None = None
     f_cnt: int | None = None
+
+
+class DeviceEvent(msgspec.Struct, frozen=True):
+    """A status, join or location message (`kind`) as every source describes it: the
+    arguments of `store_event`."""
+
+    kind: str
+    time: datetime
+    dedup_key: str | None = None
+    battery: dict[str, Any] | None = None
+    location: dict[str, Any] | None = None
 
 
 class PreparedUplink(msgspec.Struct):
@@ -368,6 +379,7 @@ def dedup_key(kind: str, deduplication_id: str) -> str | None:
 
 
 __all__ = [
+    "DeviceEvent",
     "Outcome",
     "Uplink",
     "UplinkRecord",

@@ -17,7 +17,7 @@ from typing import Any
 
 from app.core.api import normalize_eui, parse_uuid
 from app.core.sql import QUERIES
-from app.telemetry import catalog
+from app.telemetry.catalog import DeviceContexts
 from app.telemetry.pipeline import Outcome, Uplink, status_battery, store_event, store_uplink
 from app.world.errors import fail
 from app.world.times import resolve_time
@@ -102,6 +102,8 @@ async def replay_telemetry(
         gateways = _index(rows, "gateway_eui", partners)
 
     events: list[tuple[datetime, int, Callable[[], Awaitable[str | None]]]] = []
+    # The load's own: what it reads lives and dies with its transaction.
+    contexts = DeviceContexts()
     for index, uplink in enumerate(uplinks):
         path = f"uplinks[{index}]"
         row = _lookup(devices, uplink.device, f"{path}.device", "device")
@@ -119,7 +121,7 @@ async def replay_telemetry(
             gateways=[eui] if eui else [],
             f_port=uplink.f_port,
         )
-        events.append((at, len(events), _uplink_step(connection, row, event)))
+        events.append((at, len(events), _uplink_step(connection, contexts, row, event)))
     for index, status in enumerate(statuses):
         path = f"statusEvents[{index}]"
         row = _lookup(devices, status.device, f"{path}.device", "device")
@@ -129,7 +131,7 @@ async def replay_telemetry(
             external=status.battery == "external",
             unavailable=status.battery == "unavailable",
         )
-        events.append((at, len(events), _status_step(connection, row, at, battery)))
+        events.append((at, len(events), _status_step(connection, contexts, row, at, battery)))
     for index, message in enumerate(stats):
         path = f"gatewayStats[{index}]"
         row = _lookup(gateways, message.gateway, f"{path}.gateway", "gateway")
@@ -137,37 +139,34 @@ async def replay_telemetry(
         events.append((at, len(events), _stats_step(connection, row["num"], at)))
 
     events.sort(key=lambda item: (item[0], item[1]))
-    try:
-        for done, (_, _, step) in enumerate(events, start=1):
-            await step()
-            if on_progress is not None:
-                on_progress(done, len(events))
-    except BaseException:
-        # The loader rolls back: nothing cached from this transaction may outlive it.
-        catalog.clear_caches()
-        raise
+    for done, (_, _, step) in enumerate(events, start=1):
+        await step()
+        if on_progress is not None:
+            on_progress(done, len(events))
     return len(events)
 
 
-def _uplink_step(connection: Any, row: Any, uplink: Uplink) -> Callable[[], Awaitable[str]]:
+def _uplink_step(
+    connection: Any, contexts: DeviceContexts, row: Any, uplink: Uplink
+) -> Callable[[], Awaitable[str]]:
     async def step() -> str:
         if row["status"] != "assigned":
             log.info("world uplink of unassigned device %s skipped", row["id"])
             return Outcome.NOT_FOUND
-        context = await catalog.context_from_row(connection, row)
+        context = await contexts.of_row(connection, row)
         return await store_uplink(connection, context, uplink)
 
     return step
 
 
 def _status_step(
-    connection: Any, row: Any, at: datetime, battery: dict[str, Any]
+    connection: Any, contexts: DeviceContexts, row: Any, at: datetime, battery: dict[str, Any]
 ) -> Callable[[], Awaitable[str]]:
     async def step() -> str:
         if row["status"] != "assigned":
             log.info("world status event of unassigned device %s skipped", row["id"])
             return Outcome.NOT_FOUND
-        context = await catalog.context_from_row(connection, row)
+        context = await contexts.of_row(connection, row)
         return await store_event(connection, context, "status", at, battery=battery)
 
     return step

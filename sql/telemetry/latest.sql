@@ -20,6 +20,7 @@ SELECT d.num AS device_num, d.status, s.latest_body, s.latest_etag
  WHERE d.dev_eui = $1 AND tenant_sees(d.partner_id, d.sub_account_id, d.status, $2, $3::uuid)
 
 -- name: static_body
--- The body and ETag of device $1 that has not reported yet: its static values and formulas over them ($2) and the derived ones ($3, NULL when the profile has none), built by latest_body like every stored body.
+-- The body and ETag of device $1 that has not reported yet: its static values and formulas over them ($3) and the derived ones ($4, NULL when the profile has none), built by latest_body like every stored body. No row unless $1 is the device with num $2: the check of a context cached by num.
 SELECT body AS latest_body, latest_etag(body) AS latest_etag
-  FROM latest_body($1, NULL, $2, NULL, NULL, $3) AS body
+  FROM latest_body($1, NULL, $3, NULL, NULL, $4) AS body
+ WHERE EXISTS (SELECT FROM devices WHERE id = $1 AND num = $2)

@@ -4,14 +4,20 @@ left out, nanosecond timestamps)."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import asyncpg
+import httpx
 import pytest
 from litestar.testing import AsyncTestClient
 
 from app.world.errors import WorldError
+from benchmarks.common import free_port
+from tests.conftest import start_server
 from tests.factories import World, load
 from tests.helpers import bearer
 from tests.integration.test_ingest import latest, readings
@@ -243,3 +249,57 @@ async def test_world_file_refuses_network_settings_on_a_tts_integration(
     w.integration(p, mqtt={"url": "http://broker", "clientId": "c"})
     with pytest.raises(WorldError, match=r"partners\[0\]\.integrations\[0\]\.mqtt\.url"):
         await load(pool, w)
+
+
+async def scrape(url: str) -> dict[str, float]:
+    """The `telemetry_` samples of a metrics page, by name with labels."""
+    async with httpx.AsyncClient(timeout=5) as http:
+        text = (await http.get(url)).text
+    samples: dict[str, float] = {}
+    for line in text.splitlines():
+        if line.startswith("telemetry_"):
+            name, _, value = line.rpartition(" ")
+            samples[name] = float(value)
+    return samples
+
+
+async def test_tts_messages_are_counted_in_the_ingest_metric(
+    migrated: str, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """`telemetry_ingest_events_total` counts every network server's messages: The Things
+    Stack's went uncounted while its route had a receive flow of its own."""
+    t = await tts_world(pool)
+    dev = t["device"]
+    metrics_port = free_port()
+    env = {"METRICS_PORT": str(metrics_port), "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
+    server = start_server(migrated, workers=1, env=env)
+    try:
+        async with server.client() as http:
+            messages = [
+                uplink(dev["devEui"], {"temperature": 20}, as_up="M1"),
+                uplink(dev["devEui"], {"temperature": 20}, as_up="M1"),  # a retry: a duplicate
+                uplink(dev["devEui"], {"temperature": 21}, as_up="M2"),
+                event(dev["devEui"], received_at="2026-11-23T10:00:00Z", join_accept={}),
+                event(dev["devEui"], downlink_ack={"f_port": 1, "f_cnt": 2}),  # ignored
+            ]
+            for message in messages:
+                response = await http.post(INGEST, json=message, headers=bearer(t["tts"]))
+                assert response.status_code == 204, response.text
+        expected = {
+            'telemetry_ingest_events_total{event="up",outcome="stored"}': 2.0,
+            'telemetry_ingest_events_total{event="up",outcome="duplicate"}': 1.0,
+            'telemetry_ingest_events_total{event="join",outcome="stored"}': 1.0,
+            'telemetry_ingest_events_total{event="other",outcome="ignored"}': 1.0,
+        }
+        url = f"http://127.0.0.1:{metrics_port}/metrics"
+        # The worker adds its counts to the shared metrics once a second.
+        deadline = time.monotonic() + 10
+        while True:
+            samples = await scrape(url)
+            counted = {name: samples.get(name) for name in expected}
+            if counted == expected or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.2)
+        assert counted == expected
+    finally:
+        server.stop()
