@@ -20,23 +20,36 @@
 -- Only the requested aggregate accumulates (each has a FILTER on $11): a float8 overflow
 -- of sum(sum) can then only fail agg=sum or avg, never min, max, count or last; with
 -- custom plans $11 is a constant and the other aggregates see no rows.
+--
+-- Both statements read several series at once ($1 device nums and $2 field nums, parallel
+-- arrays): /history passes one, POST /query a batch (app/history/series.py). Each series
+-- is numbered by its position (`ord`, from 1) and read through LATERAL calls of the same
+-- functions, so a batch of one is /history's read exactly. Rows come by series, then
+-- bucket, oldest first.
 
 -- name: bucketed_num
--- Merged partials of a numeric series ($1 device, $2 field) per $5-bucket (local to zone $12, or UTC when NULL) over [$3, $4): hourly partials for [$6, $7) and [$8, $9), daily for [$7, $8); $10 site_num or NULL; $11 agg; newest first.
-WITH parts AS (
-    SELECT r.time AS t, 1::bigint AS n, r.value AS sum, r.value AS min, r.value AS max,
-           r.time AS last_time, r.value AS last_value
-      FROM readings_num_in($1, $2, $3, $4, $10, $6, $9) r
+-- Merged partials of the numeric series ($1 device nums, $2 field nums) per $5-bucket (local to zone $12, or UTC when NULL) over [$3, $4): hourly partials for [$6, $7) and [$8, $9), daily for [$7, $8); $10 site_num or NULL; $11 agg; by series position, then bucket, oldest first.
+WITH series AS MATERIALIZED (
+    SELECT * FROM unnest($1::integer[], $2::integer[]) WITH ORDINALITY AS s (device_num, field_num, ord)
+),
+parts AS (
+    SELECT s.ord, r.time AS t, 1::bigint AS n, r.value AS sum, r.value AS min,
+           r.value AS max, r.time AS last_time, r.value AS last_value
+      FROM series s
+     CROSS JOIN LATERAL readings_num_in(s.device_num, s.field_num, $3, $4, $10, $6, $9) r
     UNION ALL
-    SELECT h.bucket, h.n, h.sum, h.min, h.max, h.last_time, h.last_value
-      FROM packed_hours_num_in($1, $2, $6, $9, $10, $7, $8) h
+    SELECT s.ord, h.bucket, h.n, h.sum, h.min, h.max, h.last_time, h.last_value
+      FROM series s
+     CROSS JOIN LATERAL packed_hours_num_in(s.device_num, s.field_num, $6, $9, $10, $7, $8) h
     UNION ALL
-    SELECT d.bucket, d.n, d.sum, d.min, d.max, d.last_time, d.last_value
-      FROM rollup_day_num d
-     WHERE d.device_num = $1 AND d.field_num = $2 AND d.bucket >= $7 AND d.bucket < $8
+    SELECT s.ord, d.bucket, d.n, d.sum, d.min, d.max, d.last_time, d.last_value
+      FROM series s
+      JOIN rollup_day_num d ON d.device_num = s.device_num AND d.field_num = s.field_num
+     WHERE d.bucket >= $7 AND d.bucket < $8
        AND ($10::integer IS NULL OR d.site_num = $10)
 )
-SELECT CASE WHEN $12::text IS NULL THEN time_bucket((SELECT $5::text::interval), t)
+SELECT ord,
+       CASE WHEN $12::text IS NULL THEN time_bucket((SELECT $5::text::interval), t)
             ELSE time_bucket((SELECT $5::text::interval), t, $12::text) END AS bucket,
        CASE $11::text
             WHEN 'avg' THEN sum(sum) FILTER (WHERE $11::text = 'avg')
@@ -49,31 +62,38 @@ SELECT CASE WHEN $12::text IS NULL THEN time_bucket((SELECT $5::text::interval),
                       FILTER (WHERE $11::text = 'last'))[2]
        END AS value
   FROM parts
- GROUP BY 1
- ORDER BY 1 DESC
+ GROUP BY 1, 2
+ ORDER BY 1, 2
 
 -- name: bucketed_other
--- Merged count and last of a string/boolean/date/location series per $5-bucket (zone $12 or UTC) over [$3, $4), with partials as bucketed_num; newest first.
-WITH parts AS (
-    SELECT r.time AS t, 1::bigint AS n, r.time AS last_time, r.value AS last_value
-      FROM readings_other_in($1, $2, $3, $4, $10, $6, $9) r
+-- Merged count and last of the string/boolean/date/location series ($1 device nums, $2 field nums) per $5-bucket (zone $12 or UTC) over [$3, $4), with partials as bucketed_num; by series position, then bucket, oldest first.
+WITH series AS MATERIALIZED (
+    SELECT * FROM unnest($1::integer[], $2::integer[]) WITH ORDINALITY AS s (device_num, field_num, ord)
+),
+parts AS (
+    SELECT s.ord, r.time AS t, 1::bigint AS n, r.time AS last_time, r.value AS last_value
+      FROM series s
+     CROSS JOIN LATERAL readings_other_in(s.device_num, s.field_num, $3, $4, $10, $6, $9) r
     UNION ALL
-    SELECT h.bucket, h.n, h.last_time, h.last_value
-      FROM packed_hours_other_in($1, $2, $6, $9, $10, $7, $8) h
+    SELECT s.ord, h.bucket, h.n, h.last_time, h.last_value
+      FROM series s
+     CROSS JOIN LATERAL packed_hours_other_in(s.device_num, s.field_num, $6, $9, $10, $7, $8) h
     UNION ALL
-    SELECT d.bucket, d.n, d.last_time, d.last_value
-      FROM rollup_day_other d
-     WHERE d.device_num = $1 AND d.field_num = $2 AND d.bucket >= $7 AND d.bucket < $8
+    SELECT s.ord, d.bucket, d.n, d.last_time, d.last_value
+      FROM series s
+      JOIN rollup_day_other d ON d.device_num = s.device_num AND d.field_num = s.field_num
+     WHERE d.bucket >= $7 AND d.bucket < $8
        AND ($10::integer IS NULL OR d.site_num = $10)
 )
-SELECT CASE WHEN $12::text IS NULL THEN time_bucket((SELECT $5::text::interval), t)
+SELECT ord,
+       CASE WHEN $12::text IS NULL THEN time_bucket((SELECT $5::text::interval), t)
             ELSE time_bucket((SELECT $5::text::interval), t, $12::text) END AS bucket,
        sum(n)::bigint AS n,
        (array_agg(last_value ORDER BY last_time DESC, last_value DESC)
             FILTER (WHERE $11::text = 'last'))[1] AS last_value
   FROM parts
- GROUP BY 1
- ORDER BY 1 DESC
+ GROUP BY 1, 2
+ ORDER BY 1, 2
 
 -- A raw answer is one row of arrays (readings_<kind>_newest). Its times go as one JSON array,
 -- which msgspec decodes in C straight to datetimes: asyncpg builds a datetime per
@@ -93,6 +113,41 @@ SELECT to_json(n.times)::text AS times, to_json(n.values) AS values, n.sites,
        (SELECT json_object_agg(s.num, s.id) FROM sites s WHERE s.num = ANY (n.sites))::text
            AS site_ids
   FROM readings_other_newest($1, $2, $3, $4, $6, $5) n
+
+-- Raw pages of POST /query: every reading of a series, oldest first, from a key on. The
+-- order is the exact reverse of raw_num's (time, then value, then site num), so a page
+-- ends between two readings, and the next starts at the last key seen ($5 time, $6 value,
+-- $7 site num: the key itself included, since readings may repeat it; the caller skips
+-- the ones it already gave). The readings are those of readings_<kind>_in, raw rows and
+-- packed weeks as one set: a week packed between two pages gives the same readings.
+
+-- name: raw_page_num
+-- Numeric readings of a series ($1 device, $2 field) in [$3, $4) with key (time, value, site) at or after ($5, $6, $7) (every one when $5 is NULL), oldest first, at most $8, as one row of arrays as raw_num.
+SELECT to_json(n.times)::text AS times, n.values, n.sites,
+       (SELECT json_object_agg(s.num, s.id) FROM sites s WHERE s.num = ANY (n.sites))::text
+           AS site_ids
+  FROM (SELECT array_agg(a.time) AS times, array_agg(a.value) AS values,
+               array_agg(a.site_num) AS sites
+          FROM (SELECT r.time, r.value, r.site_num
+                  FROM readings_num_in($1, $2, $3, $4) r
+                 WHERE $5::timestamptz IS NULL
+                    OR (r.time, r.value, r.site_num) >= ($5, $6::double precision, $7::integer)
+                 ORDER BY 1, 2, 3
+                 LIMIT $8) a) n
+
+-- name: raw_page_other
+-- Non-numeric readings of a series ($1 device, $2 field) in [$3, $4) with key at or after ($5, $6, $7) (every one when $5 is NULL), oldest first, at most $8, as raw_page_num; the values one JSON array.
+SELECT to_json(n.times)::text AS times, to_json(n.values) AS values, n.sites,
+       (SELECT json_object_agg(s.num, s.id) FROM sites s WHERE s.num = ANY (n.sites))::text
+           AS site_ids
+  FROM (SELECT array_agg(a.time) AS times, array_agg(a.value) AS values,
+               array_agg(a.site_num) AS sites
+          FROM (SELECT r.time, r.value, r.site_num
+                  FROM readings_other_in($1, $2, $3, $4) r
+                 WHERE $5::timestamptz IS NULL
+                    OR (r.time, r.value, r.site_num) >= ($5, $6::jsonb, $7::integer)
+                 ORDER BY 1, 2, 3
+                 LIMIT $8) a) n
 
 -- name: device_context
 -- The device by id ($3) or DevEUI ($4) in the key's scope ($1 partner, $2 sub-account or NULL; the rule of auth.resolve_device) with its field by identifier ($5) or id ($6), whether multi-site is on for its sub-account, and the site num of $7 in the key's scope with the feature on; no row when there is no such device.
