@@ -47,6 +47,7 @@ through the environment.
 | ACCESS_LOG | access_log | on (off: no line per request) |
 | METRICS_PORT | metrics_port | 9464 (`serve --metrics-port` overrides; 0: no metrics) |
 | METRICS_HOST | metrics_host | 127.0.0.1 |
+| CURSOR_SECRET | cursor_secret | unset (a random secret kept in the database signs cursors) |
 
 One variable is not a setting: PROMETHEUS_MULTIPROC_DIR is prometheus-client's own, read
 by the library when it is imported; `serve` points it at a fresh directory for its workers
@@ -156,6 +157,11 @@ class Settings(msgspec.Struct, frozen=True):
     metrics_port: int = 9464
     # Where that port listens: loopback unless an operator opens it.
     metrics_host: str = "127.0.0.1"
+    # The secret POST /query cursors are signed with (a key derived from it, HMAC-SHA256;
+    # app/query/cursor.py). Unset: a random secret made once in the database, shared by
+    # every instance of it; set it to keep cursors valid across databases (placement) or
+    # to rotate it (rotating refuses the cursors given before).
+    cursor_secret: str | None = None
 
 
 def local_database_url(database: str = "telemetry", port: int | None = None) -> str:
@@ -209,6 +215,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         access_log=env.get("ACCESS_LOG", "on").strip().lower() not in ("off", "0", "false"),
         metrics_port=int(env.get("METRICS_PORT", 9464)),
         metrics_host=env.get("METRICS_HOST", "127.0.0.1"),
+        cursor_secret=env.get("CURSOR_SECRET") or None,
     )
 
 

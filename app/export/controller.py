@@ -23,11 +23,7 @@ from app.devices.filters import (
     SubAccountFilter,
     check_features,
     features,
-    like_patterns,
-    parse_bool,
-    parse_network_filter,
-    parse_plain_id,
-    parse_site_filter,
+    fleet_filters,
 )
 from app.export.service import device_row, fleet_devices, parse_params, plan_export
 from app.export.structs import MEDIA_TYPES, ExportParams, ExportPlan
@@ -153,27 +149,18 @@ class ExportController(Controller):
         online: OnlineFilter = None,
         search: str | None = None,
     ) -> Stream:
-        network = parse_network_filter(principal, network_id)
-        site = parse_site_filter(principal, site_id)
-        sub_account = parse_plain_id("subAccountId", sub_account_id)
-        profile = parse_plain_id("deviceProfileId", device_profile_id)
-        wanted_online = parse_bool("online", online)
-        descendants = parse_bool("includeDescendants", include_descendants) or False
-        name_pattern, eui_pattern = like_patterns(search)
+        filters = fleet_filters(
+            principal,
+            sub_account_id=sub_account_id,
+            device_profile_id=device_profile_id,
+            network_id=network_id,
+            site_id=site_id,
+            include_descendants=include_descendants,
+            online=online,
+            search=search,
+        )
         settings = request.app.state.settings
         pool = reader(principal)  # a read that tolerates staleness: a standby may serve it
-        filters = [
-            sub_account,
-            profile,
-            network.id,
-            network.none,
-            site.id,
-            site.none,
-            descendants,
-            wanted_online,
-            name_pattern,
-            eui_pattern,
-        ]
         devices = await fleet_devices(pool, principal, filters, settings.export_max_devices)
         plan = await plan_export(pool, settings, params, devices, fleet=True, name="fleet")
         return respond(request, pool, plan)
