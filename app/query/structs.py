@@ -83,21 +83,46 @@ BODY_DECODER = msgspec.json.Decoder(QueryBody)
 class QuerySeries(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
     device_id: uuid.UUID
     dev_eui: str
-    field: str
-    agg: str | msgspec.UnsetType = msgspec.UNSET
-    points: list[HistoryPoint]
+    field: Annotated[str, Meta(description="The field identifier as asked.")]
+    agg: (
+        Annotated[str, Meta(description="The aggregate of the buckets (bucketed only).")]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
+    points: Annotated[
+        list[HistoryPoint],
+        Meta(description="Oldest first; on a continued page, the rest of the series."),
+    ]
 
 
 class QueryData(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
-    from_: datetime = msgspec.field(name="from")
-    to: datetime
-    resolution: str
-    tz: str | msgspec.UnsetType = msgspec.UNSET
-    clamped: bool | msgspec.UnsetType = msgspec.UNSET
-    retention_cutoff: datetime | msgspec.UnsetType = msgspec.UNSET
-    series: list[QuerySeries]
+    from_: Annotated[
+        datetime, Meta(description="Start of the range read (the cutoff when clamped).")
+    ] = msgspec.field(name="from")
+    to: Annotated[datetime, Meta(description="End of the range (exclusive).")]
+    resolution: Annotated[str, Meta(description="The resolution as asked (`raw` by default).")]
+    tz: (
+        Annotated[str, Meta(description="The zone of the buckets, when asked.")] | msgspec.UnsetType
+    ) = msgspec.UNSET
+    clamped: (
+        Annotated[bool, Meta(description="True when retention moved `from` to the cutoff.")]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
+    retention_cutoff: (
+        Annotated[datetime, Meta(description="The oldest time the plan keeps (when clamped).")]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
+    series: Annotated[
+        list[QuerySeries],
+        Meta(description="The page's series: by device id, then fields, then aggregates."),
+    ]
 
 
 class QueryPage(msgspec.Struct, rename="camel"):
     data: QueryData
-    next_cursor: str | None
+    next_cursor: Annotated[
+        str | None,
+        Meta(
+            description="Send it as `cursor` with the same body for the next page; null "
+            "on the last page."
+        ),
+    ]
