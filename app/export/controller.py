@@ -43,6 +43,10 @@ cap; a failure mid-stream aborts the connection, so a cut file never looks whole
   the zone's offset), then the fields.
 - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
   derived field.
+- `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
+  field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
+  start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+  `/history` give (at most 10,000 buckets per series).
 - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
   403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
   else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -66,7 +70,26 @@ ToParam = Annotated[
 ]
 FormatParam = Annotated[str | None, Parameter(description="`csv` (default), `ndjson`, `parquet`.")]
 LayoutParam = Annotated[str | None, Parameter(description="`wide` (default) or `long`.")]
-TzParam = Annotated[str | None, Parameter(description="IANA time zone: adds a `localTime` column.")]
+TzParam = Annotated[
+    str | None,
+    Parameter(
+        description="IANA time zone: adds a `localTime` column; with `resolution`, the zone "
+        "of the buckets."
+    ),
+]
+ResolutionParam = Annotated[
+    str | None,
+    Parameter(
+        description="`raw` (default: every reading), `hourly`, `daily` or an ISO 8601 "
+        "duration: a row per bucket, as `/history` buckets."
+    ),
+]
+AggParam = Annotated[
+    str | None,
+    Parameter(
+        description="Bucketed only, one for every field: avg (default), min, max, sum, count, last."
+    ),
+]
 
 
 def provide_params(
@@ -77,10 +100,12 @@ def provide_params(
     format: FormatParam = None,
     layout: LayoutParam = None,
     tz: TzParam = None,
+    resolution: ResolutionParam = None,
+    agg: AggParam = None,
 ) -> ExportParams:
     """The `params` dependency: the query parameters both export routes take, declared once
     and checked before the route resolves its device or fleet."""
-    return parse_params(principal, fields, from_, to, format, layout, tz)
+    return parse_params(principal, fields, from_, to, format, layout, tz, resolution, agg)
 
 
 def respond(request: Request[Any, Any, Any], pool: asyncpg.Pool, plan: ExportPlan) -> Stream:
