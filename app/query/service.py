@@ -28,6 +28,7 @@ import asyncpg
 import msgspec
 from litestar import Request
 
+from app.auth.guards import require_multi_site, require_networks
 from app.auth.principal import Principal
 from app.auth.tenancy import split_reference
 from app.core.body import read_json_body, translate_error
@@ -155,9 +156,14 @@ class Query:
     digest: str
 
 
-def parse_body(body: QueryBody) -> Query:
-    """The checks that need no database, in body order (D3: 400s)."""
+def parse_body(principal: Principal, body: QueryBody) -> Query:
+    """The checks that need no database: the device filters' feature switches first (403,
+    as on GET /devices), then the body in its order (D3: 400s)."""
     selection = body.devices
+    if selection.network_id is not None:
+        require_networks(principal)
+    if selection.site_id is not None:
+        require_multi_site(principal)
     named_filters = [k for k in FILTER_KEYS if getattr(selection, _attr(k)) is not None]
     if selection.ids is not None and named_filters:
         raise invalid_body("devices", f"give ids or filters, not both (ids and {named_filters[0]})")
@@ -391,7 +397,7 @@ async def answer(
     request: Request[Any, Any, Any], pool: asyncpg.Pool, reader: Any, principal: Principal
 ) -> QueryPage:
     body = await read_body(request)
-    query = parse_body(body)
+    query = parse_body(principal, body)
     key = await cursor_key(request, pool)
     payload = None
     start, end = query.start, query.end

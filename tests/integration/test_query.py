@@ -508,3 +508,20 @@ async def test_filters_follow_get_devices(client: AsyncTestClient, setup: Setup)
         assert response.status_code == 200, response.text
         ids = {s["deviceId"] for s in response.json()["data"]["series"]}
         assert not ids & {d["id"] for d in setup.devices}
+
+
+async def test_feature_switches_come_before_body_errors(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    w = World()
+    partner = w.partner(features={"networks": False, "multiSite": False})
+    key = w.key(w.sub_account(partner), scopes=["telemetry:read"])
+    await load(pool, w)
+    for devices, code in (
+        ({"networkId": "none"}, "networks_disabled"),
+        ({"siteId": "none"}, "multi_site_disabled"),
+    ):
+        # fields is wrong too: the 403 of the switch comes first (D3).
+        response = await ask(client, key, {**BASE, "devices": devices, "fields": []})
+        assert response.status_code == 403, response.text
+        assert response.json()["error"]["code"] == code
