@@ -525,3 +525,26 @@ async def test_feature_switches_come_before_body_errors(
         response = await ask(client, key, {**BASE, "devices": devices, "fields": []})
         assert response.status_code == 403, response.text
         assert response.json()["error"]["code"] == code
+
+
+async def test_series_and_device_bounds_are_named(
+    client: AsyncTestClient, setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bounds of 1,000 devices (by filters) and 20,000 series, lowered here to what the
+    module's world reaches (the same checks, with the message naming each bound)."""
+    from app.query import service
+
+    ids = [d["id"] for d in setup.devices]
+    monkeypatch.setattr(service, "MAX_SERIES", 6)
+    body = {**BASE, "devices": {"ids": ids}, "resolution": "daily"}
+    fine = await ask(client, setup.key, {**body, "agg": {"temperature": ["min", "max"]}})
+    assert fine.status_code == 200, fine.text  # 3 devices x 2 aggs: 6 series
+    response = await ask(client, setup.key, {**body, "agg": {"temperature": ["min", "max", "avg"]}})
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == "invalid_body" and "6 series" in error["message"], error
+    monkeypatch.setattr(service, "MAX_DEVICES", 2)
+    response = await ask(client, setup.key, {**BASE, "devices": {"search": ""}})
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["message"].startswith("devices:") and "2 devices" in error["message"], error
