@@ -55,4 +55,3 @@ def test_the_oracle_saw_packed_and_raw_readings(oracle: Oracle) -> None:
     # pages were followed.
     assert oracle.stats.get("query non-empty", 0) > 0, oracle.stats
     assert oracle.stats.get("query pages", 0) > oracle.stats.get("query", 0), oracle.stats
-    print(oracle.stats)
