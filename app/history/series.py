@@ -129,20 +129,31 @@ async def read_newest(
     return raw_points(raw, series.whole, series.multi_site)
 
 
+@dataclass
+class RawPage:
+    """Raw readings of one series from a key on: the points, whether more follow, and the
+    key of the last point with how many points of that very key were given in all
+    (readings may repeat a key; the next page skips that many of it)."""
+
+    points: list[HistoryPoint]
+    more: bool
+    last: RawKey | None
+    given: int
+
+
 async def read_from(
     connection: Any,
     series: Series,
     start: datetime,
     end: datetime,
     after: RawKey | None,
-    skip: int,
+    given: int,
     limit: int,
-) -> tuple[list[HistoryPoint], list[RawKey]]:
+) -> RawPage:
     """Up to `limit` raw readings of the series in [start, end), oldest first, from the
-    key `after` on, less the first `skip` readings of that very key (given already), with
-    the key of each point."""
+    key `after` on, less the `given` readings of that very key that came before."""
     if series.static:
-        return [], []
+        return RawPage([], False, None, 0)
     raw = await connection.fetchrow(
         QUERIES["history.raw_page_num" if series.numeric else "history.raw_page_other"],
         series.device_num,
@@ -152,18 +163,43 @@ async def read_from(
         after.time if after is not None else None,
         after.value if after is not None else None,
         after.site_num if after is not None else None,
-        limit + skip,
+        limit + given + 1,
     )
     if raw["times"] is None:
-        return [], []
-    times = _decode_times(raw["times"])
-    points = _points(raw, times, series.whole, series.multi_site)
-    keys = [RawKey(t, v, n) for t, v, n in zip(times, raw["values"], raw["sites"], strict=True)]
-    dropped = 0
+        return RawPage([], False, None, 0)
+    times, values, sites = _decode_times(raw["times"]), raw["values"], raw["sites"]
+    # Keys are compared on the arrays as read: no object per reading (a page holds up to
+    # 100,000 of them).
+    first = 0
     if after is not None:
-        while dropped < min(skip, len(keys)) and keys[dropped] == after:
-            dropped += 1
-    return points[dropped : dropped + limit], keys[dropped : dropped + limit]
+        while (
+            first < min(given, len(times))
+            and times[first] == after.time
+            and values[first] == after.value
+            and sites[first] == after.site_num
+        ):
+            first += 1
+    stop = min(len(times), first + limit)
+    if stop == first:
+        return RawPage([], False, None, 0)
+    last = RawKey(times[stop - 1], values[stop - 1], sites[stop - 1])
+    ties = 1
+    while (
+        stop - 1 - ties >= first
+        and times[stop - 1 - ties] == last.time
+        and values[stop - 1 - ties] == last.value
+        and sites[stop - 1 - ties] == last.site_num
+    ):
+        ties += 1
+    if ties == stop - first and after == last:
+        ties += given
+    kept = {
+        "values": values[first:stop],
+        "sites": sites[first:stop],
+        "site_ids": raw["site_ids"],
+    }
+    points = _points(kept, times[first:stop], series.whole, series.multi_site)
+    return RawPage(points, len(times) > stop, last, ties)
 
 
 def raw_points(raw: Any, whole: bool, multi_site: bool) -> list[HistoryPoint]:

@@ -509,29 +509,18 @@ async def read_page(
             if resumes and position is not None and position.time_us is not None:
                 after = RawKey(from_micros(position.time_us), position.value, position.site_num)
                 given = position.given
-            points, keys = await read_from(
-                connection, current.series, start, end, after, given, remaining + 1
-            )
-            more = len(points) > remaining
-            del points[remaining:]
-            del keys[remaining:]
-            data.series.append(_out(current, points))
-            remaining -= len(points)
-            if more:
-                last = keys[-1]
-                ties = 0
-                while ties < len(keys) and keys[-1 - ties] == last:
-                    ties += 1
-                if ties == len(keys) and after == last:
-                    ties += given
+            page = await read_from(connection, current.series, start, end, after, given, remaining)
+            data.series.append(_out(current, page.points))
+            remaining -= len(page.points)
+            if page.more and page.last is not None:
                 return cursors.Position(
                     str(current.device_id),
                     current.field_index,
                     current.agg_index,
-                    to_micros(last.time),
-                    last.value,
-                    last.site_num,
-                    ties,
+                    to_micros(page.last.time),
+                    page.last.value,
+                    page.last.site_num,
+                    page.given,
                 )
             index += 1
             continue
