@@ -10,6 +10,9 @@ Against `telemetry serve --workers 2` on a generated dataset, over HTTP:
   server workers' resident memory while it runs (target < 50 MB).
 - cursor overhead: a page of 10,000 raw points from the middle of that query against its
   first page (p50 of each; target <= 1.2x).
+- bucketed export: the partner's fleet, hourly averages over 90 days (the window when
+  shorter), CSV wide (a row per device and hour, through the same reads as the query):
+  rows/s and the workers' RSS growth (target < 50 MB: streamed a batch at a time).
 
     python -m benchmarks.bench_query --scale S
 """
@@ -24,7 +27,7 @@ from typing import Any
 import httpx
 import msgspec
 
-from benchmarks.bench_export import RssSampler, worker_pids
+from benchmarks.bench_export import RssSampler, transfer, transfer_measures, worker_pids
 from benchmarks.common import Context, Measure, default_context, format_row, measure, percentiles
 
 GROUP = "query"
@@ -205,6 +208,31 @@ async def run(ctx: Context) -> list[Measure]:
                     "overhead": round(inner.p50_ms / first.p50_ms, 3) if first.p50_ms else None,
                     "has_middle_cursor": middle is not None,
                 },
+            )
+        )
+        # 4. A bucketed fleet export, with the workers' memory watched.
+        quarter_from = max(start, end - timedelta(days=90))
+        params = {
+            "from": quarter_from.isoformat(),
+            "to": end.isoformat(),
+            "resolution": "hourly",
+            "agg": "avg",
+            "format": "csv",
+            "fields": ",".join(fields),
+        }
+        with RssSampler(worker_pids(server_pid)) as sampler:
+            t = await transfer(http, "/api/v1/export", key, params)
+        label = f"fleet export, hourly avg over {(end - quarter_from).days} days, csv wide"
+        for m in transfer_measures(label, t):
+            out.append(msgspec.structs.replace(m, group=GROUP))
+        out.append(
+            measure(
+                f"{label}: worker RSS growth",
+                sampler.growth_mb(),
+                "MB",
+                group=GROUP,
+                max_value=50,
+                details={"rows": t.rows, "bytes": t.bytes, "peak_kb": sampler.peak},
             )
         )
     return out

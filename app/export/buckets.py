@@ -25,7 +25,7 @@ from app.history.planner import bucket_count
 from app.history.series import Bucketing, Series, read_buckets
 
 # Buckets read per statement (about; a device's series are never split).
-BATCH_BUCKETS = 50_000
+BATCH_BUCKETS = 20_000
 # Series per statement at most.
 BATCH_SERIES = 200
 _encode = msgspec.json.encode
