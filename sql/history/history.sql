@@ -25,16 +25,21 @@
 -- arrays): /history passes one, POST /query a batch (app/history/series.py). Each series
 -- is numbered by its position (`ord`, from 1) and read by a LATERAL subquery of its own,
 -- so a batch of one is /history's read exactly. Rows come by series, then bucket, oldest
--- first. The subquery per series keeps the generic plan (chosen after five executions)
--- reading each series by its indexes as a statement for one series does: one series
--- 0.43 ms against 0.41 for the former single-series statement, 26 series 4.9 ms (30
--- daily buckets, bench S); the series as a CTE joined to each source took 1.4-2.6 ms for
--- one series in its generic plan.
+-- first. The subquery per series keeps the generic plan reading each series by its
+-- indexes as a statement for one series does (the series as a CTE joined to each source
+-- took 1.4-2.6 ms for one series in its generic plan, against 0.41 ms, bench S), and the
+-- series come from series_list (schema/definitions/036-series.sql), estimated at one
+-- row: with an unnest (ten rows estimated) the plan cache kept choosing custom plans,
+-- whose planning over every chunk cost ~8 ms a call at bench M. Measured interleaved with
+-- the former single-series statement at bench M (box loaded, medians of 70 calls, ms):
+-- a year of daily buckets 5.8 against 6.5, 30 days hourly 11.1 against 9.8, 7 days hourly
+-- 2.8 against 4.6, a day of PT15M 1.6 against 1.3; 50 series of a year's daily buckets
+-- in one statement 173 ms.
 
 -- name: bucketed_num
 -- Merged partials of the numeric series ($1 device nums, $2 field nums) per $5-bucket (local to zone $12, or UTC when NULL) over [$3, $4): hourly partials for [$6, $7) and [$8, $9), daily for [$7, $8); $10 site_num or NULL; $11 agg; by series position, then bucket, oldest first.
 SELECT s.ord, b.bucket, b.value
-  FROM unnest($1::integer[], $2::integer[]) WITH ORDINALITY AS s (device_num, field_num, ord)
+  FROM series_list($1::integer[], $2::integer[]) s
  CROSS JOIN LATERAL (
     WITH parts AS (
         SELECT r.time AS t, 1::bigint AS n, r.value AS sum, r.value AS min, r.value AS max,
@@ -70,7 +75,7 @@ SELECT s.ord, b.bucket, b.value
 -- name: bucketed_other
 -- Merged count and last of the string/boolean/date/location series ($1 device nums, $2 field nums) per $5-bucket (zone $12 or UTC) over [$3, $4), with partials as bucketed_num; by series position, then bucket, oldest first.
 SELECT s.ord, b.bucket, b.n, b.last_value
-  FROM unnest($1::integer[], $2::integer[]) WITH ORDINALITY AS s (device_num, field_num, ord)
+  FROM series_list($1::integer[], $2::integer[]) s
  CROSS JOIN LATERAL (
     WITH parts AS (
         SELECT r.time AS t, 1::bigint AS n, r.time AS last_time, r.value AS last_value
