@@ -20,6 +20,7 @@ def api_route_handlers() -> list[Any]:
     from app.multicast.execute import MulticastExecuteController
     from app.networks.controller import NetworkController
     from app.profiles.controller import ProfileController
+    from app.query.controller import QueryController
     from app.sites.controller import SiteController
     from app.telemetry.controller import LatestController
 
@@ -31,6 +32,7 @@ def api_route_handlers() -> list[Any]:
         SiteController,
         MulticastGroupController,
         HistoryController,
+        QueryController,
         ExportController,
         DownlinkController,
         MulticastExecuteController,

@@ -58,6 +58,7 @@ MODULES = [
     ("latest", "benchmarks.bench_latest"),
     ("history", "benchmarks.bench_history"),
     ("export", "benchmarks.bench_export"),
+    ("query", "benchmarks.bench_query"),
     ("packing", "benchmarks.bench_packing"),
     ("directory", "benchmarks.bench_directory"),
     ("validate", "benchmarks.bench_validate_timing"),

@@ -81,6 +81,7 @@ class Reading:
     site: int  # 0 = none, 1 or 2: the oracle's two sites
     bulk: bool  # COPY instead of record_readings
     packed: bool  # loaded before the packing job runs (the others land in packed weeks raw)
+    device: int = 0  # which of the oracle's three devices
 
 
 DAY_US = 86_400_000_000
@@ -125,9 +126,10 @@ reading = st.builds(
     site=st.sampled_from([0, 1, 2]),
     bulk=st.booleans(),
     packed=st.sampled_from([True, True, False]),
+    device=st.sampled_from([0, 0, 0, 1, 2]),
 ).flatmap(
     lambda r: (numbers if r.field == "x" else strings).map(
-        lambda v: Reading(r.field, r.offset_us, v, r.site, r.bulk, r.packed)
+        lambda v: Reading(r.field, r.offset_us, v, r.site, r.bulk, r.packed, r.device)
     )
 )
 
@@ -154,6 +156,7 @@ class Request:
     agg: str | None
     site: int | None
     tz: str | None = None
+    device: int = 0
 
 
 requests = st.builds(
@@ -211,14 +214,63 @@ def aimed_request(draw: Any, dataset: Dataset) -> Request:
         agg=draw(st.sampled_from(NUMERIC_AGGS if numeric else [*OTHER_AGGS, "count", "last"])),
         site=site,
         tz=draw(st.sampled_from(ZONES)),
+        device=anchor.device,
     )
 
 
-def batch_for(dataset: Dataset) -> st.SearchStrategy[list[Request]]:
-    """QUERIES_PER_DATASET requests, most of them aimed at the dataset's readings."""
+wide_reach = st.one_of(hours, days, st.integers(0, int(SPAN.total_seconds() * 1e6)))
+
+
+@dataclass(frozen=True)
+class QueryRequest:
+    """A POST /query of several of the oracle's devices, followed page by page."""
+
+    devices: list[int]  # indices into the oracle's devices (repeats and DevEUIs allowed)
+    by_eui: list[bool]
+    fields: list[str]
+    start_us: int
+    length_us: int
+    resolution: str
+    aggs: dict[str, list[str]]
+    tz: str | None
+    limit: int
+
+
+@st.composite
+def aimed_query(draw: Any, dataset: Dataset) -> QueryRequest:
+    """A query whose range holds a reading of one of its devices, paged in small pages
+    (ranges are wider than /history's, so that pages split series)."""
+    anchor = draw(st.sampled_from(dataset.after_deletion))
+    before, after = draw(wide_reach), draw(wide_reach)
+    devices = draw(st.lists(st.sampled_from([0, 1, 2]), min_size=1, max_size=4))
+    if anchor.device not in devices:
+        devices.append(anchor.device)
+    fields = draw(st.sampled_from([["x"], ["s"], ["x", "s"], ["s", "x"]]))
+    resolution = draw(st.sampled_from(RESOLUTIONS))
+    aggs: dict[str, list[str]] = {}
+    if resolution != "raw":
+        for name in fields:
+            pool = ["avg", "min", "max", "sum", "count", "last"] if name == "x" else OTHER_AGGS[:2]
+            aggs[name] = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=3, unique=True))
+    return QueryRequest(
+        devices=devices,
+        by_eui=draw(st.lists(st.booleans(), min_size=len(devices), max_size=len(devices))),
+        fields=fields,
+        start_us=anchor.offset_us - before,
+        length_us=before + after + 1,
+        resolution=resolution,
+        aggs=aggs,
+        tz=draw(st.sampled_from(ZONES)),
+        limit=draw(st.sampled_from([1, 1, 2, 3, 7, 20, 10_000])),
+    )
+
+
+def batch_for(dataset: Dataset) -> st.SearchStrategy[list[Request | QueryRequest]]:
+    """QUERIES_PER_DATASET requests, most of them aimed at the dataset's readings: /history
+    requests and a few POST /query ones."""
     one = st.one_of(aimed_request(dataset), aimed_request(dataset), aimed_request(dataset),
                     aimed_request(dataset), aimed_request(dataset), aimed_request(dataset),
-                    aimed_request(dataset), aimed_request(dataset), requests)  # fmt: skip
+                    aimed_query(dataset), aimed_query(dataset), requests)  # fmt: skip
     return st.lists(one, min_size=QUERIES_PER_DATASET, max_size=QUERIES_PER_DATASET)
 
 
@@ -233,8 +285,9 @@ class Oracle:
     client: Any  # an httpx-compatible async client on the app
     pool: Any
     key: str
-    device_id: str
-    device_num: int
+    device_ids: list[str]
+    device_euis: list[str]
+    device_nums: list[int]
     field_nums: dict[str, int]  # "x", "s"
     site_ids: list[str]  # sites 1 and 2 (index 0, 1); 3 = a site of another tenant
     site_nums: list[int]
@@ -253,11 +306,15 @@ class Oracle:
     def non_empty_share(self) -> float:
         return self.stats.get("non-empty", 0) / max(1, self.stats.get("cases", 0))
 
+    async def _delete(self) -> None:
+        for num in self.device_nums:
+            await self.pool.execute("SELECT delete_device_telemetry($1)", num)
+
     async def load(self, dataset: Dataset) -> None:
-        await self.pool.execute("SELECT delete_device_telemetry($1)", self.device_num)
+        await self._delete()
         await self._load(dataset.before_deletion)
         if dataset.before_deletion:
-            await self.pool.execute("SELECT delete_device_telemetry($1)", self.device_num)
+            await self._delete()
         await self._load(dataset.after_deletion)
         await self._copy(dataset.after_deletion)
 
@@ -278,7 +335,7 @@ class Oracle:
 
     def _row(self, reading: Reading) -> tuple[Any, ...]:
         return (
-            self.device_num,
+            self.device_nums[reading.device],
             self.field_nums[reading.field],
             self.base + timedelta(microseconds=reading.offset_us),
             reading.value,
@@ -297,11 +354,11 @@ class Oracle:
         # How the dataset lies: readings in packed weeks and raw ones (the oracle's cases
         # must see both, and weeks holding both).
         packed, raw = await self.pool.fetchrow(
-            "SELECT (SELECT COALESCE(sum(n), 0) FROM packed_num WHERE device_num = $1)"
-            " + (SELECT COALESCE(sum(n), 0) FROM packed_other WHERE device_num = $1),"
-            " (SELECT count(*) FROM readings_num WHERE device_num = $1)"
-            " + (SELECT count(*) FROM readings_other WHERE device_num = $1)",
-            self.device_num,
+            "SELECT (SELECT COALESCE(sum(n), 0) FROM packed_num WHERE device_num = ANY ($1))"
+            " + (SELECT COALESCE(sum(n), 0) FROM packed_other WHERE device_num = ANY ($1)),"
+            " (SELECT count(*) FROM readings_num WHERE device_num = ANY ($1))"
+            " + (SELECT count(*) FROM readings_other WHERE device_num = ANY ($1))",
+            self.device_nums,
         )
         self.stats["packed readings"] = self.stats.get("packed readings", 0) + packed
         self.stats["raw readings"] = self.stats.get("raw readings", 0) + raw
@@ -313,7 +370,7 @@ class Oracle:
             numeric = reading.field == "x"
             await self.pool.execute(
                 "SELECT record_readings($1, $2, $3, $4, $5, $6, $7)",
-                self.device_num,
+                self.device_nums[reading.device],
                 self._site_num(reading.site),
                 self.base + timedelta(microseconds=reading.offset_us),
                 [self.field_nums["x"]] if numeric else [],
@@ -339,8 +396,11 @@ class Oracle:
                 [row for row in rows if not isinstance(row[3], float)],
             )
 
-    async def check(self, request: Request) -> None:
+    async def check(self, request: Request | QueryRequest) -> None:
         """Asks the route and the raw tables the same question; raises AssertionError."""
+        if isinstance(request, QueryRequest):
+            await self.check_query(request)
+            return
         numeric = request.field == "x"
         agg = request.agg if numeric or request.agg in OTHER_AGGS else "last"
         start = self.base + timedelta(microseconds=request.start_us)
@@ -360,7 +420,7 @@ class Oracle:
             site_id = self.foreign_site_id if request.site == 3 else self.site_ids[request.site - 1]
             params["siteId"] = site_id
         response = await self.client.get(
-            f"/api/v1/devices/{self.device_id}/history",
+            f"/api/v1/devices/{self.device_ids[request.device]}/history",
             params=params,
             headers={"Authorization": f"Bearer {self.key}"},
         )
@@ -382,28 +442,57 @@ class Oracle:
         site_num = None
         if request.site is not None:
             site_num = -1 if request.site == 3 else self.site_nums[request.site - 1]
-        table = "oracle_readings_num" if numeric else "oracle_readings_other"
-        field_num = self.field_nums[request.field]
+        device_num = self.device_nums[request.device]
         if resolution is None:
-            expected = await self.pool.fetch(
-                f"""SELECT r.time, r.value, s.id AS site_id, count(*) OVER () AS total
-                      FROM {table} r LEFT JOIN sites s ON s.num = r.site_num
-                     WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $3
-                       AND r.time < $4 AND ($5::integer IS NULL OR r.site_num = $5)
-                     ORDER BY r.time DESC, r.value DESC, r.site_num DESC""",
-                self.device_num,
-                field_num,
-                start,
-                end,
-                site_num,
-            )
+            want = await self.expected_raw(device_num, request.field, start, end, site_num)
+            want.reverse()  # newest first on /history
             got = [(p["time"], p["value"], p["siteId"]) for p in data["points"]]
-            want = [(iso(r["time"]), r["value"], str_or_none(r["site_id"])) for r in expected]
             assert data.get("truncated", False) == (len(want) > 500), params
             assert got == want[:500], (params, got, want[:500])
             self.count("raw", len(got))
             return
         assert data["agg"] == (agg or "avg"), params
+        expected = await self.expected_buckets(
+            device_num, request.field, start, end, site_num, request.resolution, agg, request.tz
+        )
+        expected.reverse()
+        compare_buckets(data["points"], expected, agg, params)
+        self.count("bucketed", len(expected))
+
+    async def expected_raw(
+        self, device_num: int, field: str, start: datetime, end: datetime, site_num: int | None
+    ) -> list[tuple[str, Any, str | None]]:
+        """(time, value, site id) of every reading of the plain copy, oldest first (the
+        reverse of /history's order: time, then value, then site num)."""
+        table = "oracle_readings_num" if field == "x" else "oracle_readings_other"
+        rows = await self.pool.fetch(
+            f"""SELECT r.time, r.value, s.id AS site_id
+                  FROM {table} r LEFT JOIN sites s ON s.num = r.site_num
+                 WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $3
+                   AND r.time < $4 AND ($5::integer IS NULL OR r.site_num = $5)
+                 ORDER BY r.time, r.value, r.site_num""",
+            device_num,
+            self.field_nums[field],
+            start,
+            end,
+            site_num,
+        )
+        return [(iso(r["time"]), r["value"], str_or_none(r["site_id"])) for r in rows]
+
+    async def expected_buckets(
+        self,
+        device_num: int,
+        field: str,
+        start: datetime,
+        end: datetime,
+        site_num: int | None,
+        resolution: str,
+        agg: str | None,
+        tz: str | None,
+    ) -> list[Any]:
+        """time_bucket over the plain copy: rows (bucket, value, scale, n), oldest first."""
+        parsed = parse_resolution(resolution)
+        assert parsed is not None
         expression = {
             "avg": "avg(value)",
             "min": "min(value)",
@@ -412,39 +501,125 @@ class Oracle:
             "count": "count(*)",
             "last": "(array_agg(value ORDER BY time DESC, value DESC))[1]",
         }[agg or "avg"]
+        numeric = field == "x"
+        table = "oracle_readings_num" if numeric else "oracle_readings_other"
         scale = "avg(abs(value))" if numeric else "0"
-        bucket = "time_bucket($6::text::interval, time" + (", $7::text)" if request.tz else ")")
-        expected = await self.pool.fetch(
-            f"""SELECT {bucket} AS bucket, {expression} AS value,
-                       {scale} AS scale, count(*) AS n
-                  FROM {table}
-                 WHERE device_num = $1 AND field_num = $2 AND time >= $3 AND time < $4
-                   AND ($5::integer IS NULL OR site_num = $5)
-                 GROUP BY 1 ORDER BY 1 DESC""",
-            self.device_num,
-            field_num,
-            start,
-            end,
-            site_num,
-            resolution.interval,
-            *([request.tz] if request.tz else []),
+        bucket = "time_bucket($6::text::interval, time" + (", $7::text)" if tz else ")")
+        return list(
+            await self.pool.fetch(
+                f"""SELECT {bucket} AS bucket, {expression} AS value,
+                           {scale} AS scale, count(*) AS n
+                      FROM {table}
+                     WHERE device_num = $1 AND field_num = $2 AND time >= $3 AND time < $4
+                       AND ($5::integer IS NULL OR site_num = $5)
+                     GROUP BY 1 ORDER BY 1""",
+                device_num,
+                self.field_nums[field],
+                start,
+                end,
+                site_num,
+                parsed.interval,
+                *([tz] if tz else []),
+            )
         )
-        got_times = [p["time"] for p in data["points"]]
-        assert got_times == [iso(r["bucket"]) for r in expected], (params, data, expected)
-        for point, row in zip(data["points"], expected, strict=True):
-            want_value = row["value"]
-            if isinstance(want_value, float) and agg in (None, "avg", "sum"):
-                scale_value = float(row["scale"]) * (row["n"] if agg == "sum" else 1)
-                tolerance = 1e-9 * max(abs(want_value), scale_value, 1e-300)
-                assert math.isclose(point["value"], want_value, rel_tol=0, abs_tol=tolerance), (
-                    params,
-                    point,
-                    want_value,
-                )
+
+    async def check_query(self, request: QueryRequest) -> None:
+        """POST /query over several devices, every page followed, against the plain copy:
+        each (device, field, agg) series exactly, every point once, pages within limit."""
+        start = self.base + timedelta(microseconds=request.start_us)
+        end = start + timedelta(microseconds=request.length_us)
+        references = [
+            self.device_euis[d] if eui else self.device_ids[d]
+            for d, eui in zip(request.devices, request.by_eui, strict=True)
+        ]
+        body: dict[str, Any] = {
+            "devices": {"ids": references},
+            "fields": request.fields,
+            "from": iso(start),
+            "to": iso(end),
+            "resolution": request.resolution,
+            "limit": request.limit,
+        }
+        if request.aggs:
+            body["agg"] = request.aggs
+        if request.tz is not None:
+            body["tz"] = request.tz
+        resolution = parse_resolution(request.resolution)
+        merged: list[dict[str, Any]] = []
+        cursor: str | None = None
+        pages = 0
+        while True:
+            response = await self.client.post(
+                "/api/v1/query",
+                json={**body, **({"cursor": cursor} if cursor else {})},
+                headers={"Authorization": f"Bearer {self.key}"},
+            )
+            if resolution is not None and bucket_count(start, end, resolution, request.tz) > (
+                MAX_BUCKETS
+            ):
+                assert response.status_code == 400, response.text
+                assert response.json()["error"]["code"] == "invalid_body"
+                self.count("query 400")
+                return
+            assert response.status_code == 200, (body, response.text)
+            page = response.json()
+            pages += 1
+            series = page["data"]["series"]
+            assert sum(len(s["points"]) for s in series) <= request.limit, body
+            for number, one in enumerate(series):
+                key = (one["deviceId"], one["field"], one.get("agg"))
+                if number == 0 and merged and merged[-1]["key"] == key:
+                    merged[-1]["points"].extend(one["points"])
+                else:
+                    merged.append({"key": key, "points": list(one["points"])})
+            cursor = page["nextCursor"]
+            if cursor is None:
+                break
+            assert pages < 10_000, body
+        order = sorted(set(request.devices), key=lambda d: self.device_ids[d])
+        want_keys = [
+            (self.device_ids[d], name, agg)
+            for d in order
+            for name in request.fields
+            for agg in (request.aggs.get(name) or [None])
+        ]
+        assert [m["key"] for m in merged] == want_keys, (body, merged)
+        compared = 0
+        for entry, (device_id, name, agg) in zip(merged, want_keys, strict=True):
+            device_num = self.device_nums[self.device_ids.index(device_id)]
+            if resolution is None:
+                want = await self.expected_raw(device_num, name, start, end, None)
+                got = [(p["time"], p["value"], p["siteId"]) for p in entry["points"]]
+                assert got == want, (body, device_id, name, got, want)
+                compared += len(got)
             else:
-                assert point["value"] == want_value, (params, point, want_value)
-                assert type(point["value"]) is type(want_value), (params, point, want_value)
-        self.count("bucketed", len(expected))
+                expected = await self.expected_buckets(
+                    device_num, name, start, end, None, request.resolution, agg, request.tz
+                )
+                compare_buckets(entry["points"], expected, agg, body)
+                compared += len(expected)
+        self.count("query", compared)
+        self.stats["query pages"] = self.stats.get("query pages", 0) + pages
+
+
+def compare_buckets(points: list[Any], expected: list[Any], agg: str | None, context: Any) -> None:
+    """The route's buckets against time_bucket's rows, in the same order: equal, avg and
+    sum within 1e-9 relative (of the readings' magnitude)."""
+    got_times = [p["time"] for p in points]
+    assert got_times == [iso(r["bucket"]) for r in expected], (context, points, expected)
+    for point, row in zip(points, expected, strict=True):
+        want_value = row["value"]
+        if isinstance(want_value, float) and agg in (None, "avg", "sum"):
+            scale_value = float(row["scale"]) * (row["n"] if agg == "sum" else 1)
+            tolerance = 1e-9 * max(abs(want_value), scale_value, 1e-300)
+            assert math.isclose(point["value"], want_value, rel_tol=0, abs_tol=tolerance), (
+                context,
+                point,
+                want_value,
+            )
+        else:
+            assert point["value"] == want_value, (context, point, want_value)
+            assert type(point["value"]) is type(want_value), (context, point, want_value)
 
 
 def iso(moment: datetime) -> str:
@@ -456,7 +631,8 @@ def str_or_none(value: Any) -> str | None:
 
 
 def build_world() -> tuple[Any, dict[str, Any]]:
-    """A partner with long retention and multi-site, one device, two fields, two sites."""
+    """A partner with long retention and multi-site, three devices (one at a site), two
+    fields, two sites."""
 
     w = World()
     tier = {"perMinute": 10_000_000, "perDay": 100_000_000}
@@ -465,13 +641,17 @@ def build_world() -> tuple[Any, dict[str, Any]]:
     fields = [w.field("x"), w.field("s", dataType="string")]
     profile = w.profile(partner, fields=fields)
     sites = [w.site(sub), w.site(sub)]
-    device = w.device(sub, profile, site=sites[0])
+    devices = [
+        w.device(sub, profile, site=sites[0]),
+        w.device(sub, profile),
+        w.device(sub, profile),
+    ]
     other = w.partner(features={"multiSite": True}, tier=tier)
     foreign_site = w.site(w.sub_account(other))
     key = w.key(sub, scopes=["telemetry:read"])
     return w, {
         "key": key,
-        "device": device,
+        "devices": devices,
         "fields": fields,
         "sites": sites,
         "foreign_site": foreign_site,
@@ -491,8 +671,9 @@ async def make_oracle(client: Any, pool: Any) -> Oracle:
         client=client,
         pool=pool,
         key=parts["key"],
-        device_id=parts["device"]["id"],
-        device_num=await num("devices", parts["device"]["id"]),
+        device_ids=[d["id"] for d in parts["devices"]],
+        device_euis=[d["devEui"] for d in parts["devices"]],
+        device_nums=[await num("devices", d["id"]) for d in parts["devices"]],
         field_nums={
             "x": await num("profile_fields", parts["fields"][0]["id"]),
             "s": await num("profile_fields", parts["fields"][1]["id"]),

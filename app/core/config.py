@@ -47,6 +47,7 @@ through the environment.
 | ACCESS_LOG | access_log | on (off: no line per request) |
 | METRICS_PORT | metrics_port | 9464 (`serve --metrics-port` overrides; 0: no metrics) |
 | METRICS_HOST | metrics_host | 127.0.0.1 |
+| CURSOR_SECRET | cursor_secret | unset (a random secret kept in the database signs cursors) |
 
 One variable is not a setting: PROMETHEUS_MULTIPROC_DIR is prometheus-client's own, read
 by the library when it is imported; `serve` points it at a fresh directory for its workers
@@ -158,6 +159,11 @@ class Settings(msgspec.Struct, frozen=True):
     metrics_port: int = 9464
     # Where that port listens: loopback unless an operator opens it.
     metrics_host: str = "127.0.0.1"
+    # The secret POST /query cursors are signed with (a key derived from it, HMAC-SHA256;
+    # app/query/cursor.py). Unset: a random secret made once in the database, shared by
+    # every instance of it; set it to keep cursors valid across databases (placement) or
+    # to rotate it (rotating refuses the cursors given before).
+    cursor_secret: str | None = None
 
 
 def local_database_url(database: str = "telemetry", port: int | None = None) -> str:
@@ -288,6 +294,7 @@ VARIABLES = (
     variable("ACCESS_LOG", "access_log", flag()),
     variable("METRICS_PORT", "metrics_port", integer(0, 65535)),
     variable("METRICS_HOST", "metrics_host", free_text()),
+    variable("CURSOR_SECRET", "cursor_secret", free_text()),
 )
 
 

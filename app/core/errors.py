@@ -48,6 +48,9 @@ class ErrorCode(StrEnum):
     NETWORKS_DISABLED = "networks_disabled"
     MULTI_SITE_DISABLED = "multi_site_disabled"
     OUTSIDE_RETENTION = "outside_retention"
+    # POST /query (analytics.md section 2): a cursor this service did not sign for this
+    # key and query, or one that expired.
+    INVALID_CURSOR = "invalid_cursor"
     # Members (api-spec 4.8).
     ALREADY_MEMBER = "already_member"
     MEMBER_QUOTA_REACHED = "member_quota_reached"

@@ -161,3 +161,37 @@ def like_patterns(search: str | None) -> tuple[str | None, str | None]:
     if compact and all(c in "0123456789abcdef" for c in compact):
         eui = f"%{compact}%"
     return f"%{escaped}%", eui
+
+
+def fleet_filters(
+    principal: Principal,
+    *,
+    sub_account_id: str | None = None,
+    device_profile_id: str | None = None,
+    network_id: str | None = None,
+    site_id: str | None = None,
+    include_descendants: str | None = None,
+    online: str | None = None,
+    search: str | None = None,
+) -> list[Any]:
+    """The filters of `GET /devices` (status aside) as the arguments of the fleet's
+    assigned devices (sql/export/export.sql fleet_devices, in its order): one reading of
+    them for the fleet export, fleet reads and POST /query. Feature switches first, then
+    each parameter strictly, with a 400 naming it."""
+    network = parse_network_filter(principal, network_id)
+    site = parse_site_filter(principal, site_id)
+    sub_account = parse_plain_id("subAccountId", sub_account_id)
+    profile = parse_plain_id("deviceProfileId", device_profile_id)
+    wanted_online = parse_bool("online", online)
+    descendants = parse_bool("includeDescendants", include_descendants) or False
+    return [
+        sub_account,
+        profile,
+        network.id,
+        network.none,
+        site.id,
+        site.none,
+        descendants,
+        wanted_online,
+        *like_patterns(search),
+    ]

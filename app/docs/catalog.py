@@ -18,6 +18,7 @@ ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.INVALID_PARAMETER: (400, "limit: must be between 1 and 200"),
     ErrorCode.INVALID_BODY: (400, "key: one of key or templateId is required"),
     ErrorCode.INVALID_SITE: (400, "siteId: no such site in this sub-account"),
+    ErrorCode.INVALID_CURSOR: (400, "cursor: has expired; start again from the first page"),
     ErrorCode.WEAK_PASSWORD: (400, "password: must be 10 to 256 characters"),
     ErrorCode.UNAUTHORIZED: (401, "missing, malformed or unknown API key"),
     ErrorCode.KEY_EXPIRED: (401, "the API key has expired"),
@@ -69,6 +70,12 @@ ROUTE_CODES: dict[str, tuple[ErrorCode, ...]] = {
     "getDeviceHistory": (ErrorCode.MULTI_SITE_DISABLED, ErrorCode.OUTSIDE_RETENTION),
     "exportDeviceTelemetry": (ErrorCode.OUTSIDE_RETENTION,),
     "exportFleetTelemetry": (ErrorCode.OUTSIDE_RETENTION,),
+    "queryTelemetry": (
+        ErrorCode.NETWORKS_DISABLED,
+        ErrorCode.MULTI_SITE_DISABLED,
+        ErrorCode.INVALID_CURSOR,
+        ErrorCode.OUTSIDE_RETENTION,
+    ),
     "sendDownlink": (ErrorCode.RATE_LIMITED,),
     "addMember": (
         ErrorCode.MULTI_SITE_DISABLED,

@@ -14,6 +14,7 @@ import importlib
 import json
 import os
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,33 @@ BODIES: dict[str, dict[str, Any]] = {
             },
         },
     },
+    "queryTelemetry": {
+        "dailyAtSite": {
+            "summary": "Daily minimum and maximum temperature and mean humidity of a site's "
+            "devices, Berlin days",
+            "value": {
+                "devices": {"siteId": SITE, "includeDescendants": True},
+                "fields": ["temperature", "humidity"],
+                # Absolute times (the run's two days; `now-P2D` and `now` work as well).
+                "from": None,
+                "to": None,
+                "resolution": "daily",
+                "agg": {"temperature": ["min", "max"], "humidity": "avg"},
+                "tz": "Europe/Berlin",
+                "limit": 10000,
+            },
+        },
+        "rawPaged": {
+            "summary": "Every temperature reading of two devices in the last hour, 4 a page",
+            "value": {
+                "devices": {"ids": [DEVICE, "70b3d57ed0000002"]},
+                "fields": ["temperature"],
+                "from": None,
+                "to": None,
+                "limit": 4,
+            },
+        },
+    },
     "validateMember": {
         "login": {
             "summary": "A member's credentials",
@@ -89,6 +117,19 @@ def _reads(resource: str, path: str, one: str, headers: dict[str, str]) -> list[
 def _post(operation_id: str, path: str, headers: dict[str, str], example: str) -> Call:
     """A POST whose body is the example the document shows for it (BODIES)."""
     return (operation_id, "POST", path, headers, BODIES[operation_id][example]["value"])
+
+
+def _set_query_ranges(hour: datetime) -> None:
+    """The ranges of the query examples, ending at this hour (the OpenAPI document writes
+    times in RFC 3339, so examples do too)."""
+    for name, span in (("dailyAtSite", timedelta(days=2)), ("rawPaged", timedelta(hours=1))):
+        value = BODIES["queryTelemetry"][name]["value"]
+        value["from"] = _rfc3339(hour - span)
+        value["to"] = _rfc3339(hour)
+
+
+def _rfc3339(moment: datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
 
 
 def _shorten(value: Any, depth: int = 0) -> Any:
@@ -121,6 +162,7 @@ async def _collect(database_url: str) -> dict[str, Any]:
         await connection.close()
     partner = {"Authorization": f"Bearer {demo.PARTNER_KEY}"}
     harbour = {"Authorization": f"Bearer {demo.HARBOUR_KEY}"}
+    _set_query_ranges(datetime.now(UTC).replace(minute=0, second=0, microsecond=0))
     calls: list[Call] = [
         ("getIndex", "GET", "/", {}, None),
         ("getApiIndex", "GET", "/api/v1", {}, None),
@@ -151,6 +193,7 @@ async def _collect(database_url: str) -> dict[str, Any]:
         ("listMembers", "GET", "/api/v1/members?limit=2", harbour, None),
         _post("addMember", "/api/v1/members", harbour, "newAccount"),
         _post("validateMember", "/api/v1/members/validate", harbour, "login"),
+        _post("queryTelemetry", "/api/v1/query", partner, "dailyAtSite"),
     ]
     responses: dict[str, Any] = {}
     async with AsyncTestClient(app=create_app(settings)) as client:

@@ -23,11 +23,7 @@ from app.devices.filters import (
     SubAccountFilter,
     check_features,
     features,
-    like_patterns,
-    parse_bool,
-    parse_network_filter,
-    parse_plain_id,
-    parse_site_filter,
+    fleet_filters,
 )
 from app.export.service import device_row, fleet_devices, parse_params, plan_export
 from app.export.structs import MEDIA_TYPES, ExportParams, ExportPlan
@@ -47,6 +43,10 @@ cap; a failure mid-stream aborts the connection, so a cut file never looks whole
   the zone's offset), then the fields.
 - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
   derived field.
+- `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
+  field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
+  start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+  `/history` give (at most 10,000 buckets per series).
 - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
   403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
   else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -70,7 +70,26 @@ ToParam = Annotated[
 ]
 FormatParam = Annotated[str | None, Parameter(description="`csv` (default), `ndjson`, `parquet`.")]
 LayoutParam = Annotated[str | None, Parameter(description="`wide` (default) or `long`.")]
-TzParam = Annotated[str | None, Parameter(description="IANA time zone: adds a `localTime` column.")]
+TzParam = Annotated[
+    str | None,
+    Parameter(
+        description="IANA time zone: adds a `localTime` column; with `resolution`, the zone "
+        "of the buckets."
+    ),
+]
+ResolutionParam = Annotated[
+    str | None,
+    Parameter(
+        description="`raw` (default: every reading), `hourly`, `daily` or an ISO 8601 "
+        "duration: a row per bucket, as `/history` buckets."
+    ),
+]
+AggParam = Annotated[
+    str | None,
+    Parameter(
+        description="Bucketed only, one for every field: avg (default), min, max, sum, count, last."
+    ),
+]
 
 
 def provide_params(
@@ -81,10 +100,12 @@ def provide_params(
     format: FormatParam = None,
     layout: LayoutParam = None,
     tz: TzParam = None,
+    resolution: ResolutionParam = None,
+    agg: AggParam = None,
 ) -> ExportParams:
     """The `params` dependency: the query parameters both export routes take, declared once
     and checked before the route resolves its device or fleet."""
-    return parse_params(principal, fields, from_, to, format, layout, tz)
+    return parse_params(principal, fields, from_, to, format, layout, tz, resolution, agg)
 
 
 def respond(request: Request[Any, Any, Any], pool: asyncpg.Pool, plan: ExportPlan) -> Stream:
@@ -153,27 +174,18 @@ class ExportController(Controller):
         online: OnlineFilter = None,
         search: str | None = None,
     ) -> Stream:
-        network = parse_network_filter(principal, network_id)
-        site = parse_site_filter(principal, site_id)
-        sub_account = parse_plain_id("subAccountId", sub_account_id)
-        profile = parse_plain_id("deviceProfileId", device_profile_id)
-        wanted_online = parse_bool("online", online)
-        descendants = parse_bool("includeDescendants", include_descendants) or False
-        name_pattern, eui_pattern = like_patterns(search)
+        filters = fleet_filters(
+            principal,
+            sub_account_id=sub_account_id,
+            device_profile_id=device_profile_id,
+            network_id=network_id,
+            site_id=site_id,
+            include_descendants=include_descendants,
+            online=online,
+            search=search,
+        )
         settings = request.app.state.settings
         pool = reader(principal)  # a read that tolerates staleness: a standby may serve it
-        filters = [
-            sub_account,
-            profile,
-            network.id,
-            network.none,
-            site.id,
-            site.none,
-            descendants,
-            wanted_online,
-            name_pattern,
-            eui_pattern,
-        ]
         devices = await fleet_devices(pool, principal, filters, settings.export_max_devices)
         plan = await plan_export(pool, settings, params, devices, fleet=True, name="fleet")
         return respond(request, pool, plan)

@@ -22,7 +22,9 @@ from app.core.config import Settings
 from app.core.errors import ErrorCode, forbidden, invalid_parameter
 from app.core.sql import QUERIES
 from app.export.structs import FORMATS, LAYOUTS, Column, ExportParams, ExportPlan, Format
-from app.history.service import parse_range
+from app.history.planner import MAX_BUCKETS, bucket_count, parse_resolution
+from app.history.series import NON_NUMERIC_AGGS
+from app.history.service import AGGS, parse_range
 from app.history.zones import parse_tz
 
 SIGNAL_QUALITY = "signal_quality"
@@ -36,6 +38,8 @@ def parse_params(
     format: str | None,
     layout: str | None,
     tz: str | None,
+    resolution: str | None = None,
+    agg: str | None = None,
 ) -> ExportParams:
     # `now`, `now-P1D` as on /history ("as history", integrations.md section 4): one `now`.
     begin, finish, now = parse_range(start, end)
@@ -53,14 +57,33 @@ def parse_params(
         twice = sorted({name for name in wanted if wanted.count(name) > 1})
         if twice:
             raise invalid_parameter("fields", f"lists {twice[0]!r} more than once")
+    zone = parse_tz(tz)
+    cutoff = now - timedelta(days=principal.retention_days)
+    # Bucketed as /history buckets (analytics.md section 2): the same checks of resolution,
+    # agg and the 10,000-bucket bound (D12), counted on the range read.
+    parsed = parse_resolution(resolution) if resolution is not None else None
+    if parsed is None:
+        if agg is not None:
+            raise invalid_parameter("agg", "applies to bucketed resolutions only, not raw")
+    else:
+        agg = agg if agg is not None else "avg"
+        if agg not in AGGS:
+            raise invalid_parameter("agg", f"must be one of {', '.join(AGGS)}")
+        counted_from = max(begin, cutoff) if finish > cutoff else begin
+        if bucket_count(counted_from, finish, parsed, zone) > MAX_BUCKETS:
+            raise invalid_parameter(
+                "resolution", f"the range holds more than {MAX_BUCKETS} buckets"
+            )
     return ExportParams(
         fields=wanted,
         start=begin,
         end=finish,
         format=chosen_format,
         layout=chosen_layout,
-        tz=parse_tz(tz),
-        cutoff=now - timedelta(days=principal.retention_days),
+        tz=zone,
+        cutoff=cutoff,
+        resolution=parsed,
+        agg=agg,
     )
 
 
@@ -82,8 +105,8 @@ async def fleet_devices(
     return list(rows)
 
 
-def _kind(data_types: set[str]) -> Any:
-    if data_types == {"number"}:
+def _kind(data_types: set[str], agg: str | None = None) -> Any:
+    if data_types == {"number"} or agg == "count":
         return "number"
     if data_types == {"boolean"}:
         return "boolean"
@@ -128,7 +151,12 @@ async def plan_export(
             map_numeric.append(True)
             continue
         rows = [r for r in by_identifier.get(identifier, []) if r["kind"] != "static"]
-        columns.append(Column(identifier, _kind({r["data_type"] for r in rows})))
+        types = {r["data_type"] for r in rows}
+        if params.agg is not None and params.agg not in NON_NUMERIC_AGGS and types - {"number"}:
+            raise invalid_parameter(
+                "agg", f"{identifier!r} is not a number field: it takes count or last only"
+            )
+        columns.append(Column(identifier, _kind(types, params.agg)))
         for r in rows:
             map_fields.append(r["num"])
             map_profiles.append(r["profile_id"])
@@ -155,6 +183,11 @@ async def plan_export(
         start=start,
         end=end,
         filename=filename(name, start, end, params.format),
+        resolution=params.resolution,
+        agg=params.agg,
+        device_ids=[d["id"] for d in devices],
+        device_euis=[d["dev_eui"] for d in devices],
+        device_profiles=[d["profile_id"] for d in devices],
     )
     if plan.device_nums and plan.map_fields:
         total = await count_readings(pool, settings, plan)
@@ -233,4 +266,9 @@ def filename(name: str, start: datetime, end: datetime, format: Format) -> str:
 
 
 def device_row(device: DeviceRef) -> dict[str, Any]:
-    return {"num": device.num, "id": device.id, "profile_id": device.profile_id}
+    return {
+        "num": device.num,
+        "id": device.id,
+        "dev_eui": device.dev_eui,
+        "profile_id": device.profile_id,
+    }

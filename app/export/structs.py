@@ -8,6 +8,8 @@ from typing import Literal
 
 import msgspec
 
+from app.history.planner import Resolution
+
 Format = Literal["csv", "ndjson", "parquet"]
 Layout = Literal["wide", "long"]
 FORMATS: tuple[Format, ...] = ("csv", "ndjson", "parquet")
@@ -29,6 +31,10 @@ class ExportParams(msgspec.Struct, frozen=True, kw_only=True):
     layout: Layout
     tz: str | None
     cutoff: datetime  # now - the plan's retention, taken once
+    # Bucketed exports (analytics.md section 2): a row per bucket, the values the bucket's
+    # `agg` (one for every field); None: every reading.
+    resolution: Resolution | None = None
+    agg: str | None = None
 
 
 class Column(msgspec.Struct, frozen=True):
@@ -57,3 +63,10 @@ class ExportPlan(msgspec.Struct, frozen=True, kw_only=True):
     start: datetime
     end: datetime
     filename: str
+    # Bucketed exports: the width and aggregate, and each device's id, DevEUI and profile
+    # (parallel to device_nums), read by app/export/buckets.py.
+    resolution: Resolution | None = None
+    agg: str | None = None
+    device_ids: list[uuid.UUID] = msgspec.field(default_factory=list)
+    device_euis: list[str] = msgspec.field(default_factory=list)
+    device_profiles: list[uuid.UUID] = msgspec.field(default_factory=list)

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from app.core.config import Settings
 from app.core.errors import ApiError, ErrorCode
+from app.export.buckets import bucket_rows, csv_lines, ndjson_lines, parquet_rows
 from app.export.query import build_sql, uses_names
 from app.export.service import client_timeout, header, map_args, names, neutralise
 from app.export.structs import ExportPlan
@@ -77,6 +78,8 @@ async def _stream(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan) -> A
         await asyncio.wait_for(queue.put(chunk), settings.export_stall_s)
 
     produce = _parquet if plan.format == "parquet" else _copy
+    if plan.resolution is not None:
+        produce = _buckets
     task = asyncio.create_task(produce(pool, settings, plan, put))
     try:
         while True:
@@ -136,13 +139,17 @@ class CrlfLines:
         return b'"'.join(parts)
 
 
+def csv_header(plan: ExportPlan) -> bytes:
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\r\n").writerow(
+        [neutralise(name) for name in header(plan, "csv")]
+    )
+    return text.getvalue().encode()
+
+
 async def _copy(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan, put: Put) -> None:
     if plan.format == "csv":
-        text = io.StringIO()
-        csv.writer(text, lineterminator="\r\n").writerow(
-            [neutralise(name) for name in header(plan, "csv")]
-        )
-        await put(text.getvalue().encode())
+        await put(csv_header(plan))
         crlf: CrlfLines | None = CrlfLines()
         # RFC 4180 CSV; an absent cell is empty, an empty string is "".
         options: dict[str, Any] = {"format": "csv"}
@@ -252,3 +259,31 @@ async def _parquet(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan, put
             await put(sink.drain())
     writer.close()
     await put(sink.drain())
+
+
+async def _buckets(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan, put: Put) -> None:
+    """A bucketed export (app/export/buckets.py): rows formatted here, a batch of devices
+    at a time, in the export's transaction and statement timeout."""
+    schema = parquet_schema(plan) if plan.format == "parquet" else None
+    sink = _Sink()
+    writer = pq.ParquetWriter(sink, schema) if schema is not None else None
+    if plan.format == "csv":
+        await put(csv_header(plan))
+    if has_rows(plan):
+        async with (
+            pool.acquire(timeout=settings.export_stall_s) as connection,
+            connection.transaction(readonly=True),
+        ):
+            await _begin(connection, settings, plan)
+            async for rows in bucket_rows(connection, plan):
+                if writer is not None and schema is not None:
+                    table = await asyncio.to_thread(_table, parquet_rows(plan, rows), schema)
+                    await asyncio.to_thread(writer.write_table, table)
+                    await put(sink.drain())
+                elif rows:
+                    await put(
+                        csv_lines(plan, rows) if plan.format == "csv" else ndjson_lines(plan, rows)
+                    )
+    if writer is not None:
+        writer.close()
+        await put(sink.drain())

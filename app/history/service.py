@@ -16,25 +16,17 @@ from app.auth.tenancy import split_reference
 from app.core.api import parse_timestamp, parse_uuid, utc_now
 from app.core.errors import ErrorCode, forbidden, invalid_parameter, not_found
 from app.core.sql import QUERIES
-from app.history.planner import (
-    MAX_BUCKETS,
-    Resolution,
-    bucket_count,
-    parse_resolution,
-    plan_segments,
-)
-from app.history.structs import History, HistoryPoint
-from app.history.zones import parse_tz, zone_kind
+from app.history.planner import MAX_BUCKETS, Resolution, bucket_count, parse_resolution
+from app.history.series import NON_NUMERIC_AGGS, Bucketing, Series, read_buckets, read_newest
+from app.history.structs import History
+from app.history.zones import parse_tz
 from app.profiles.service import profile_fields
 from app.world.times import resolve_time
 
 RAW_LIMIT = 500
 AGGS = ("avg", "min", "max", "sum", "count", "last")
-NON_NUMERIC_AGGS = ("count", "last")
 SIGNAL_QUALITY = "signal_quality"
 NO_SITE_MATCH = -1
-_decode_times = msgspec.json.Decoder(list[datetime]).decode
-_decode_site_ids = msgspec.json.Decoder(dict[int, uuid.UUID]).decode
 
 
 @dataclass(frozen=True)
@@ -197,68 +189,24 @@ async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQ
         retention_cutoff=cutoff if clamped else msgspec.UNSET,
         points=[],
     )
-    if kind == "static":
-        return history
+    series = Series(
+        device_num=context["num"],
+        field_num=field_num,
+        numeric=numeric,
+        whole=whole,
+        multi_site=context["multi_site"],
+        static=kind == "static",
+    )
     if query.resolution is None:
-        raw = await pool.fetchrow(
-            QUERIES["history.raw_num" if numeric else "history.raw_other"],
-            context["num"],
-            field_num,
-            start,
-            end,
-            RAW_LIMIT + 1,
-            site_num,
-        )
-        history.points = raw_points(raw, whole, context["multi_site"])
+        history.points = await read_newest(pool, series, start, end, site_num, RAW_LIMIT + 1)
         if len(history.points) > RAW_LIMIT:
             history.truncated = True
             del history.points[RAW_LIMIT:]
         return history
 
     assert query.agg is not None
-    segments = plan_segments(start, end, query.resolution, zone_kind(query.tz, start, end))
-    rows = await pool.fetch(
-        QUERIES["history.bucketed_num" if numeric else "history.bucketed_other"],
-        context["num"],
-        field_num,
-        start,
-        end,
-        query.resolution.interval,
-        segments.hour_lo,
-        segments.day_lo,
-        segments.day_hi,
-        segments.hour_hi,
-        site_num,
-        query.agg,
-        query.tz,
-    )
-    history.points = [bucket_point(r, numeric, query.agg, whole) for r in rows]
+    bucketing = Bucketing(query.resolution, query.agg, query.tz)
+    (points,) = await read_buckets(pool, [series], start, end, bucketing, site_num)
+    points.reverse()  # newest first on /history
+    history.points = points
     return history
-
-
-def raw_points(raw: Any, whole: bool, multi_site: bool) -> list[HistoryPoint]:
-    """The points of a raw answer (history.raw_num/raw_other: one row of arrays, NULLs when
-    empty), with the id of each point's site when multi-site is on. The times are decoded
-    from their JSON array by msgspec, straight to datetimes."""
-    if raw["times"] is None:
-        return []
-    times = _decode_times(raw["times"])
-    values = [as_int(v) for v in raw["values"]] if whole else raw["values"]
-    if not multi_site or raw["site_ids"] is None:
-        return [HistoryPoint(t, v, None) for t, v in zip(times, values, strict=True)]
-    ids = _decode_site_ids(raw["site_ids"])
-    return [
-        HistoryPoint(t, v, ids.get(n)) for t, v, n in zip(times, values, raw["sites"], strict=True)
-    ]
-
-
-def as_int(value: Any) -> Any:
-    return int(value) if isinstance(value, float) else value
-
-
-def bucket_point(row: Any, numeric: bool, agg: str, whole: bool = False) -> HistoryPoint:
-    if numeric:
-        value = row[1]
-        integral = agg == "count" or (whole and agg != "avg")
-        return HistoryPoint(time=row[0], value=as_int(value) if integral else value)
-    return HistoryPoint(time=row[0], value=row[1] if agg == "count" else row[2])

@@ -23,8 +23,10 @@
 -- benchmarks/bench_export.py measures it.
 
 -- name: fleet_devices
--- Assigned devices the key sees ($1 partner, $2 key sub-account) matching the GET /devices filters (fleet_devices), in id order, at most $13 rows.
-SELECT d.num, d.id, d.dev_eui, d.profile_id
+-- Assigned devices the key sees ($1 partner, $2 key sub-account) matching the GET /devices filters (fleet_devices), in id order, at most $13 rows, with whether multi-site is on for each (POST /query shows raw points' sites).
+SELECT d.num, d.id, d.dev_eui, d.profile_id,
+       COALESCE((SELECT af.multi_site FROM sub_account_features af
+                  WHERE af.sub_account_id = d.sub_account_id), false) AS multi_site
   FROM fleet_devices($1, $2, $3, $4, $5, $6, ARRAY['assigned'], $10, $11, $12, $7, $8, $9) d
  ORDER BY d.id
  LIMIT $13

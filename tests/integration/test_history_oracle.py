@@ -13,7 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from litestar.testing import AsyncTestClient
 
-from tests.history_oracle import Dataset, Oracle, Request, dataset_cases, make_oracle
+from tests.history_oracle import (
+    Dataset,
+    Oracle,
+    QueryRequest,
+    Request,
+    dataset_cases,
+    make_oracle,
+)
 
 DATASETS = 25  # x QUERIES_PER_DATASET requests = 300 cases
 
@@ -31,7 +38,7 @@ async def oracle(client: AsyncTestClient, pool: asyncpg.Pool) -> Oracle:
 )
 @given(case=dataset_cases)
 async def test_route_equals_time_bucket_over_raw(
-    oracle: Oracle, case: tuple[Dataset, list[Request]]
+    oracle: Oracle, case: tuple[Dataset, list[Request | QueryRequest]]
 ) -> None:
     dataset, batch = case
     await oracle.load(dataset)
@@ -44,3 +51,7 @@ def test_the_oracle_saw_packed_and_raw_readings(oracle: Oracle) -> None:
     assert oracle.stats.get("packed readings", 0) > 0, oracle.stats
     assert oracle.stats.get("raw readings", 0) > 0, oracle.stats
     assert oracle.non_empty_share() > 0.5, oracle.stats
+    # POST /query cases (several devices, cursors followed) compared non-empty series, and
+    # pages were followed.
+    assert oracle.stats.get("query non-empty", 0) > 0, oracle.stats
+    assert oracle.stats.get("query pages", 0) > oracle.stats.get("query", 0), oracle.stats

@@ -1,0 +1,95 @@
+"""POST /query (analytics.md section 2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, cast
+
+import asyncpg
+import msgspec
+from litestar import Controller, Request, post
+from litestar.openapi.spec import Operation, RequestBody
+from litestar.openapi.spec.media_type import OpenAPIMediaType
+
+from app.auth.principal import Principal
+from app.core.enums import Scope
+from app.core.errors import error_responses
+from app.core.routing import reader
+from app.query.service import answer
+from app.query.structs import QueryBody, QueryPage
+
+QUERY_DESCRIPTION = """\
+Many series in one call: the fields of the devices named by `devices.ids` (ids or
+DevEUIs, at most 1,000) or selected by the filters of `GET /devices` (assigned devices
+only, at most 1,000), raw or bucketed, with one or more aggregates per field.
+
+- Each series is one (device, field, agg); series are ordered by device id, then the
+  order of `fields`, then of the field's aggregates. Its points are exactly those of
+  `GET /devices/{id}/history` for the same device, field, range, resolution, agg and
+  `tz`, oldest first (raw: every reading, no 500 cap, each with its `siteId`).
+- A field that a device's profile lacks gives no series for it; a field no selected
+  device has is 400 `invalid_body`. Static fields give empty series.
+- Paging: a page holds at most `limit` points (1..100,000, default 10,000) and may hold
+  fewer; `nextCursor` continues where it stopped, possibly inside a series (which then
+  appears again with the rest of its points). Ask the next page with the same body plus
+  `cursor` (only `limit` may change). Following the cursors returns every point exactly
+  once, even while readings arrive and while weeks are packed. A cursor is bound to its
+  key and query and valid for an hour; anything else is 400 `invalid_cursor`.
+- Errors in the body are 400 `invalid_body` naming the field, unknown keys included;
+  at most 1,000 devices, 20 fields and 20,000 series per query, and 10,000 buckets per
+  series. Ranges are clamped by retention as on `/history` (entirely outside: 403
+  `outside_retention`).
+- `fill`, `fillMaxGap`, `maxPoints` and `downsample` (chart-ready series) are checked
+  but not served yet: asking for them is 400 `invalid_body`.
+"""
+
+
+def _resolved(node: Any, definitions: dict[str, Any]) -> Any:
+    """A JSON Schema with its `$ref`s into `$defs` replaced by the definitions (the body
+    nests `devices`; the OpenAPI document has no `$defs` to point into)."""
+    if isinstance(node, dict):
+        reference = node.get("$ref", "")
+        if reference.startswith("#/$defs/"):
+            return _resolved(definitions[reference.rsplit("/", 1)[-1]], definitions)
+        return {key: _resolved(value, definitions) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_resolved(item, definitions) for item in node]
+    return node
+
+
+def query_body_operation() -> type[Operation]:
+    """The operation class documenting the body (read by the handler, not by Litestar)."""
+    document = msgspec.json.schema(QueryBody)
+    schema = _resolved(document, document.get("$defs", {}))
+    schema.pop("$defs", None)
+    body = RequestBody(
+        content={"application/json": OpenAPIMediaType(schema=cast(Any, schema))},
+        description="The query (analytics.md section 2).",
+        required=True,
+    )
+
+    @dataclass
+    class QueryBodyOperation(Operation):
+        def __post_init__(self) -> None:
+            self.request_body = body
+
+    return QueryBodyOperation
+
+
+class QueryController(Controller):
+    path = "/query"
+    opt = {"scope": Scope.TELEMETRY_READ}
+    tags = ["Devices"]
+
+    @post(
+        operation_id="queryTelemetry",
+        summary="Many devices' series in one call, paged by cursors",
+        description=QUERY_DESCRIPTION,
+        status_code=200,
+        responses=error_responses(400, 403),
+        operation_class=query_body_operation(),
+    )
+    async def query(
+        self, request: Request[Any, Any, Any], pool: asyncpg.Pool, principal: Principal
+    ) -> QueryPage:
+        return await answer(request, pool, reader(principal), principal)

@@ -1,0 +1,128 @@
+"""The body and the answer of POST /query (analytics.md section 2)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta
+
+from app.history.structs import HistoryPoint
+
+MAX_DEVICES = 1_000
+MAX_FIELDS = 20
+MAX_SERIES = 20_000
+MAX_LIMIT = 100_000
+DEFAULT_LIMIT = 10_000
+
+
+class DeviceSelection(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    """`ids`, or the filters of GET /devices (status is always assigned), not both."""
+
+    ids: (
+        Annotated[
+            list[str],
+            Meta(description="Service ids (UUID) or DevEUIs, at most 1,000."),
+        ]
+        | None
+    ) = None
+    sub_account_id: str | None = None
+    device_profile_id: str | None = None
+    network_id: Annotated[str, Meta(description="A network id or `none`.")] | None = None
+    site_id: Annotated[str, Meta(description="A site id or `none`.")] | None = None
+    include_descendants: bool | str | None = None
+    online: bool | str | None = None
+    search: str | None = None
+
+
+AggList = list[str]
+
+
+class QueryBody(msgspec.Struct, rename="camel", forbid_unknown_fields=True, kw_only=True):
+    devices: DeviceSelection
+    fields: Annotated[
+        list[str], Meta(description="Field identifiers or `signal_quality`, at most 20.")
+    ]
+    from_: Annotated[
+        str,
+        Meta(description="Start (inclusive): ISO 8601, `now` or `now-<duration>`, as /history."),
+    ] = msgspec.field(name="from")
+    to: Annotated[str, Meta(description="End (exclusive), in the same forms as `from`.")]
+    resolution: (
+        Annotated[
+            str, Meta(description="`raw` (default), `hourly`, `daily` or an ISO 8601 duration.")
+        ]
+        | None
+    ) = None
+    agg: (
+        Annotated[
+            str | dict[str, str | AggList],
+            Meta(
+                description="Bucketed only: one aggregate for every field, or per field an "
+                "aggregate or a list of them (avg, min, max, sum, count, last; default avg)."
+            ),
+        ]
+        | None
+    ) = None
+    tz: Annotated[str, Meta(description="IANA zone of the buckets (default UTC).")] | None = None
+    # Section 3 (chart-ready series): read here so that their rules are checked in one
+    # place (app/query/service.py `check_chart_parameters`).
+    fill: str | None = None
+    fill_max_gap: str | None = None
+    max_points: int | None = None
+    downsample: str | None = None
+    limit: Annotated[int, Meta(ge=1, le=MAX_LIMIT, description="Points per page.")] = DEFAULT_LIMIT
+    cursor: Annotated[str, Meta(description="The `nextCursor` of the previous page.")] | None = None
+
+
+BODY_DECODER = msgspec.json.Decoder(QueryBody)
+
+
+class QuerySeries(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
+    device_id: uuid.UUID
+    dev_eui: str
+    field: Annotated[str, Meta(description="The field identifier as asked.")]
+    agg: (
+        Annotated[str, Meta(description="The aggregate of the buckets (bucketed only).")]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
+    points: Annotated[
+        list[HistoryPoint],
+        Meta(description="Oldest first; on a continued page, the rest of the series."),
+    ]
+
+
+class QueryData(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
+    from_: Annotated[
+        datetime, Meta(description="Start of the range read (the cutoff when clamped).")
+    ] = msgspec.field(name="from")
+    to: Annotated[datetime, Meta(description="End of the range (exclusive).")]
+    resolution: Annotated[str, Meta(description="The resolution as asked (`raw` by default).")]
+    tz: (
+        Annotated[str, Meta(description="The zone of the buckets, when asked.")] | msgspec.UnsetType
+    ) = msgspec.UNSET
+    clamped: (
+        Annotated[bool, Meta(description="True when retention moved `from` to the cutoff.")]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
+    retention_cutoff: (
+        Annotated[datetime, Meta(description="The oldest time the plan keeps (when clamped).")]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
+    series: Annotated[
+        list[QuerySeries],
+        Meta(description="The page's series: by device id, then fields, then aggregates."),
+    ]
+
+
+class QueryPage(msgspec.Struct, rename="camel"):
+    data: QueryData
+    next_cursor: Annotated[
+        str | None,
+        Meta(
+            description="Send it as `cursor` with the same body for the next page; null "
+            "on the last page."
+        ),
+    ]
