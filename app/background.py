@@ -19,7 +19,7 @@ from typing import Any
 import asyncpg
 
 from app.core.config import Settings, settings
-from app.core.db import create_pool
+from app.core.db import close_pool, create_pool
 from app.downlinks.dispatch import run_dispatcher
 from app.history.retention import run_retention_job
 from app.mqtt.runner import run_mqtt
@@ -68,4 +68,4 @@ async def run_alone(loop: Loop) -> None:
     try:
         await loop(pool, settings(), stop)
     finally:
-        await pool.close()
+        await close_pool(pool, STOP_WITHIN_S)

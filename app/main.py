@@ -26,7 +26,7 @@ from app.core.api import API_PREFIX, check_integer_parameters, provide_page
 from app.core.config import Settings
 from app.core.config import settings as process_settings
 from app.core.db import create_pool
-from app.core.deadline import DeadlineMiddleware
+from app.core.deadline import DeadlineMiddleware, deadlines_lifespan
 from app.core.errors import handle_exception
 from app.core.face import ServerFace
 from app.core.listener import Listener
@@ -123,6 +123,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         route_handlers=[api, RootIndexController, *public_route_handlers()],
         lifespan=[
             lifespan,
+            deadlines_lifespan,
             caches_lifespan,
             routing_lifespan,
             background_lifespan,
