@@ -21,8 +21,26 @@ import asyncpg
 import msgspec
 
 from app.core.config import Settings
+from app.core.errors import is_unavailable
 
 log = logging.getLogger(__name__)
+
+
+class _OutageWithoutTraceback(logging.Filter):
+    """asyncpg's pool logs a traceback each time it fails to reopen its minimum of
+    connections (backing off 1, 2, 4, ... s). When the database cannot be reached that is
+    an outage, not a fault of ours: its line says the error, without the traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None and is_unavailable(error):
+            record.msg = f"{record.getMessage()} ({error!r})"
+            record.args = None
+            record.exc_info = None
+        return True
+
+
+logging.getLogger("asyncpg.pool").addFilter(_OutageWithoutTraceback())
 
 
 class _OfPool(Protocol):

@@ -390,8 +390,10 @@ REQUEST_BOUND_S = float(FAST_TIMEOUTS["DB_ACQUIRE_TIMEOUT_S"]) + float(
     FAST_TIMEOUTS["DB_COMMAND_TIMEOUT_S"]
 )
 HANG_S = 10.0
-# The loggers of the background loops (their election, app/core/exclusive.py, included).
+# The loggers of the background loops (their election, app/core/exclusive.py, and the
+# pool's own upkeep of its minimum of connections included).
 BACKGROUND_LOGGERS = {
+    "asyncpg.pool",
     "telemetry.exclusive",
     "telemetry.webhooks",
     "telemetry.dispatch",
