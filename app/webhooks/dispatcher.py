@@ -93,8 +93,10 @@ class Dispatcher:
         self.results.clear()
 
     async def _lead(self, listener: asyncpg.Connection, quit_event: asyncio.Event) -> None:
+        # Connected on demand (no minimum): a leader elected while the way to DATABASE_URL
+        # is down fails at its first claim, and the election reports that outage once.
         pool = await create_pool(
-            msgspec.structs.replace(self.settings, pool_min_size=1, pool_max_size=3)
+            msgspec.structs.replace(self.settings, pool_min_size=0, pool_max_size=3)
         )
         client = Client()
         try:
