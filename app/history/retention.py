@@ -20,6 +20,7 @@ from typing import TypeVar
 import asyncpg
 
 from app.core.config import Settings
+from app.core.errors import is_unavailable
 from app.core.exclusive import run_exclusively, wait_for
 
 log = logging.getLogger("telemetry.retention")
@@ -103,23 +104,28 @@ async def retention_loop(
     pack_after_s: float = 3600.0,
 ) -> None:
     """Runs the job `first` seconds from now, then every `every` seconds, until `quit_event`.
-    A database failure ends it with its exception (the election logs the outage and starts
-    it again)."""
+    A run that fails is tried again at the next interval; an unreachable database ends the
+    loop with its exception (the election logs the outage and starts it again)."""
     if await wait_for(quit_event, first):
         return
     compact = False  # from the second run on: a server started for a short job stays light
     while True:
-        if compact and pack_after_s > 0:
-            packed = await pack_closed_weeks(pool, pack_after_s)
-            if packed:
-                log.info("packed %d closed chunks of raw readings", packed)
-        dropped = await run_retention(pool)
-        if dropped:
-            log.info("retention dropped %d chunks", dropped)
-        if compact and compact_chunks:
-            for chunk in await compact_closed_chunks(pool, limit=COMPACT_PER_RUN):
-                log.info("compacted closed chunk %s", chunk)
-        compact = True
+        try:
+            if compact and pack_after_s > 0:
+                packed = await pack_closed_weeks(pool, pack_after_s)
+                if packed:
+                    log.info("packed %d closed chunks of raw readings", packed)
+            dropped = await run_retention(pool)
+            if dropped:
+                log.info("retention dropped %d chunks", dropped)
+            if compact and compact_chunks:
+                for chunk in await compact_closed_chunks(pool, limit=COMPACT_PER_RUN):
+                    log.info("compacted closed chunk %s", chunk)
+            compact = True
+        except asyncpg.PostgresError as error:
+            if is_unavailable(error):
+                raise
+            log.exception("retention run failed; retrying at the next interval")
         if await wait_for(quit_event, every):
             return
 
