@@ -1,7 +1,9 @@
-"""The background work of `telemetry serve`: MQTT consumers (integrations.md 2.1) and the
-downlink dispatcher (section 3). Every worker starts both; advisory locks let one of each
-run across all workers and instances (app/core/exclusive.py). The same loops run alone
-as `telemetry ingest mqtt` and `telemetry dispatch` (`run_alone`).
+"""The singleton work of `telemetry serve`: the webhook dispatcher (integrations.md 1.3),
+the MQTT consumers (2.1), the downlink dispatcher (section 3) and the retention job. Every
+worker starts each enabled one, and the one election of app/core/exclusive.py lets one of
+each run across all workers and instances. The same loops run alone as
+`telemetry webhooks dispatch`, `telemetry ingest mqtt` and `telemetry dispatch`
+(`run_alone`).
 """
 
 from __future__ import annotations
@@ -17,30 +19,43 @@ from typing import Any
 import asyncpg
 
 from app.core.config import Settings, settings
-from app.core.db import create_pool
+from app.core.db import close_pool, create_pool
 from app.downlinks.dispatch import run_dispatcher
+from app.history.retention import run_retention_job
 from app.mqtt.runner import run_mqtt
+from app.webhooks.dispatcher import run_webhooks
 
 Loop = Callable[[asyncpg.Pool, Settings, asyncio.Event], Coroutine[Any, Any, None]]
+STOP_WITHIN_S = 15.0
 
 
-@asynccontextmanager
-async def network_lifespan(app: Any) -> AsyncIterator[None]:
-    """Starts the loops the settings enable (list it after the pool's lifespan)."""
-    settings: Settings = app.state.settings
-    stop = asyncio.Event()
-    loops: list[Loop] = []
+def enabled_loops(settings: Settings) -> list[Loop]:
+    """The singleton loops the settings switch on."""
+    loops: list[Loop] = [run_retention_job]
+    if settings.webhook_dispatcher:
+        loops.append(run_webhooks)
     if settings.mqtt_ingest:
         loops.append(run_mqtt)
     if settings.downlink_dispatch:
         loops.append(run_dispatcher)
-    tasks = [asyncio.create_task(loop(app.state.pool, settings, stop)) for loop in loops]
+    return loops
+
+
+@asynccontextmanager
+async def background_lifespan(app: Any) -> AsyncIterator[None]:
+    """Starts the loops the settings enable (list it after the pool's lifespan)."""
+    settings: Settings = app.state.settings
+    stop = asyncio.Event()
+    tasks = [
+        asyncio.create_task(loop(app.state.pool, settings, stop))
+        for loop in enabled_loops(settings)
+    ]
     try:
         yield
     finally:
         stop.set()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 15)
+            await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), STOP_WITHIN_S)
 
 
 async def run_alone(loop: Loop) -> None:
@@ -53,4 +68,4 @@ async def run_alone(loop: Loop) -> None:
     try:
         await loop(pool, settings(), stop)
     finally:
-        await pool.close()
+        await close_pool(pool, STOP_WITHIN_S)

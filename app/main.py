@@ -21,11 +21,12 @@ from app.auth.cache import AuthCache
 from app.auth.guards import check_route_options
 from app.auth.middleware import AuthMiddleware
 from app.auth.principal import Principal
-from app.background import network_lifespan
+from app.background import background_lifespan
 from app.core.api import API_PREFIX, check_integer_parameters, provide_page
 from app.core.config import Settings
 from app.core.config import settings as process_settings
 from app.core.db import create_pool
+from app.core.deadline import DeadlineMiddleware, deadlines_lifespan
 from app.core.errors import handle_exception
 from app.core.face import ServerFace
 from app.core.listener import Listener
@@ -33,7 +34,6 @@ from app.core.routing import RoutingMiddleware, routing_lifespan
 from app.core.tasks import running
 from app.docs import DocsController
 from app.docs.index import API_VERSION, ApiIndexController, RootIndexController
-from app.history.retention import retention_lifespan
 from app.observe.logs import access_log_lifespan, configure_logging
 from app.observe.metrics import metrics_lifespan
 from app.observe.requests import RequestObserver
@@ -42,7 +42,6 @@ from app.telemetry.catalog import DeviceContexts
 from app.telemetry.generations import Generations
 from app.telemetry.latest_cache import LatestCache
 from app.telemetry.receive import Receiver
-from app.webhooks.dispatcher import webhooks_lifespan
 
 log = logging.getLogger(__name__)
 
@@ -132,16 +131,15 @@ def create_app(settings: Settings | None = None) -> Litestar:
         route_handlers=[api, RootIndexController, *public_route_handlers()],
         lifespan=[
             lifespan,
+            deadlines_lifespan,
             caches_lifespan,
             routing_lifespan,
-            retention_lifespan,
-            webhooks_lifespan,
-            network_lifespan,
+            background_lifespan,
             metrics_lifespan,
             access_log_lifespan,
             frozen_startup_lifespan,
         ],
-        middleware=[RoutingMiddleware],
+        middleware=[RoutingMiddleware, DeadlineMiddleware],
         dependencies={
             "pool": Provide(provide_pool, sync_to_thread=False),
             "principal": Provide(provide_principal, sync_to_thread=False),

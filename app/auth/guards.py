@@ -10,10 +10,12 @@ that does not exist: a misspelt key would otherwise silently drop its check.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from app.auth.principal import Principal
+from app.core.deadline import STATEMENT_BOUND
 from app.core.enums import Scope
 from app.core.errors import ApiError, ErrorCode
 
@@ -58,6 +60,8 @@ ROUTE_OPTIONS: dict[str, type | tuple[type, ...]] = {
     "public": bool,
     "inline_auth": bool,
     "features": tuple,
+    # A statement bound of the route's own (app/core/deadline.py): settings -> seconds.
+    STATEMENT_BOUND: types.FunctionType,
 }
 
 

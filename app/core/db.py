@@ -11,6 +11,8 @@ partition) thus gives a TimeoutError, which app/core/errors.py answers 503.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
@@ -19,8 +21,26 @@ import asyncpg
 import msgspec
 
 from app.core.config import Settings
+from app.core.errors import is_unavailable
 
 log = logging.getLogger(__name__)
+
+
+class _OutageWithoutTraceback(logging.Filter):
+    """asyncpg's pool logs a traceback each time it fails to reopen its minimum of
+    connections (backing off 1, 2, 4, ... s). When the database cannot be reached that is
+    an outage, not a fault of ours: its line says the error, without the traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None and is_unavailable(error):
+            record.msg = f"{record.getMessage()} ({error!r})"
+            record.args = None
+            record.exc_info = None
+        return True
+
+
+logging.getLogger("asyncpg.pool").addFilter(_OutageWithoutTraceback())
 
 
 class _OfPool(Protocol):
@@ -58,12 +78,26 @@ async def _keep_session(connection: asyncpg.Connection) -> None:
 
 class BoundedPool(asyncpg.Pool):
     """A pool whose `acquire` (and so `fetch`, `execute`, ... and the release after them)
-    waits at most `acquire_timeout` seconds unless the caller gives its own timeout."""
+    waits at most `acquire_timeout` seconds unless the caller gives its own timeout.
+
+    A connection given back while its statement is being cancelled (it ran out of its
+    `command_timeout`, or its task was cancelled) is closed at once instead of waiting for
+    the cancellation: a server that did not answer the statement in time will not answer
+    the cancel request sooner, and asyncpg's own release would hold the caller (and so the
+    request) for up to `acquire_timeout` more (issue 23, item 8). The pool opens a new one
+    when needed."""
 
     __slots__ = ("acquire_timeout",)
 
     def acquire(self, *, timeout: float | None = None) -> Any:
         return super().acquire(timeout=self.acquire_timeout if timeout is None else timeout)
+
+    async def release(self, connection: Any, *, timeout: float | None = None) -> None:  # noqa: ASYNC109 (asyncpg's signature)
+        raw: Any = getattr(connection, "_con", None)
+        if raw is not None and raw._protocol._is_cancelling():
+            raw.terminate()  # asyncpg then returns the holder to the pool by itself
+            return
+        await super().release(connection, timeout=timeout)
 
 
 async def create_pool(settings: Settings) -> asyncpg.Pool:
@@ -98,6 +132,23 @@ async def _create_pool(settings: Settings, min_size: int) -> asyncpg.Pool:
     return pool
 
 
+async def close_connection(connection: asyncpg.Connection, within_s: float) -> None:
+    """Closes the connection, or terminates it when that takes over `within_s`."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(connection.close(), within_s)
+    if not connection.is_closed():
+        connection.terminate()
+
+
+async def close_pool(pool: asyncpg.Pool, within_s: float) -> None:
+    """Closes the pool, or terminates its connections when that takes over `within_s` (a
+    hung server does not answer the goodbye)."""
+    try:
+        await asyncio.wait_for(pool.close(), within_s)
+    except TimeoutError:
+        pool.terminate()
+
+
 async def connect(settings: Settings) -> asyncpg.Connection:
     connection = await asyncpg.connect(
         settings.database_url,
@@ -109,13 +160,20 @@ async def connect(settings: Settings) -> asyncpg.Connection:
     return connection
 
 
-async def connect_listener(settings: Settings) -> asyncpg.Connection:
+async def connect_listener(
+    settings: Settings, application_name: str | None = None
+) -> asyncpg.Connection:
     """A connection whose session state matters (LISTEN, a session advisory lock):
     straight to the primary (DATABASE_LISTEN_URL) even when queries go through a
-    transaction-pooling PgBouncer, which keeps no session's state."""
+    transaction-pooling PgBouncer, which keeps no session's state. Bounded like the pool's."""
+    session = server_settings(settings)
+    if application_name is not None:
+        session["application_name"] = application_name
     connection = await asyncpg.connect(
         settings.database_listen_url or settings.database_url,
-        server_settings=server_settings(settings),
+        server_settings=session,
+        timeout=settings.db_connect_timeout_s,
+        command_timeout=settings.db_command_timeout_s,
     )
     await init_connection(connection)
     return connection

@@ -21,7 +21,6 @@ successor reconciles the same way. Retries go on until the item expires.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from datetime import UTC, datetime
@@ -31,8 +30,9 @@ import asyncpg
 import grpc
 
 from app.core.config import Settings
-from app.core.db import connect_listener
-from app.core.exclusive import run_exclusively, wait_for
+from app.core.db import close_connection, connect_listener
+from app.core.errors import is_unavailable
+from app.core.exclusive import run_exclusively
 from app.core.sql import QUERIES
 from app.downlinks.chirpstack_api import REFUSALS, DeviceApi
 from app.downlinks.events import apply_early_events
@@ -40,6 +40,8 @@ from app.downlinks.states import transition
 
 log = logging.getLogger("telemetry.dispatch")
 
+ELECTION = "downlinks:dispatch"
+CLOSE_S = 2.0  # giving the database the listening connection back, at most
 MAX_IN_FLIGHT = 64
 SWEEP_EVERY_S = 1.0
 MAX_BACKOFF_S = 60.0
@@ -175,10 +177,14 @@ class Dispatcher:
     async def _guarded(self, row: Any) -> None:
         try:
             await self.deliver(row)
-        except Exception:
+        except Exception as error:
             # The database failed between the steps: the item is still queued (in doubt
-            # when the call was made) and is taken up again on a later round.
-            log.exception("downlink %s: dispatch step failed", row["id"])
+            # when the call was made) and is taken up again on a later round. An outage is
+            # logged once by the election, when the loop's own next query fails.
+            if is_unavailable(error):
+                log.debug("downlink %s: no database (%r)", row["id"], error)
+            else:
+                log.exception("downlink %s: dispatch step failed", row["id"])
             await asyncio.sleep(self.settings.dispatch_backoff_s)
 
     async def run(self, quit_event: asyncio.Event) -> None:
@@ -212,8 +218,7 @@ class Dispatcher:
             for task in list(self.in_flight.values()):
                 task.cancel()
             await asyncio.gather(*self.in_flight.values(), return_exceptions=True)
-            with contextlib.suppress(Exception):
-                await listener.close()
+            await close_connection(listener, CLOSE_S)
             for api in self.apis.values():
                 await api.close()
 
@@ -222,11 +227,8 @@ async def run_dispatcher(pool: asyncpg.Pool, settings: Settings, stop: asyncio.E
     """Until `stop`: the one dispatcher across all workers and instances."""
 
     async def work(quit_event: asyncio.Event) -> None:
-        while not quit_event.is_set():
-            try:
-                await Dispatcher(pool, settings).run(quit_event)
-            except Exception:
-                log.exception("dispatcher failed; restarting")
-                await wait_for(quit_event, 1.0)
+        # A failure ends the work with its exception: the election logs it (a database
+        # outage once) and starts a new dispatcher.
+        await Dispatcher(pool, settings).run(quit_event)
 
-    await run_exclusively(settings, "downlinks:dispatch", work, stop)
+    await run_exclusively(settings, ELECTION, work, stop)

@@ -12,6 +12,8 @@ from litestar.response import Stream
 
 from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
+from app.core.config import Settings
+from app.core.deadline import STATEMENT_BOUND
 from app.core.enums import Scope
 from app.core.routing import reader
 from app.devices.filters import (
@@ -25,7 +27,13 @@ from app.devices.filters import (
     features,
     fleet_filters,
 )
-from app.export.service import device_row, fleet_devices, parse_params, plan_export
+from app.export.service import (
+    client_timeout,
+    device_row,
+    fleet_devices,
+    parse_params,
+    plan_export,
+)
 from app.export.structs import MEDIA_TYPES, ExportParams, ExportPlan
 from app.export.writers import export_slots, stream_export
 
@@ -122,8 +130,13 @@ def respond(request: Request[Any, Any, Any], pool: asyncpg.Pool, plan: ExportPla
     )
 
 
+def export_statement_bound(settings: Settings) -> float:
+    """An export's answer starts after its size count, which has its own bound."""
+    return client_timeout(settings.export_count_timeout_ms)
+
+
 class ExportController(Controller):
-    opt = {"scope": Scope.TELEMETRY_READ}
+    opt = {"scope": Scope.TELEMETRY_READ, STATEMENT_BOUND: export_statement_bound}
     tags = ["Export"]
     before_request = staticmethod(check_features)
     dependencies = {"params": Provide(provide_params, sync_to_thread=False)}

@@ -3,8 +3,10 @@
 (schema/definitions/040-retention.sql) and compacts closed ones (CLUSTER, see
 schema/020-history-layout.sql).
 
-Every app worker runs the loop; the SQL functions take one transaction-scoped advisory
-lock, so only one of them works at a time and the others skip their turn.
+The loop runs once across all workers and instances, elected by app/core/exclusive.py
+like every singleton task. The SQL functions also take one transaction-scoped advisory lock
+of their own, since `telemetry retention run` calls them from outside the server: a run
+that finds it taken skips its turn.
 """
 
 from __future__ import annotations
@@ -12,15 +14,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import asyncpg
+
+from app.core.config import Settings
+from app.core.errors import is_unavailable
+from app.core.exclusive import run_exclusively, wait_for
 
 log = logging.getLogger("telemetry.retention")
 T = TypeVar("T")
 
+ELECTION = "history:retention"
 FIRST_RUN_AFTER_S = 60.0
 EVERY_S = 15 * 60.0
 # A chunk rewrite locks that chunk for seconds at large scale; one per run keeps it gentle.
@@ -93,10 +99,15 @@ async def retention_loop(
     pool: asyncpg.Pool,
     first: float,
     every: float,
+    quit_event: asyncio.Event,
     compact_chunks: bool = True,
     pack_after_s: float = 3600.0,
 ) -> None:
-    await asyncio.sleep(first)
+    """Runs the job `first` seconds from now, then every `every` seconds, until `quit_event`.
+    A run that fails is tried again at the next interval; an unreachable database ends the
+    loop with its exception (the election logs the outage and starts it again)."""
+    if await wait_for(quit_event, first):
+        return
     compact = False  # from the second run on: a server started for a short job stays light
     while True:
         try:
@@ -111,26 +122,25 @@ async def retention_loop(
                 for chunk in await compact_closed_chunks(pool, limit=COMPACT_PER_RUN):
                     log.info("compacted closed chunk %s", chunk)
             compact = True
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+        except asyncpg.PostgresError as error:
+            if is_unavailable(error):
+                raise
             log.exception("retention run failed; retrying at the next interval")
-        await asyncio.sleep(every)
+        if await wait_for(quit_event, every):
+            return
 
 
-@asynccontextmanager
-async def retention_lifespan(app: Any) -> AsyncIterator[None]:
-    """Starts the loop once the pool exists (list it after the pool's lifespan)."""
-    task = asyncio.create_task(
-        retention_loop(
-            app.state.pool,
+async def run_retention_job(pool: asyncpg.Pool, settings: Settings, stop: asyncio.Event) -> None:
+    """Until `stop`: the one retention loop across all workers and instances."""
+
+    async def work(quit_event: asyncio.Event) -> None:
+        await retention_loop(
+            pool,
             FIRST_RUN_AFTER_S,
             EVERY_S,
-            app.state.settings.compact_chunks,
-            app.state.settings.pack_after_s,
+            quit_event,
+            settings.compact_chunks,
+            settings.pack_after_s,
         )
-    )
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+
+    await run_exclusively(settings, ELECTION, work, stop)

@@ -1,6 +1,7 @@
 """Runs the consumers of every integration with an MQTT broker: inside `telemetry serve`
-(every worker tries, one per integration wins the advisory lock) and alone as
-`telemetry ingest mqtt`. Integrations added later are found within `DISCOVER_S`.
+(every worker contends, and the election of app/core/exclusive.py lets one consumer per
+integration run) and alone as `telemetry ingest mqtt`. Integrations added later are found
+within `DISCOVER_S`.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from typing import Any
 import asyncpg
 
 from app.core.config import Settings
+from app.core.errors import is_unavailable
 from app.core.exclusive import run_exclusively, wait_for
 from app.core.sql import QUERIES
+from app.core.tasks import Outage
 from app.mqtt.consumer import Consumer, Integration
 
 log = logging.getLogger("telemetry.mqtt")
@@ -43,12 +46,16 @@ def _consumer(
 async def run_mqtt(pool: asyncpg.Pool, settings: Settings, stop: asyncio.Event) -> None:
     """Until `stop`: one exclusive consumer per MQTT integration."""
     running: dict[str, asyncio.Task[None]] = {}
+    outage = Outage(log, "mqtt")
     try:
         while True:
             try:
                 rows = await pool.fetch(QUERIES["mqtt.integrations"])
+                outage.ended()
             except Exception as exc:
-                log.warning("mqtt: cannot list integrations (%r)", exc)
+                if not is_unavailable(exc):
+                    raise
+                outage.failed(exc)
                 rows = []
             for row in rows:
                 key = str(row["id"])

@@ -26,6 +26,7 @@ import logging
 import asyncpg
 
 from app.core.db import PerPool
+from app.core.errors import is_unavailable
 from app.core.sql import QUERIES
 from app.telemetry.catalog import DeviceContext
 from app.telemetry.pipeline import Outcome, Uplink, record_columns, store_uplink, uplink_record
@@ -74,6 +75,12 @@ class Batcher:
             records = [uplink_record(c, u, t) for c, u, t, _ in batch]
             row = await self.pool.fetchrow(INGEST_LIVE, *record_columns(records))
         except Exception as exc:
+            if is_unavailable(exc):
+                # The database cannot be reached: each uplink alone would wait as long again.
+                for *_, future in batch:
+                    if not future.done():
+                        future.set_exception(exc)
+                return
             if len(batch) > 1:
                 log.warning("batch of %d uplinks failed (%r); storing one by one", len(batch), exc)
             await self._one_by_one(batch)

@@ -78,10 +78,11 @@ def cmd_webhooks(args: argparse.Namespace) -> None:
 
         serve(args.port, args.secret)
     elif action == "dispatch":
-        from app.webhooks.dispatcher import Dispatcher
+        from app.background import run_alone
+        from app.webhooks.dispatcher import run_webhooks
 
-        print("webhook dispatcher running (leads when no other holds the lock)", flush=True)
-        uvloop.run(Dispatcher(settings()).run_forever())
+        print("webhook dispatcher running (leads when elected)", flush=True)
+        uvloop.run(run_alone(run_webhooks))
 
 
 def add_commands(commands: Any) -> None:

@@ -1,14 +1,16 @@
 """The webhook dispatcher: delivers the outbox (integrations.md 1.3).
 
 Exactly one is active per database: every `telemetry serve` worker (and
-`telemetry webhooks dispatch`) runs one, and the one holding a session advisory lock
-leads; the others wait and take over within seconds when its connection goes. Claims are
+`telemetry webhooks dispatch`) contends, and the one elected by app/core/exclusive.py
+(the election of every singleton task, straight to the primary past any PgBouncer) leads;
+the others wait and take over within seconds when its connection goes. Claims are
 leased and taken `FOR UPDATE SKIP LOCKED`, so even two leaders (a lock lost while its
 process still runs) never send a message twice at once, and a crashed leader's claimed
 messages come due again when their lease ends.
 
-The leader wakes on the NOTIFY of every transaction that wrote events (low latency; batched
-ingest sends it just after its commit, app/webhooks/nudge.py), when
+The leader wakes on the NOTIFY of every transaction that wrote events (heard on a direct
+connection of its own; batched ingest sends it just after its commit,
+app/webhooks/nudge.py), when
 an endpoint's claimed batch is half done, and when the next message comes due. It claims
 up to 4 x `webhook_concurrency` messages per endpoint at a time, and each endpoint has at
 most `webhook_concurrency` attempts under way (a semaphore of its own), so a slow or dead
@@ -24,24 +26,22 @@ import contextlib
 import logging
 import time
 from collections import defaultdict
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
 import msgspec
 
 from app.core.config import Settings
-from app.core.db import connect, create_pool
+from app.core.db import close_connection, close_pool, connect_listener, create_pool
+from app.core.exclusive import run_exclusively
 from app.core.sql import QUERIES
-from app.core.tasks import running
 from app.webhooks.client import Client
 from app.webhooks.delivery import Job, Result, attempt
 
 log = logging.getLogger("telemetry.webhooks")
 
-LOCK_ID = 7_301_994_214
-STANDBY_S = 2.0
+ELECTION = "webhooks:dispatch"
+CLOSE_S = 2.0  # giving the database its connections back, at most
 TICK_S = 1.0
 PURGE_S = 60.0
 KEEP_S = 30 * 86400.0
@@ -64,30 +64,23 @@ class Dispatcher:
         self.in_flight: dict[str, int] = defaultdict(int)
         self.tasks: set[asyncio.Task[None]] = set()
         self.results: list[Result] = []
-        self.leading = False
 
     def _notified(self, *_: Any) -> None:
         self.wake.set()
 
-    async def run_forever(self) -> None:
-        """Contends for leadership until cancelled."""
-        while True:
-            try:
-                connection = await connect(self.settings)
-                try:
-                    if await connection.fetchval(QUERIES["webhooks.try_lead"], LOCK_ID):
-                        await connection.add_listener("webhooks", self._notified)
-                        await self._lead(connection)
-                finally:
-                    self.leading = False
-                    await self._abandon()
-                    with contextlib.suppress(Exception):
-                        await connection.close()
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-                log.warning("webhook dispatcher: %s; trying again", exc)
-            except Exception:  # a bug must not stop deliveries for good: log it, start over
-                log.exception("webhook dispatcher failed; starting over")
-            await asyncio.sleep(STANDBY_S)
+    async def lead(self, quit_event: asyncio.Event) -> None:
+        """Dispatches until `quit_event` is set (the election's work); a database failure
+        ends it with its exception, and the election starts it again."""
+        listener = await connect_listener(self.settings)
+        quitting = asyncio.create_task(quit_event.wait())
+        quitting.add_done_callback(self._notified)
+        try:
+            await listener.add_listener("webhooks", self._notified)
+            await self._lead(listener, quit_event)
+        finally:
+            quitting.cancel()
+            await self._abandon()
+            await close_connection(listener, CLOSE_S)
 
     async def _abandon(self) -> None:
         for task in list(self.tasks):
@@ -99,23 +92,25 @@ class Dispatcher:
         self.gates.clear()
         self.results.clear()
 
-    async def _lead(self, leader: asyncpg.Connection) -> None:
-        self.leading = True
-        log.info("webhook dispatcher leading")
+    async def _lead(self, listener: asyncpg.Connection, quit_event: asyncio.Event) -> None:
+        # Connected on demand (no minimum): a leader elected while the way to DATABASE_URL
+        # is down fails at its first claim, and the election reports that outage once.
         pool = await create_pool(
-            msgspec.structs.replace(self.settings, pool_min_size=1, pool_max_size=3)
+            msgspec.structs.replace(self.settings, pool_min_size=0, pool_max_size=3)
         )
         client = Client()
         try:
             next_tick = 0.0
             next_purge = time.monotonic() + 5.0
-            while not leader.is_closed():
+            while not quit_event.is_set():
+                if listener.is_closed():
+                    raise ConnectionError("the listening connection was closed")
                 self.wake.clear()
                 claimed = await self._claim(pool, client)
                 await self._flush(pool)
                 now = time.monotonic()
                 if now >= next_tick:
-                    found = await leader.fetchval(QUERIES["webhooks.offline_tick"], 5000)
+                    found = await pool.fetchval(QUERIES["webhooks.offline_tick"], 5000)
                     if found:
                         log.info("offline ticker: %d devices went offline", found)
                     next_tick = now + TICK_S
@@ -137,7 +132,7 @@ class Dispatcher:
         finally:
             await self._abandon()
             client.close()
-            await pool.close()
+            await close_pool(pool, CLOSE_S)
 
     async def _claim(self, pool: asyncpg.Pool, client: Client) -> int:
         """Claims up to `prefetch` messages per endpoint, topping up only endpoints that are
@@ -212,12 +207,7 @@ class Dispatcher:
         )
 
 
-@asynccontextmanager
-async def webhooks_lifespan(app: Any) -> AsyncIterator[None]:
-    """Runs a dispatcher in each `telemetry serve` worker (one of them leads)."""
-    settings: Settings = app.state.settings
-    if not settings.webhook_dispatcher:
-        yield
-        return
-    async with running(Dispatcher(settings).run_forever()):
-        yield
+async def run_webhooks(_: asyncpg.Pool, settings: Settings, stop: asyncio.Event) -> None:
+    """Until `stop`: the one webhook dispatcher across all workers and instances (it uses a
+    small pool of its own, so that deliveries never wait for the API's connections)."""
+    await run_exclusively(settings, ELECTION, Dispatcher(settings).lead, stop)

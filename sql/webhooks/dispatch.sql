@@ -1,7 +1,3 @@
--- name: try_lead
--- Takes the dispatcher's session advisory lock if free: one active dispatcher per database.
-SELECT pg_try_advisory_lock($1)
-
 -- name: claim
 -- Claims and leases due messages, at most a number per endpoint (see webhook_claim).
 SELECT * FROM webhook_claim($1::uuid[], $2::integer[], $3, make_interval(secs => $4))

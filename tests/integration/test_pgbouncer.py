@@ -4,15 +4,20 @@ What transaction pooling breaks, and how the app copes: a server connection belo
 client only for one transaction, so asyncpg's named prepared statements are turned off
 (`DB_STATEMENT_CACHE=0`) and LISTEN runs on a direct connection (`DATABASE_LISTEN_URL`);
 PgBouncer refuses unknown startup parameters, so `statement_timeout` is ignored there and
-set per server connection by the pool's `connect_query` instead.
+set per server connection by the pool's `connect_query` instead. The singleton tasks'
+election (app/core/exclusive.py) takes its session advisory locks straight on the primary
+(`DATABASE_LISTEN_URL`): through the pooler a session lock stays on a server connection
+that other clients then share.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -21,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import asyncpg
 import pytest
 
 from benchmarks.common import free_port
@@ -28,6 +34,7 @@ from tests.conftest import LiveServer, start_server
 from tests.factories import World, load
 from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
+from tests.integration.webhook_support import create_endpoint, start_receiver, verify
 
 PGBOUNCER = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
 pytestmark = pytest.mark.skipif(not Path(PGBOUNCER).exists(), reason="pgbouncer not installed")
@@ -92,6 +99,23 @@ pidfile = {self.root}/pgbouncer.pid
             if columns[0] == database:
                 return int(columns[1])  # total_xact_count
         return 0
+
+    def server_pids(self) -> set[int]:
+        """The backend pids of PgBouncer's server connections (`SHOW SERVERS`)."""
+        result = subprocess.run(
+            [
+                "psql",
+                f"postgresql://telemetry@127.0.0.1:{self.port}/pgbouncer",
+                "-Ac",
+                "SHOW SERVERS",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        lines = result.stdout.splitlines()
+        column = lines[0].split("|").index("remote_pid")
+        return {int(line.split("|")[column]) for line in lines[1:] if line.count("|") > column}
 
     def stop(self) -> None:
         self.process.terminate()
@@ -169,3 +193,110 @@ async def test_the_api_works_through_pgbouncer_in_transaction_mode(
     finally:
         server.process.terminate()
         server.process.wait(timeout=15)
+
+
+# The holders of advisory locks in this database: (backend pid, application_name, objid).
+ADVISORY_HOLDERS = """
+SELECT l.pid, a.application_name, l.classid::bigint AS classid, l.objid::bigint AS objid
+  FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+ WHERE l.locktype = 'advisory' AND l.granted
+   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+"""
+WEBHOOKS_ELECTION = "webhooks:dispatch"
+
+
+async def election_holders(pool: asyncpg.Pool, name: str) -> list[int]:
+    """The OS pids of the processes holding the election lock `name` (from the name of the
+    election's connection, `telemetry election <pid>`)."""
+    objid = await pool.fetchval("SELECT hashtext($1)::bigint & 4294967295", name)
+    return [
+        int(row["application_name"].rsplit(" ", 1)[1])
+        for row in await pool.fetch(ADVISORY_HOLDERS)
+        if row["classid"] == 15015 and row["objid"] == objid
+    ]
+
+
+async def test_one_webhook_dispatcher_leads_past_pgbouncer_and_another_takes_over(
+    pool: asyncpg.Pool, migrated: str, bouncer: Bouncer
+) -> None:
+    """Two instances (two workers each) with their dispatchers on, queries through
+    PgBouncer: exactly one dispatcher leads, elected on a direct connection (no advisory
+    lock is held by a PgBouncer server connection), events are delivered once each, and
+    when the leading worker is killed another leads within 5 s and delivers."""
+    receiver = start_receiver()
+    w = World()
+    partner, sub = w.tenancy({})
+    profile = w.profile(partner, fields=[w.field("temperature")])
+    device = w.device(sub, profile)
+    token = w.integration(partner)
+    await load(pool, w)
+    _, secret = create_endpoint(
+        migrated,
+        "--partner",
+        partner["id"],
+        "--url",
+        receiver.url("/election"),
+        "--events",
+        "device.uplink",
+    )
+    env = {
+        "DATABASE_LISTEN_URL": migrated,
+        "DB_STATEMENT_CACHE": "0",
+        "TELEMETRY_WEBHOOK_DISPATCHER": "1",
+        "TELEMETRY_WEBHOOKS_ALLOW_PRIVATE": "1",
+    }
+    servers = [start_server(bouncer.url, workers=2, env=env) for _ in range(2)]
+    sent = 0
+
+    async def uplinks(server: LiveServer, count: int) -> None:
+        nonlocal sent
+        async with server.client() as http:
+            for _ in range(count):
+                sent += 1
+                body = cs.uplink(device["devEui"], {"temperature": sent}, time=datetime.now(UTC))
+                response = await http.post(
+                    "/ingest/chirpstack?event=up", content=body, headers=cs.bearer(token)
+                )
+                assert response.status_code == 204, response.text
+
+    async def delivered(count: int) -> list[dict[str, object]]:
+        got = await asyncio.to_thread(receiver.wait, "/election", count, 20.0)
+        assert len(got) >= count, f"{len(got)} of {count} events delivered"
+        return [verify(secret, r) for r in got]
+
+    try:
+        await uplinks(servers[0], 3)
+        await delivered(3)
+        pooled = bouncer.server_pids()
+        through_pooler = [r for r in await pool.fetch(ADVISORY_HOLDERS) if r["pid"] in pooled]
+        assert not through_pooler, f"advisory locks held through PgBouncer: {through_pooler}"
+        leaders = await election_holders(pool, WEBHOOKS_ELECTION)
+        assert len(leaders) == 1, leaders
+        leader = leaders[0]
+        leading_server = os.getsid(leader)
+        assert leading_server in {s.process.pid for s in servers}, "not a worker of ours"
+
+        os.kill(leader, signal.SIGKILL)
+        killed_at = time.monotonic()
+        successors: list[int] = []
+        while time.monotonic() - killed_at < 5:
+            successors = [p for p in await election_holders(pool, WEBHOOKS_ELECTION) if p != leader]
+            if successors:
+                break
+            await asyncio.sleep(0.05)
+        took = time.monotonic() - killed_at
+        print(
+            f"\nwebhook dispatcher: leader {leader} killed, {successors} leads after {took:.2f} s"
+        )
+        assert len(successors) == 1, "no other dispatcher took over within 5 s"
+        survivor = next(s for s in servers if s.process.pid != leading_server)
+        await uplinks(survivor, 3)
+        events = await delivered(6)
+        values = sorted(e["data"]["values"]["temperature"] for e in events)  # type: ignore[index]
+        assert values == [1, 2, 3, 4, 5, 6]  # each once
+    finally:
+        receiver.close()
+        for server in servers:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(server.process.pid, signal.SIGTERM)
+            server.process.wait(timeout=15)
