@@ -23,6 +23,8 @@ import re
 from typing import Any
 
 import msgspec
+from litestar import Litestar
+from litestar.routes import HTTPRoute
 
 from app.core.errors import ErrorBody, ErrorCode, ErrorEnvelope, invalid_body
 
@@ -159,6 +161,24 @@ def _replay(messages: list[dict[str, Any]]) -> Any:
         return queue.pop(0) if queue else {"type": "http.disconnect"}
 
     return receive
+
+
+def allow_every_method(app: Litestar) -> None:
+    """Makes Litestar's automatic OPTIONS answer list every method of its path.
+
+    Litestar 2 builds that answer when a path's first handlers are registered and keeps it
+    when the path's route is rebuilt with more handlers, so it lists the first route's
+    methods only (`OPTIONS /members` answered `Allow: OPTIONS, POST` though GET is there
+    too; litestar issue 4169, fixed in Litestar 3). The answer reads the route it was built
+    for from its closure; that is pointed at the final route of its path."""
+    for route in app.routes:
+        if not isinstance(route, HTTPRoute):
+            continue
+        for handler in route.route_handlers:
+            closure = handler.fn.__closure__ if handler.handler_name == "options_handler" else None
+            for cell in closure or ():
+                if isinstance(cell.cell_contents, HTTPRoute):
+                    cell.cell_contents = route
 
 
 def _with_head_allowed(send: Any, head: bool, method: str) -> Any:
