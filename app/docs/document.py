@@ -364,7 +364,9 @@ def _ingest(operation: dict[str, Any]) -> None:
     operation["requestBody"] = {
         "required": True,
         "description": INGEST_OPERATIONS[operation["operationId"]],
-        "content": {"application/json": {"schema": INGEST_SCHEMAS[operation["operationId"]]}},
+        "content": {
+            "application/json": {"schema": copy.deepcopy(INGEST_SCHEMAS[operation["operationId"]])}
+        },
     }
     codes = [
         ErrorCode.URI_TOO_LONG,
@@ -441,7 +443,7 @@ def _body_rules(body: dict[str, Any]) -> None:
     for name, rule in catalog.BODY_FIELDS.items():
         declared = schema.get("properties", {}).get(name)
         if declared is not None:
-            declared.update(rule)
+            declared.update(copy.deepcopy(rule))
     _refuse_nul(schema)
     body["description"] = (
         f"{body.get('description', '')} No string in the body, in a member the service "
