@@ -28,7 +28,7 @@ from app.core.config import settings as process_settings
 from app.core.db import create_pool
 from app.core.deadline import DeadlineMiddleware, deadlines_lifespan
 from app.core.errors import handle_exception
-from app.core.face import ServerFace
+from app.core.face import ServerFace, allow_every_method
 from app.core.listener import Listener
 from app.core.routing import RoutingMiddleware, routing_lifespan
 from app.core.tasks import running
@@ -172,6 +172,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         logging_config=None,
     )
     check_route_options(route_handlers(app))
+    allow_every_method(app)
     # Outside the router, so unknown paths and the auth middleware's answers are observed.
     app.asgi_handler = RequestObserver(app.asgi_handler, settings)
     return app

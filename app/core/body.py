@@ -121,19 +121,31 @@ async def read_json_body(request: Request[Any, Any, Any], decoder: msgspec.json.
         raise unreadable(error) from None
 
 
-def _inline_schema(struct: type[Any]) -> dict[str, Any]:
-    """The JSON Schema of a flat body struct, inlined (no `$ref` into `$defs`)."""
+def inline_schema(struct: type[Any]) -> dict[str, Any]:
+    """The JSON Schema of a body struct with every `$ref` into its `$defs` inlined (the
+    struct's own, and those of its enums and nested structs): the operation carries no
+    `$defs`, so a reference left in it would resolve to nothing."""
     document = msgspec.json.schema(struct)
     definitions = document.get("$defs", {})
-    reference = document.get("$ref", "")
-    name = reference.rsplit("/", 1)[-1]
-    return cast(dict[str, Any], definitions.get(name, document))
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            reference = node.get("$ref")
+            if isinstance(reference, str) and reference.startswith("#/$defs/"):
+                siblings = {k: v for k, v in node.items() if k != "$ref"}
+                return inline({**definitions[reference.rsplit("/", 1)[-1]], **siblings})
+            return {k: inline(v) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [inline(value) for value in node]
+        return node
+
+    return cast(dict[str, Any], inline(document))
 
 
 def json_body_operation(struct: type[Any], description: str) -> type[Operation]:
     """An OpenAPI operation class documenting a JSON request body read by the handler."""
     body = RequestBody(
-        content={"application/json": OpenAPIMediaType(schema=cast(Any, _inline_schema(struct)))},
+        content={"application/json": OpenAPIMediaType(schema=cast(Any, inline_schema(struct)))},
         description=description,
         required=True,
     )

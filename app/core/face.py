@@ -9,10 +9,12 @@ defects 11 and 12): the outermost ASGI layer, around the Litestar app that grani
 - A body on a request without one (GET, HEAD, DELETE, OPTIONS) counts against the same
   64 KiB as a POST: 413 `payload_too_large` instead of being read and ignored.
 - A request target over 8 KiB is 414 `uri_too_long`, headers over 32 KiB are 431
-  `headers_too_large`, both in the envelope. Larger ones still get granian's own empty
-  414/431: its HTTP/1 parser refuses a target over 65,534 bytes and headers over its
-  buffer (HTTP1Settings.max_buffer_size, 408 KiB by default) before any Python runs, and
-  granian has no setting for the body of those answers.
+  `headers_too_large`, both in the envelope. granian's own parser limits lie above these
+  (app/core/server.py): it still refuses, with an empty body, a target over 65,534 bytes,
+  more than 100 header fields and a head over its 1 MiB buffer before any Python runs; the
+  README lists every such input ("Before routing").
+- A body that ends before its declared length, or whose chunked encoding is malformed
+  (granian reports both as a disconnect), is 400 `invalid_body` where the route reads it.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ import re
 from typing import Any
 
 import msgspec
+from litestar import Litestar
+from litestar.routes import HTTPRoute
 
-from app.core.errors import ErrorBody, ErrorCode, ErrorEnvelope
+from app.core.errors import ErrorBody, ErrorCode, ErrorEnvelope, invalid_body
 
 MAX_TARGET_BYTES = 8 * 1024
 MAX_HEADER_BYTES = 32 * 1024
@@ -96,9 +100,42 @@ class ServerFace:
                 )
                 return
             receive = _replay(buffered)
+        elif _declares_body(scope):
+            receive = _body_read_to_its_end(receive)
         if head:
             scope = {**scope, "method": "GET"}
         await self.app(scope, receive, _with_head_allowed(send, head, scope["method"]))
+
+
+def _declares_body(scope: AsgiScope) -> bool:
+    for name, value in scope["headers"]:
+        if name == b"transfer-encoding" or (name == b"content-length" and value != b"0"):
+            return True
+    return False
+
+
+def _body_read_to_its_end(receive: Any) -> Any:
+    """`receive` for a request with a body, refusing one that ends early.
+
+    granian reports a chunked body it cannot parse, like a connection closed before the
+    declared length arrived, as `http.disconnect` while the body is still being read;
+    Litestar would make that a 500. It is the client's error: 400 `invalid_body`, raised
+    where the route reads the body. A disconnect after the whole body is passed on as it
+    is (a streaming answer listens for it)."""
+    whole = False
+
+    async def wrapped() -> dict[str, Any]:
+        nonlocal whole
+        message: dict[str, Any] = await receive()
+        if message["type"] == "http.request":
+            whole = not message.get("more_body", False)
+        elif message["type"] == "http.disconnect" and not whole:
+            raise invalid_body(
+                "body", "ended before its declared length, or its chunked encoding is malformed"
+            )
+        return message
+
+    return wrapped
 
 
 async def _read_small_body(receive: Any) -> list[dict[str, Any]] | None:
@@ -124,6 +161,24 @@ def _replay(messages: list[dict[str, Any]]) -> Any:
         return queue.pop(0) if queue else {"type": "http.disconnect"}
 
     return receive
+
+
+def allow_every_method(app: Litestar) -> None:
+    """Makes Litestar's automatic OPTIONS answer list every method of its path.
+
+    Litestar 2 builds that answer when a path's first handlers are registered and keeps it
+    when the path's route is rebuilt with more handlers, so it lists the first route's
+    methods only (`OPTIONS /members` answered `Allow: OPTIONS, POST` though GET is there
+    too; litestar issue 4169, fixed in Litestar 3). The answer reads the route it was built
+    for from its closure; that is pointed at the final route of its path."""
+    for route in app.routes:
+        if not isinstance(route, HTTPRoute):
+            continue
+        for handler in route.route_handlers:
+            closure = handler.fn.__closure__ if handler.handler_name == "options_handler" else None
+            for cell in closure or ():
+                if isinstance(cell.cell_contents, HTTPRoute):
+                    cell.cell_contents = route
 
 
 def _with_head_allowed(send: Any, head: bool, method: str) -> Any:

@@ -147,14 +147,20 @@ def _id_or_none(name: str, text: str) -> IdFilter:
     return IdFilter(id=parsed)
 
 
+# The longest `search` text (in characters) the lists take; the OpenAPI document states it.
+SEARCH_MAX_LENGTH = 200
+
+
 def like_patterns(search: str | None) -> tuple[str | None, str | None]:
     """ILIKE pattern for names and serial numbers, LIKE pattern for EUIs (D9, D17).
 
     The EUI pattern is None when the text, without `:` and `-`, could not be part of an
-    EUI, so that branch costs nothing.
+    EUI, so that branch costs nothing. A text over SEARCH_MAX_LENGTH is a 400.
     """
     if search is None or search == "":
         return None, None
+    if len(search) > SEARCH_MAX_LENGTH:
+        raise invalid_parameter("search", f"must be at most {SEARCH_MAX_LENGTH} characters")
     escaped = search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     compact = search.replace(":", "").replace("-", "").lower()
     eui = None

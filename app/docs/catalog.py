@@ -12,6 +12,8 @@ from typing import Any
 
 from app.core.enums import DeviceStatus
 from app.core.errors import ErrorCode
+from app.devices.filters import SEARCH_MAX_LENGTH
+from app.members.service import EMAIL_PATTERN, MAX_EMAIL, WHITE_SPACE
 
 # Every error code the API answers, with its status and a message it really sends.
 ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
@@ -259,12 +261,31 @@ ID_OR_EUI = {
 }
 ID_OR_NONE = {"type": "string", "anyOf": [{"format": "uuid"}, {"enum": ["none"]}]}
 BOOLEAN_TEXT = {"type": "string", "enum": ["true", "false"]}
-RELATIVE_TIME = r"^now([+-]P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+S)?)?)?$"
+
+
+def _one_or_more(parts: list[str]) -> str:
+    """A pattern of `parts` in their order, each optional, at least one present."""
+    starts = [
+        part + "".join(f"({later})?" for later in parts[i + 1 :]) for i, part in enumerate(parts)
+    ]
+    return "(" + "|".join(starts) + ")"
+
+
+# An ISO 8601 duration with at least one component (`P` and `PT` alone are none). The
+# digits are bounded so that `now` minus or plus the longest such duration (about 1,700
+# years) stays within the years 1 to 9999 a timestamp can hold.
+_DATE_PART = _one_or_more([r"\d{1,3}Y", r"\d{1,3}M", r"\d{1,4}W", r"\d{1,5}D"])
+_TIME_PART = "T" + _one_or_more([r"\d{1,6}H", r"\d{1,7}M", r"\d{1,9}S"])
+DURATION = f"P({_DATE_PART}({_TIME_PART})?|{_TIME_PART})"
+RELATIVE_TIME = f"^now([+-]{DURATION})?$"
 TIMESTAMP = {
     "type": "string",
     "anyOf": [{"format": "date-time"}, {"pattern": RELATIVE_TIME}],
 }
-RESOLUTION_PATTERN = r"^(raw|hourly|daily|P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+S)?)?)$"
+RESOLUTION_PATTERN = f"^(raw|hourly|daily|{DURATION})$"
+
+# One name of a comma-separated list: not empty once white space is trimmed, and no NUL.
+_LISTED = f"[^,\\x00]*[^,\\x00{WHITE_SPACE}][^,\\x00]*"
 
 # Schemas of query and path parameters by name (the handlers take text and parse it
 # themselves, so that errors come in the order of D3 and name the parameter).
@@ -286,7 +307,7 @@ PARAM_SCHEMAS: dict[str, dict[str, Any]] = {
     "status": {"type": "string", "enum": [*(status.value for status in DeviceStatus), "all"]},
     "online": BOOLEAN_TEXT,
     "includeDescendants": BOOLEAN_TEXT,
-    "search": {"type": "string", "maxLength": 200},
+    "search": {"type": "string", "maxLength": SEARCH_MAX_LENGTH},
     "field": {"type": "string", "minLength": 1, "examples": ["temperature", "signal_quality"]},
     "from": {**TIMESTAMP, "examples": ["now-P1D", "2026-11-22T00:00:00Z"]},
     "to": {**TIMESTAMP, "examples": ["now", "2026-11-23T00:00:00Z"]},
@@ -305,16 +326,70 @@ PARAM_SCHEMAS: dict[str, dict[str, Any]] = {
         "type": "string",
         "examples": ["up", "status", "join", "location"],
     },
-    "fields": {"type": "string", "examples": ["temperature,humidity", "signal_quality"]},
+    "fields": {
+        "type": "string",
+        "pattern": f"^{_LISTED}(,{_LISTED})*$",
+        "examples": ["temperature,humidity", "signal_quality"],
+    },
     "format": {"type": "string", "enum": ["csv", "ndjson", "parquet"], "default": "csv"},
     "layout": {"type": "string", "enum": ["wide", "long"], "default": "wide"},
-    "tz": {"type": "string", "examples": ["Europe/Berlin", "Asia/Kolkata"]},
+    "tz": {
+        "type": "string",
+        "pattern": "^[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+)*$",
+        "examples": ["Europe/Berlin", "Asia/Kolkata"],
+    },
     "queue_item_id": {**UUID, "examples": ["b927f775-cefd-4d48-b0bb-4f1e1f1dbd20"]},
 }
+# A string the service takes holds no NUL character (PostgreSQL text cannot): D5's 400.
+NO_NUL = "^[^\\x00]*$"
+
+# Rules of body fields, by name, added to their schemas where a body declares them.
+BODY_FIELDS: dict[str, dict[str, Any]] = {
+    # Surrounding white space is trimmed before the check (app/members/service.py).
+    "email": {
+        "pattern": f"^[{WHITE_SPACE}]*{EMAIL_PATTERN}[{WHITE_SPACE}]*$",
+        "maxLength": MAX_EMAIL,
+        "allOf": [{"pattern": NO_NUL}],
+    },
+}
+
 REQUIRED_PARAMS = {
     "getDeviceHistory": ("field", "from", "to"),
     "exportDeviceTelemetry": ("from", "to"),
     "exportFleetTelemetry": ("from", "to"),
-    "ingestChirpStack": ("event",),
+}
+
+# What the service does with a parameter that its JSON Schema cannot state (rules tying
+# two parameters together, or a value to the tenant's data): each is added to the
+# parameter's description. tests/integration/schemathesis_hooks.py accepts exactly these
+# 400s for requests the schemas allow.
+_TO_AFTER_FROM = "Must be later than `from`, else 400 `invalid_parameter`."
+# The names of the tz database the server has (app/history/zones.py).
+_KNOWN_ZONE = "A name the tz database does not have is 400 `invalid_parameter`."
+PARAM_RULES: dict[str, dict[str, str]] = {
+    "getDeviceHistory": {
+        "to": _TO_AFTER_FROM,
+        "resolution": "A duration is PT1S to P100Y, in years and months or in weeks, days "
+        "and time, not both; with `from` and `to` it makes at most 10,000 buckets. Else 400 "
+        "`invalid_parameter`.",
+        "agg": "Only with a bucketed `resolution`: with `raw` (the default) any `agg` is 400 "
+        "`invalid_parameter`.",
+        "field": "A field the device's profile does not have is 400 `invalid_parameter`.",
+        "tz": _KNOWN_ZONE,
+    },
+    "exportDeviceTelemetry": {
+        "to": _TO_AFTER_FROM,
+        "fields": "A field the device's profile does not have is 400 `invalid_parameter`.",
+        "tz": _KNOWN_ZONE,
+    },
+    "exportFleetTelemetry": {
+        "to": _TO_AFTER_FROM,
+        "fields": "A field no selected device's profile has is 400 `invalid_parameter`.",
+        "tz": _KNOWN_ZONE,
+    },
+    "ingestChirpStack": {
+        "event": "Absent, or a type the service does not read: ignored (204). The body is "
+        "ChirpStack's event of this type; one that is not is 400 `invalid_body`.",
+    },
 }
 HISTORY_SITE = {"type": "string", "format": "uuid"}

@@ -20,9 +20,11 @@ from typing import Any
 from litestar import Litestar
 from litestar.routes import HTTPRoute
 
+from app.core.body import inline_schema
 from app.core.errors import ErrorCode
 from app.docs import catalog
 from app.docs.examples import BODY_EXAMPLES, RESPONSE_EXAMPLES
+from app.tts.structs import ApplicationUp
 
 ENVELOPE = {"$ref": "#/components/schemas/ErrorEnvelope"}
 _GENERIC = re.compile(r"^(Single|Listing)_(.+)_$")
@@ -37,6 +39,32 @@ INGEST_OPERATIONS = {
     "on `event` (ChirpStack's own documentation). Up to 64 KiB.",
     "ingestTheThingsStack": "A The Things Stack webhook message (JSON): an uplink, a "
     "join-accept or a solved location, by `end_device_ids.dev_eui`. Up to 64 KiB.",
+}
+
+
+def _timestamps(node: Any, names: frozenset[str]) -> Any:
+    """`node` with the string schemas of the properties `names` given the `date-time`
+    format: msgspec writes a datetime as a bare string, but its decoder takes RFC 3339
+    only."""
+    if isinstance(node, dict):
+        for name, prop in node.get("properties", {}).items():
+            if name in names:
+                for alternative in prop.get("anyOf", [prop]):
+                    if alternative.get("type") == "string":
+                        alternative["format"] = "date-time"
+        for value in node.values():
+            _timestamps(value, names)
+    elif isinstance(node, list):
+        for value in node:
+            _timestamps(value, names)
+    return node
+
+
+# The Things Stack's message as the service reads it (app/tts/structs.py). A ChirpStack
+# body's shape depends on the `event` parameter, which a JSON Schema cannot follow.
+INGEST_SCHEMAS: dict[str, dict[str, Any]] = {
+    "ingestChirpStack": {"type": "object"},
+    "ingestTheThingsStack": _timestamps(inline_schema(ApplicationUp), frozenset({"received_at"})),
 }
 EXPORT_OPERATIONS = {"exportDeviceTelemetry", "exportFleetTelemetry"}
 PUBLIC_OPERATIONS = {"getHealth", "getIndex", "getApiIndex", "getOpenApiDocument", "getDocs"}
@@ -248,8 +276,25 @@ def _error_responses(codes: list[ErrorCode], public: bool) -> dict[str, Any]:
     return responses
 
 
+# A string schema with one of these allows no NUL already (a format, a pattern, a list).
+_CONSTRAINED = {"pattern", "format", "enum", "anyOf", "oneOf"}
+
+
+def _refuse_nul(node: Any) -> None:
+    """Adds catalog.NO_NUL to every free-text string schema under `node`."""
+    if isinstance(node, dict):
+        if node.get("type") == "string" and not _CONSTRAINED & node.keys():
+            node["pattern"] = catalog.NO_NUL
+        for value in node.values():
+            _refuse_nul(value)
+    elif isinstance(node, list):
+        for value in node:
+            _refuse_nul(value)
+
+
 def _complete_parameters(operation: dict[str, Any]) -> None:
     required = catalog.REQUIRED_PARAMS.get(operation["operationId"], ())
+    rules = catalog.PARAM_RULES.get(operation["operationId"], {})
     for parameter in operation.get("parameters", []):
         name = parameter["name"]
         schema = catalog.PARAM_SCHEMAS.get(name)
@@ -260,6 +305,11 @@ def _complete_parameters(operation: dict[str, Any]) -> None:
             parameter["schema"] = {**copy.deepcopy(schema), **kept}
         if not parameter.get("description"):
             parameter["description"] = catalog.PARAM_DOCS.get(name, "")
+        if name in rules:
+            parameter["description"] = f"{parameter['description']} {rules[name]}".strip()
+        # The ingest routes ignore an event type they do not read, whatever its characters.
+        if parameter["in"] == "query" and operation["operationId"] not in INGEST_OPERATIONS:
+            _refuse_nul(parameter["schema"])
         if name in required:
             parameter["required"] = True
         for noise in ("deprecated", "allowEmptyValue", "allowReserved"):
@@ -314,7 +364,9 @@ def _ingest(operation: dict[str, Any]) -> None:
     operation["requestBody"] = {
         "required": True,
         "description": INGEST_OPERATIONS[operation["operationId"]],
-        "content": {"application/json": {"schema": {"type": "object"}}},
+        "content": {
+            "application/json": {"schema": copy.deepcopy(INGEST_SCHEMAS[operation["operationId"]])}
+        },
     }
     codes = [
         ErrorCode.URI_TOO_LONG,
@@ -383,6 +435,36 @@ def _export(operation: dict[str, Any]) -> None:
         ok["content"][media]["example"] = example
 
 
+def _body_rules(body: dict[str, Any]) -> None:
+    """NUL refused in every string of a JSON body, stated in its schema where a string is
+    declared and in its description for the members a client may add (they are ignored,
+    but their strings are checked too); the body fields' own rules (catalog.BODY_FIELDS)."""
+    schema = body["content"]["application/json"]["schema"]
+    for name, rule in catalog.BODY_FIELDS.items():
+        declared = schema.get("properties", {}).get(name)
+        if declared is not None:
+            declared.update(copy.deepcopy(rule))
+    _refuse_nul(schema)
+    body["description"] = (
+        f"{body.get('description', '')} No string in the body, in a member the service "
+        "ignores too, may hold a NUL character (`\\u0000`), and an integer is written "
+        "without a fraction (`60`, not `60.0`): else 400 `invalid_body`."
+    ).strip()
+
+
+def _template_reference(media: dict[str, Any]) -> None:
+    """A downlink body names its template by `key` or `templateId` (both is fine when they
+    name the same template), not null; an id that is no UUID names no template."""
+    schema = media["schema"]
+    schema["anyOf"] = [
+        {"required": [name], "properties": {name: {"type": "string"}}}
+        for name in ("key", "templateId")
+    ]
+    for alternative in schema["properties"]["templateId"]["anyOf"]:
+        if alternative.get("type") == "string":
+            alternative["format"] = "uuid"
+
+
 def _success_examples(operation: dict[str, Any]) -> None:
     example = RESPONSE_EXAMPLES.get(operation["operationId"])
     if example is None or operation["operationId"] in EXPORT_OPERATIONS:
@@ -441,9 +523,9 @@ def complete(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
             if operation_id in EXPORT_OPERATIONS:
                 _export(operation)
             if operation_id in ("sendDownlink", "executeMulticastGroup"):
-                schema = operation["requestBody"]["content"]["application/json"]["schema"]
-                # Exactly one of the two (both is fine when they name the same template).
-                schema["anyOf"] = [{"required": ["key"]}, {"required": ["templateId"]}]
+                _template_reference(operation["requestBody"]["content"]["application/json"])
+            if "requestBody" in operation:
+                _body_rules(operation["requestBody"])
             if operation_id == "getHealth":
                 ok = operation["responses"]["200"]
                 operation["responses"]["503"] = {

@@ -24,7 +24,12 @@ from app.members.passwords import hash_password, password_problem
 from app.members.structs import AddedMember, AddMember, RemovedMember
 
 ADMIN = Role.SUBACCOUNT_ADMIN
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
+# Python's white space (what `str.strip` removes and `\s` matches), spelled out so that the
+# OpenAPI document's patterns mean the same to an ECMA-262 regex engine, whose `\s` differs.
+WHITE_SPACE = "".join(f"\\u{code:04x}" for code in range(0x10000) if chr(code).isspace())
+# What an email address must look like (after trimming), also stated in the OpenAPI document.
+EMAIL_PATTERN = f"[^@{WHITE_SPACE}]+@[^@{WHITE_SPACE}]+"
+_EMAIL = re.compile(f"^{EMAIL_PATTERN}$")
 MAX_EMAIL = 320
 
 

@@ -1,15 +1,20 @@
-"""The OpenAPI document against the live service: schemathesis (issue 12).
+"""The OpenAPI document against the live service: schemathesis (issues 12 and 23).
 
 The demo world (demo/world.py) is loaded, with its rate tiers raised so the run measures
 conformance rather than the limiter, and `telemetry serve --workers 2` is started as users
 start it. Schemathesis then reads the served /api/v1/openapi.json and sends generated
 requests to every operation, once with the demo partner key and once with a sub-account
-key, failing on any 5xx and on any answer the document does not describe: an undocumented
-status code, content type or header, or a body that does not match its schema.
+key (and the ingest routes with their integration tokens), with every check it has: no
+5xx; no answer the document does not describe (status code, content type, header, body
+schema, `Allow`); schema-valid requests accepted and schema-invalid ones refused; missing
+required headers, unsupported methods and ignored credentials refused. The refusals the
+document states only in words, because no JSON Schema can (a rule across parameters or on
+the tenant's data), are accepted by schemathesis_hooks.py, by their exact messages.
 
 The run is bounded: a fixed seed, the examples, coverage and fuzzing phases with at most
-`MAX_EXAMPLES` generated cases per operation in fuzzing, and a wall-clock timeout on the
-whole command (about a minute and a half on a 2-core machine for all three runs).
+`MAX_EXAMPLES` generated cases per operation in fuzzing, and a wall-clock timeout on each
+command. About 2,700 generated cases per key; the four runs took 3.5 to 5.5 minutes on a
+2-core machine at a load average of 15 to 17 (the CPU time is under a minute).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import pytest
 from tests.conftest import LiveServer, serving
 
 MAX_EXAMPLES = 30
+HOOKS = Path(__file__).with_name("schemathesis_hooks.py")
 SEED = 20261123
 TIMEOUT_SECONDS = 240
 TTS_TOKEN = "schemathesis-tts-token-000000000000000"
@@ -36,15 +42,6 @@ INGEST = (
     "ingestChirpStack",
     "--exclude-operation-id",
     "ingestTheThingsStack",
-)
-CHECKS = ",".join(
-    [
-        "not_a_server_error",
-        "status_code_conformance",
-        "content_type_conformance",
-        "response_headers_conformance",
-        "response_schema_conformance",
-    ]
 )
 
 
@@ -92,8 +89,14 @@ def _schemathesis(
         f"{server.base_url}/api/v1/openapi.json",
         "--url",
         server.base_url,
+        # Every check, schemathesis's own and the hooks'. Two of its own run inside the
+        # hooks' wrappers, which let through only what the document states in words
+        # because no JSON Schema can (schemathesis_hooks.py): the 400s of rules across
+        # parameters or on the tenant's data, and the 204 of an ignored ChirpStack event.
         "--checks",
-        CHECKS,
+        "all",
+        "--exclude-checks",
+        "positive_data_acceptance,negative_data_rejection",
         # The stateful phase (chains of calls through inferred links) doubles the run's
         # time on this 2-core machine for little more coverage of the document.
         "--phases",
@@ -120,7 +123,8 @@ def _schemathesis(
         str(report),
         *options,
     ]
-    env = {**os.environ, "SCHEMATHESIS_HOOKS": ""}
+    root = str(Path(__file__).parents[2])
+    env = {**os.environ, "SCHEMATHESIS_HOOKS": str(HOOKS), "PYTHONPATH": root}
     # In a scratch directory: schemathesis keeps a cache of its own where it runs.
     return subprocess.run(
         command,
