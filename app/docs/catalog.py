@@ -366,24 +366,34 @@ REQUIRED_PARAMS = {
 _TO_AFTER_FROM = "Must be later than `from`, else 400 `invalid_parameter`."
 # The names of the tz database the server has (app/history/zones.py).
 _KNOWN_ZONE = "A name the tz database does not have is 400 `invalid_parameter`."
+_RESOLUTION_RULE = (
+    "A duration is PT1S to P100Y, in years and months or in weeks, days and time, not "
+    "both; with `from` and `to` it makes at most 10,000 buckets. Else 400 "
+    "`invalid_parameter`."
+)
+_AGG_BUCKETED = (
+    "Only with a bucketed `resolution`: with `raw` (the default) any `agg` is 400 "
+    "`invalid_parameter`."
+)
 PARAM_RULES: dict[str, dict[str, str]] = {
     "getDeviceHistory": {
         "to": _TO_AFTER_FROM,
-        "resolution": "A duration is PT1S to P100Y, in years and months or in weeks, days "
-        "and time, not both; with `from` and `to` it makes at most 10,000 buckets. Else 400 "
-        "`invalid_parameter`.",
-        "agg": "Only with a bucketed `resolution`: with `raw` (the default) any `agg` is 400 "
-        "`invalid_parameter`.",
+        "resolution": _RESOLUTION_RULE,
+        "agg": _AGG_BUCKETED,
         "field": "A field the device's profile does not have is 400 `invalid_parameter`.",
         "tz": _KNOWN_ZONE,
     },
     "exportDeviceTelemetry": {
         "to": _TO_AFTER_FROM,
+        "resolution": _RESOLUTION_RULE,
+        "agg": _AGG_BUCKETED,
         "fields": "A field the device's profile does not have is 400 `invalid_parameter`.",
         "tz": _KNOWN_ZONE,
     },
     "exportFleetTelemetry": {
         "to": _TO_AFTER_FROM,
+        "resolution": _RESOLUTION_RULE,
+        "agg": _AGG_BUCKETED,
         "fields": "A field no selected device's profile has is 400 `invalid_parameter`.",
         "tz": _KNOWN_ZONE,
     },

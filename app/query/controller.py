@@ -15,6 +15,7 @@ from app.auth.principal import Principal
 from app.core.enums import Scope
 from app.core.errors import error_responses
 from app.core.routing import reader
+from app.docs.catalog import PARAM_SCHEMAS
 from app.query.service import answer
 from app.query.structs import QueryBody, QueryPage
 
@@ -35,6 +36,13 @@ only, at most 1,000), raw or bucketed, with one or more aggregates per field.
   `cursor` (only `limit` may change). Following the cursors returns every point exactly
   once, even while readings arrive and while weeks are packed. A cursor is bound to its
   key and query and valid for an hour; anything else is 400 `invalid_cursor`.
+- Rules that tie members together or depend on the devices (each 400 `invalid_body`):
+  `devices` gives `ids` or filters, not both, and its filters follow `GET /devices`'
+  rules; `fields` lists each field once and names fields a selected device has; `agg`
+  only with a bucketed `resolution`, an object names every field of `fields` and only
+  them, and a string or boolean field takes `count` or `last`; `from` before `to`; `tz`
+  a zone of the server's tz database; `fill`, `fillMaxGap`, `maxPoints` and `downsample`
+  as `GET /devices/{id}/history` says.
 - Errors in the body are 400 `invalid_body` naming the field, unknown keys included;
   at most 1,000 devices, 20 fields and 20,000 series per query, and 10,000 buckets per
   series. Ranges are clamped by retention as on `/history` (entirely outside: 403
@@ -62,6 +70,11 @@ def query_body_operation() -> type[Operation]:
     document = msgspec.json.schema(QueryBody)
     schema = _resolved(document, document.get("$defs", {}))
     schema.pop("$defs", None)
+    # The members /history also takes as query parameters have the same forms, stated once
+    # in the document's parameter schemas.
+    for name in ("from", "to", "resolution", "tz"):
+        stated = {key: value for key, value in PARAM_SCHEMAS[name].items() if key != "default"}
+        schema["properties"][name] = {**schema["properties"][name], **stated}
     body = RequestBody(
         content={"application/json": OpenAPIMediaType(schema=cast(Any, schema))},
         description="The query (analytics.md section 2).",

@@ -9,6 +9,7 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
+from app.history.service import AGGS
 from app.history.structs import HistoryPoint
 
 MAX_DEVICES = 1_000
@@ -37,13 +38,22 @@ class DeviceSelection(msgspec.Struct, rename="camel", forbid_unknown_fields=True
     search: str | None = None
 
 
-AggList = list[str]
+# An aggregate's name, as /history's `agg` takes it: the document states the set, so a
+# generated client (and schemathesis) knows it.
+AggName = Annotated[str, Meta(pattern="^(" + "|".join(AGGS) + ")$")]
+AggList = list[AggName]
 
 
 class QueryBody(msgspec.Struct, rename="camel", forbid_unknown_fields=True, kw_only=True):
     devices: DeviceSelection
+    # The bounds are stated in the document only: the service checks them itself, so that
+    # its messages name the bound (app/query/service.py).
     fields: Annotated[
-        list[str], Meta(description="Field identifiers or `signal_quality`, at most 20.")
+        list[Annotated[str, Meta(extra_json_schema={"minLength": 1})]],
+        Meta(
+            description="Field identifiers or `signal_quality`, each once, at most 20.",
+            extra_json_schema={"minItems": 1, "maxItems": MAX_FIELDS, "uniqueItems": True},
+        ),
     ]
     from_: Annotated[
         str,
@@ -58,7 +68,7 @@ class QueryBody(msgspec.Struct, rename="camel", forbid_unknown_fields=True, kw_o
     ) = None
     agg: (
         Annotated[
-            str | dict[str, str | AggList],
+            AggName | dict[str, AggName | AggList],
             Meta(
                 description="Bucketed only: one aggregate for every field, or per field an "
                 "aggregate or a list of them (avg, min, max, sum, count, last; default avg)."

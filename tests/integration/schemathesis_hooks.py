@@ -36,6 +36,7 @@ from app.telemetry.chirpstack import DECODERS
 READ_EVENTS = frozenset(DECODERS) | frozenset(DOWNLINK_EVENTS)
 
 _TO_AFTER_FROM = r"from: must be before to"
+_AGG_BUCKETED = r"agg: applies to bucketed resolutions only, not raw"
 _KNOWN_ZONE = r"tz: must be an IANA time zone name such as Europe/Berlin"
 _PROFILE_FIELD = r"field: '.*' is not a field of the device's profile; valid identifiers: .*"
 _EXPORT_FIELD = r"fields: '.*' is not a field of the devices"
@@ -67,13 +68,44 @@ DOCUMENTED_REFUSALS: dict[str, re.Pattern[str]] = {
     for label, messages in {
         "GET /api/v1/devices/{device_ref}/history": (
             _TO_AFTER_FROM,
-            r"agg: applies to bucketed resolutions only, not raw",
+            _AGG_BUCKETED,
             _RESOLUTION,
             _PROFILE_FIELD,
             _KNOWN_ZONE,
         ),
-        "GET /api/v1/devices/{device_ref}/export": (_TO_AFTER_FROM, _EXPORT_FIELD, _KNOWN_ZONE),
-        "GET /api/v1/export": (_TO_AFTER_FROM, _EXPORT_FIELD, _KNOWN_ZONE),
+        "GET /api/v1/devices/{device_ref}/export": (
+            _TO_AFTER_FROM,
+            _AGG_BUCKETED,
+            _RESOLUTION,
+            _EXPORT_FIELD,
+            _KNOWN_ZONE,
+        ),
+        "GET /api/v1/export": (
+            _TO_AFTER_FROM,
+            _AGG_BUCKETED,
+            _RESOLUTION,
+            _EXPORT_FIELD,
+            _KNOWN_ZONE,
+        ),
+        # The rules the query's description states that tie members of its body together
+        # or depend on the selected devices (app/query/controller.py QUERY_DESCRIPTION).
+        "POST /api/v1/query": (
+            _TO_AFTER_FROM,
+            _AGG_BUCKETED,
+            _RESOLUTION,
+            _KNOWN_ZONE,
+            r"devices: give ids or filters, not both \(ids and [A-Za-z]+\)",
+            r"devices: the filters select more than 1,000 devices per query",
+            r"devices\.[A-Za-z]+: .*",
+            r"fields: lists '.*' more than once",
+            r"fields: '.*' is not a field of any selected device",
+            r"fields: the query holds more than 20,000 series .*",
+            r"agg\.[A-Za-z0-9_]+: .*",
+            r"agg: '.*' is a [a-z]+ field of a device: count or last only",
+            r"(fill|fillMaxGap|maxPoints|downsample): .*",
+            # A cursor is one the service gave for this key and query, not any string.
+            r"cursor: .*",
+        ),
         "POST /api/v1/devices/{device_id}/downlinks": (_TEMPLATE, _TEMPLATE_FIELD),
         # A group whose members have no template of this key or id at all.
         "POST /api/v1/multicast-groups/{group_id}/execute": (_TEMPLATE, _TEMPLATE_FIELD),
