@@ -202,6 +202,43 @@ async def test_a_large_budget_burst_is_counted_exactly_across_two_workers(
         assert await settled_day_count(pool, key.id, 300) == 300
 
 
+async def test_a_lease_being_granted_is_not_forgotten(
+    live_server: LiveServer, pool: asyncpg.Pool
+) -> None:
+    """The flush loop forgot a lease with no permits left whose second was long past
+    without looking at its lock, such as a new key's lease while its first grant was in
+    flight: the requests already waiting on it leased into the forgotten object, whose
+    unused permits were never given back (the burst test counted 306 for 300 once)."""
+    _, key = await partner_key(pool, tier={"perMinute": 1_000_000, "perDay": 10_000_000})
+    limits = httpx.Limits(max_connections=64)
+    async with (
+        httpx.AsyncClient(base_url=live_server.base_url, timeout=30, limits=limits) as http,
+        pool.acquire() as connection,
+    ):
+
+        def burst() -> list[asyncio.Task[httpx.Response]]:
+            me = "/api/v1/me"
+            return [asyncio.create_task(http.get(me, headers=bearer(key))) for _ in range(20)]
+
+        # The key's usage row, locked here: each worker's first grant waits for it, in
+        # flight across two runs of the flush loop.
+        transaction = connection.transaction()
+        await transaction.start()
+        await connection.execute(
+            "INSERT INTO api_key_usage (key_id) VALUES ($1) ON CONFLICT (key_id)"
+            " DO UPDATE SET day_count = api_key_usage.day_count",
+            uuid.UUID(key.id),
+        )
+        first = burst()
+        await asyncio.sleep(2.5)
+        then = burst()
+        await asyncio.sleep(0.3)
+        await transaction.commit()
+        responses = await asyncio.gather(*first, *then)
+    assert [r.status_code for r in responses] == [200] * 40, responses[0].text
+    assert await settled_day_count(pool, key.id, 40) == 40
+
+
 async def test_cli_revocation_is_seen_by_the_next_request_on_both_workers(
     live_server: LiveServer, migrated: str, pool: asyncpg.Pool
 ) -> None:
