@@ -248,9 +248,11 @@ BEGIN
                 wait := head + i - 1 - t + spent_by[i] / 1000.0;
                 EXIT WHEN v_window - freed < p_per_minute;
             END LOOP;
+            -- To the millisecond the spending times are kept in (a single permit's time
+            -- is rounded up to it, so a refusal at the same moment may see 60.001 s).
             outcome := 'rate_limited';
-            retry_after := LEAST(GREATEST(ceil(wait)::integer, 1), 60);
-            hold_ms := LEAST(GREATEST(ceil((wait - 60) * 1000)::integer, 0), 1000);
+            retry_after := LEAST(GREATEST(ceil(wait - 0.001)::integer, 1), 60);
+            hold_ms := LEAST(GREATEST(ceil((wait - 60.001) * 1000)::integer, 0), 1000);
         ELSE
             outcome := 'quota_exceeded';
             retry_after := GREATEST(ceil(extract(epoch FROM
