@@ -6,11 +6,13 @@ Without it every request wrote its key's usage row under a row lock. With it:
   schema/definitions/015-auth-cache.sql, at commit of any change to a key, partner or
   sub-account);
 - permits of the per-minute limit and the daily quota are leased from the usage row
-  (`api_lease`) and spent locally within the second they were granted for. Unused ones go
-  back on the key's next lease or by the flush loop about once a second, so the counts
-  stay exact: at most N in any 60-second window, every served request counted, a 429 not.
-  While a key's budget left is small a lease holds one permit, so small limits are
-  decided request by request exactly as before.
+  (`api_lease`, by the database's clock) and spent locally until the end of the second
+  they were granted in; the database counts them as spent at that end, so each frees its
+  slot no sooner than 60 s after it was spent. Unused ones go back on the key's next lease
+  or by the flush loop about once a second, so the counts stay exact: at most N in any
+  60-second window, every served request counted, a 429 not. While a key's budget left is
+  small a lease holds one permit, so small limits are decided request by request, each
+  at the moment the database grants it.
 
 The cache is used only while the worker's listening connection (app/core/listener.py)
 is up; when it drops, the cache is flushed and every request runs `api_authenticate`
@@ -42,6 +44,8 @@ LEASE = QUERIES["auth.lease"]
 CHANNEL = "auth_changed"
 MAX_LEASE = 64
 FLUSH_EVERY_S = 1.0
+# A lease nobody used for this long (and holding no permits) is forgotten.
+IDLE_S = 120.0
 log = logging.getLogger(__name__)
 
 
@@ -53,27 +57,45 @@ class KeyInfo(msgspec.Struct, frozen=True):
 
 
 class Lease:
-    """The permits of one key this worker holds for one second."""
+    """The permits of one key this worker holds until the end of one second."""
 
-    __slots__ = ("base", "demand", "key_id", "last_demand", "left", "lock", "second", "used")
+    __slots__ = (
+        "base",
+        "deadline",
+        "demand",
+        "key_id",
+        "last_demand",
+        "left",
+        "lock",
+        "second",
+        "touched",
+        "used",
+    )
 
     def __init__(self, key_id: uuid.UUID) -> None:
         self.key_id = key_id
-        self.second = 0  # the second the permits were granted for
+        self.second = 0  # the database's second the permits were granted in
+        # Monotonic time until which they may be spent: the end of that second, counted
+        # from before the lease was asked for, so never later than the database's end.
+        self.deadline = 0.0
         self.left = 0  # unused permits of that second
         self.base = 0  # window sum before the grant
         self.used = 0  # permits spent since the grant
         self.demand = 0  # requests of this key seen in `second`
         self.last_demand = 0
+        self.touched = time.monotonic()  # the last request that used the lease
         self.lock = asyncio.Lock()
 
 
 class Limited(Exception):
-    def __init__(self, outcome: str, limit: int, remaining: int, retry_after: int) -> None:
+    def __init__(
+        self, outcome: str, limit: int, remaining: int, retry_after: int, hold_s: float
+    ) -> None:
         self.outcome = outcome
         self.limit = limit
         self.remaining = remaining
         self.retry_after = retry_after
+        self.hold_s = hold_s  # how long to hold the answer so that Retry-After is exact
 
 
 class AuthCache:
@@ -142,25 +164,30 @@ class AuthCache:
             self.keys[key_hash] = info
         return info
 
-    async def permit(self, info: KeyInfo, clock: float) -> int:
+    async def permit(self, info: KeyInfo) -> int:
         """Spends one permit of the key; returns X-RateLimit-Remaining or raises Limited."""
         limit = info.principal.rate_limit
         key_id = info.principal.key_id
         lease = self.leases.get(key_id)
         if lease is None:
             lease = self.leases[key_id] = Lease(key_id)
-        now = int(clock)
-        if lease.second == now and lease.left > 0:
+        clock = time.monotonic()
+        # Marks the lease as in use before any wait, so the flush loop does not forget it
+        # (a forgotten lease that was still being granted kept its permits unreturned).
+        lease.touched = clock
+        if lease.left > 0 and clock < lease.deadline:
             return self._spend(lease, limit)
         async with lease.lock:
-            now = int(time.time())
-            if lease.second == now and lease.left > 0:
+            asked = time.monotonic()
+            if lease.left > 0 and asked < lease.deadline:
                 return self._spend(lease, limit)
-            if lease.second == now:
+            if asked < lease.deadline:
+                # Still the lease's second, its permits all spent: ask for what it needed.
                 lease.demand += 1
                 want = max(lease.demand, lease.last_demand)
             else:
-                lease.last_demand = lease.demand if lease.second == now - 1 else 0
+                follows = asked < lease.deadline + 1.0
+                lease.last_demand = lease.demand if follows else 0
                 lease.demand = 1
                 want = max(1, lease.last_demand)
             returned_second, returned = lease.second, lease.left
@@ -168,7 +195,6 @@ class AuthCache:
             row = await self.pool.fetchrow(
                 LEASE,
                 key_id,
-                now,
                 min(want, MAX_LEASE),
                 returned_second,
                 returned,
@@ -177,13 +203,18 @@ class AuthCache:
                 self.share,
                 self.exact_below,
             )
-            lease.second = now
+            lease.second = row["second"]
+            lease.deadline = asked + row["valid_ms"] / 1000
             lease.base = row["in_window"]
             lease.used = 0
             lease.left = row["granted"]
             if lease.left == 0:
                 raise Limited(
-                    row["outcome"], limit, max(limit - row["in_window"], 0), row["retry_after"]
+                    row["outcome"],
+                    limit,
+                    max(limit - row["in_window"], 0),
+                    row["retry_after"],
+                    row["hold_ms"] / 1000,
                 )
             lease.left -= 1
             lease.used = 1
@@ -211,8 +242,12 @@ class AuthCache:
         if info.expires_at <= clock:
             raise unauthorized("key_expired")
         try:
-            remaining = await self.permit(info, clock)
+            remaining = await self.permit(info)
         except Limited as limited:
+            if limited.hold_s > 0:
+                # A whole window was granted within this second: its slots free just over
+                # 60 s from now, so the answer waits (under a second) to say 60 truly.
+                await asyncio.sleep(limited.hold_s)
             raise limited_error(
                 limited.outcome, limited.limit, limited.remaining, limited.retry_after
             ) from None
@@ -222,11 +257,15 @@ class AuthCache:
 
     async def flush(self, final: bool = False) -> None:
         """Gives back the unused permits of past seconds (all of them when `final`)."""
-        now = int(time.time())
         for lease in list(self.leases.values()):
-            if lease.left <= 0 or (lease.second >= now and not final) or lease.lock.locked():
-                if lease.left <= 0 and lease.second < now - 120:
+            now = time.monotonic()
+            if lease.lock.locked():
+                continue  # being leased: that call gives back what is left
+            if lease.left <= 0:
+                if lease.touched < now - IDLE_S:
                     self.leases.pop(lease.key_id, None)
+                continue
+            if lease.deadline > now and not final:
                 continue
             async with lease.lock:
                 returned_second, returned = lease.second, lease.left
@@ -235,9 +274,10 @@ class AuthCache:
                 lease.left = 0
                 try:
                     await self.pool.execute(
-                        LEASE, lease.key_id, now, 0, returned_second, returned, 1, 1, 1, 1
+                        LEASE, lease.key_id, 0, returned_second, returned, 1, 1, 1, 1
                     )
                 except (asyncpg.PostgresError, OSError) as error:
+                    # Kept as spent: a count too high only under-serves the key.
                     log.warning("auth cache: could not give back %d permits: %s", returned, error)
 
     async def run(self) -> None:

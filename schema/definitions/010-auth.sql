@@ -60,10 +60,13 @@ BEGIN
         RETURN;
     END IF;
 
-    -- The one sliding window and daily quota (api_lease), asked for one permit.
+    -- The one sliding window and daily quota (api_lease), asked for one permit at p_now.
+    -- Its hold_ms (a refusal to be held so that Retry-After 60 is exact) is not kept: it
+    -- is non-zero only when the key caches of other workers were granted a whole window
+    -- in blocks within the current second, and a statement holding the usage row's lock
+    -- must not sleep; the answer then says 60 for a wait of up to 61 s.
     SELECT * INTO lease
-      FROM api_lease(k.key_id, floor(extract(epoch FROM p_now))::bigint, 1, 0, 0,
-                     k.per_minute, k.per_day);
+      FROM api_lease(k.key_id, extract(epoch FROM p_now), 1, 0, 0, k.per_minute, k.per_day);
     IF lease.outcome = 'rate_limited' THEN
         RETURN QUERY SELECT 'rate_limited'::text, k.key_id, k.partner_id, k.sub_account_id, k.scopes,
             k.api_write, k.retention_days, k.networks_enabled, k.multi_site_enabled, k.per_minute, 0,

@@ -67,41 +67,64 @@ $$;
 
 -- The per-minute sliding window and the daily quota of a key (D4), in one place: every
 -- request's permit comes from here, leased by a worker's key cache (app/auth/cache.py) or
--- asked for one at a time by api_authenticate. In one statement under the usage row's lock:
+-- asked for one at a time by api_authenticate. In one statement under the usage row's lock,
+-- at time `p_at` (epoch seconds; NULL: the database's clock, which the key cache uses so
+-- that the instances' clocks do not matter):
 -- 1. gives back `p_return_count` unused permits of the earlier second `p_return_second`
 --    (its bucket and the day count, if still in the window / the same day);
--- 2. grants g <= p_want permits in second `p_second` with window sum + g <= per_minute
+-- 2. grants g <= p_want permits in the current second with window sum + g <= per_minute
 --    and day count + g <= per_day, recorded as used. While the budget left is below
 --    `p_exact_below` one permit at a time is granted, so small limits are exact request
 --    by request; above it at most min(64, budget / p_share).
--- The window is 60 one-second buckets; the newest is `head_second`, which only moves
--- forward (a late call for an earlier second must not clear the window). A request in
--- second s counts until s + 60, so Retry-After is 1..60.
+-- The window: at most per_minute requests in any 60 seconds. Each second of the last 61
+-- has a bucket with its count and the time (ms into the second, 0..1000) by which all of
+-- its permits were spent; the bucket's permits free their slots exactly 60 s after that.
+-- A single permit is spent at once by the request that asked for it (its time, rounded
+-- up to the millisecond); a block is spent by the worker until the end of its second
+-- (`valid_ms` says how long from the grant), so its bucket counts until that end + 60 s.
+-- The newest bucket is `head_second`, which only moves forward (a late call for an
+-- earlier second counts in the newest one, later than it was: never too early).
+-- Retry-After is the wait until the oldest slots free enough room, 1..60 s. Only when a
+-- whole window was granted in blocks within the current second is that wait over 60 s
+-- (by less than a second): then `hold_ms` says how long the caller holds the refusal so
+-- that its Retry-After of 60 is still exact.
 -- Durability without a WAL flush per request: permits are first reserved, in a block
 -- of an eighth of the budget left, by a statement that commits synchronously; grants from
 -- the reservation commit asynchronously. A crash can lose only such grants, and the
 -- reservation they came from is durable: after a restart (another postmaster start time
--- in `reserved_by`) what is left of it counts as spent in the newest second. So the
--- counts never fall below what was served, and only one statement in a block waits for
--- the WAL.
--- Returns g, the window sum before the grant, the day count after it, and for g = 0 with
--- p_want > 0 the outcome (rate_limited first, as D3/D4) and its Retry-After.
+-- in `reserved_by`) what is left of it counts as spent in the newest second, at its end.
+-- So the counts never fall below what was served, and only one statement in a block
+-- waits for the WAL.
+-- Returns g, the second it went to (where unused ones are given back), valid_ms, the
+-- window sum before the grant, the day count after it, and for g = 0 with p_want > 0 the
+-- outcome (rate_limited first, as D3/D4), its Retry-After and hold_ms.
 CREATE OR REPLACE FUNCTION api_lease(
-    p_key_id uuid, p_second bigint, p_want integer, p_return_second bigint,
+    p_key_id uuid, p_at double precision, p_want integer, p_return_second bigint,
     p_return_count integer, p_per_minute integer, p_per_day integer,
     p_share integer DEFAULT 8, p_exact_below integer DEFAULT 1024
 )
-RETURNS TABLE (granted integer, in_window integer, day_used integer, outcome text, retry_after integer)
+RETURNS TABLE (
+    granted     integer,
+    second      bigint,
+    valid_ms    integer,
+    in_window   integer,
+    day_used    integer,
+    outcome     text,
+    retry_after integer,
+    hold_ms     integer
+)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
 DECLARE
     usage       record;
+    t           double precision := COALESCE(p_at, extract(epoch FROM clock_timestamp()));
     head        bigint;
-    today       date := (to_timestamp(p_second) AT TIME ZONE 'UTC')::date;
+    into_head   double precision;  -- ms of t into second `head`; below 0 for an earlier t
     v_day       date;
     shift       bigint;
     counts      integer[];
+    spent_by    smallint[];
     idx         integer;
     v_window    integer;
     v_day_used  integer;
@@ -110,31 +133,38 @@ DECLARE
     budget      integer;
     g           integer := 0;
     freed       integer;
-    wait        integer;
+    wait        double precision;
     changed     boolean := false;
 BEGIN
     PERFORM set_config('synchronous_commit', 'off', true);
 
-    SELECT u.head_second, u.second_counts, u.day, u.day_count, u.reserved, u.reserved_by
+    SELECT u.head_second, u.second_counts, u.second_spent_by, u.day, u.day_count,
+           u.reserved, u.reserved_by
       INTO usage
       FROM api_key_usage u WHERE u.key_id = p_key_id FOR UPDATE;
     IF NOT FOUND THEN
         INSERT INTO api_key_usage (key_id) VALUES (p_key_id) ON CONFLICT (key_id) DO NOTHING;
-        SELECT u.head_second, u.second_counts, u.day, u.day_count, u.reserved, u.reserved_by
+        SELECT u.head_second, u.second_counts, u.second_spent_by, u.day, u.day_count,
+               u.reserved, u.reserved_by
           INTO usage
           FROM api_key_usage u WHERE u.key_id = p_key_id FOR UPDATE;
     END IF;
 
-    head := GREATEST(usage.head_second, p_second);
+    head := GREATEST(usage.head_second, floor(t)::bigint);
+    into_head := (t - head) * 1000;
     shift := head - usage.head_second;
-    IF shift >= 60 THEN
-        counts := array_fill(0, ARRAY[60]);
+    IF shift >= 61 THEN
+        counts := array_fill(0, ARRAY[61]);
+        spent_by := array_fill(0::smallint, ARRAY[61]);
     ELSIF shift > 0 THEN
-        counts := usage.second_counts[shift + 1 : 60] || array_fill(0, ARRAY[shift::integer]);
+        counts := usage.second_counts[shift + 1 : 61] || array_fill(0, ARRAY[shift::integer]);
+        spent_by := usage.second_spent_by[shift + 1 : 61]
+                    || array_fill(0::smallint, ARRAY[shift::integer]);
     ELSE
         counts := usage.second_counts;
+        spent_by := usage.second_spent_by;
     END IF;
-    v_day := GREATEST(usage.day, today);
+    v_day := GREATEST(usage.day, (to_timestamp(t) AT TIME ZONE 'UTC')::date);
     v_day_used := CASE WHEN usage.day = v_day THEN usage.day_count ELSE 0 END;
     v_reserved := usage.reserved;
     changed := shift > 0 OR usage.day <> v_day;
@@ -142,15 +172,16 @@ BEGIN
     IF v_reserved > 0 AND usage.reserved_by IS DISTINCT FROM started THEN
         -- Reserved before a restart: some may have been served by commits the restart
         -- lost, so all of them count as spent, as late as possible.
-        counts[60] := counts[60] + v_reserved;
+        counts[61] := counts[61] + v_reserved;
+        spent_by[61] := 1000;
         v_day_used := v_day_used + v_reserved;
         v_reserved := 0;
         changed := true;
     END IF;
 
     IF p_return_count > 0 THEN
-        idx := 60 - (head - p_return_second)::integer;
-        IF idx BETWEEN 1 AND 60 THEN
+        idx := 61 - (head - p_return_second)::integer;
+        IF idx BETWEEN 1 AND 61 THEN
             counts[idx] := GREATEST(counts[idx] - p_return_count, 0);
         END IF;
         IF (to_timestamp(p_return_second) AT TIME ZONE 'UTC')::date = v_day THEN
@@ -159,6 +190,11 @@ BEGIN
         changed := true;
     END IF;
 
+    -- The oldest bucket, second head - 60, frees its slots at head + spent_by[1] ms.
+    IF counts[1] > 0 AND spent_by[1] <= into_head THEN
+        counts[1] := 0;
+        changed := true;
+    END IF;
     SELECT COALESCE(sum(c), 0) INTO v_window FROM unnest(counts) AS c;
     budget := GREATEST(LEAST(p_per_minute - v_window, p_per_day - v_day_used), 0);
     IF v_reserved > budget THEN
@@ -166,8 +202,7 @@ BEGIN
         v_reserved := budget;
         changed := true;
     END IF;
-    idx := 60 - (head - p_second)::integer;
-    IF p_want > 0 AND budget > 0 AND idx >= 1 THEN
+    IF p_want > 0 AND budget > 0 THEN
         g := LEAST(p_want, budget,
                    CASE WHEN budget < p_exact_below THEN 1
                         ELSE LEAST(64, GREATEST(1, budget / GREATEST(p_share, 1))) END);
@@ -177,7 +212,9 @@ BEGIN
             v_reserved := LEAST(budget, GREATEST(g, budget / 8));
             PERFORM set_config('synchronous_commit', 'on', true);
         END IF;
-        counts[idx] := counts[idx] + g;
+        counts[61] := counts[61] + g;
+        spent_by[61] := GREATEST(spent_by[61],
+            CASE WHEN g = 1 THEN LEAST(GREATEST(ceil(into_head), 0), 1000) ELSE 1000 END);
         v_day_used := v_day_used + g;
         v_reserved := v_reserved - g;
         changed := true;
@@ -185,33 +222,41 @@ BEGIN
 
     IF changed THEN
         UPDATE api_key_usage u
-           SET head_second = head, second_counts = counts, day = v_day, day_count = v_day_used,
-               reserved = v_reserved, reserved_by = started
+           SET head_second = head, second_counts = counts, second_spent_by = spent_by,
+               day = v_day, day_count = v_day_used, reserved = v_reserved,
+               reserved_by = started
          WHERE u.key_id = p_key_id;
     END IF;
 
     granted := g;
+    second := head;
+    valid_ms := LEAST(GREATEST(floor(1000 - into_head), 0), 1000)::integer;
     in_window := v_window;
     day_used := v_day_used;
     outcome := 'ok';
     retry_after := 0;
+    hold_ms := 0;
     IF g = 0 AND p_want > 0 THEN
         IF v_window >= p_per_minute THEN
-            -- Bucket i holds second head - 60 + i, which leaves the window at head + i:
-            -- the wait is the first i after which fewer than per_minute are left.
+            -- Bucket i holds second head - 61 + i and frees at head + i - 1 + spent_by[i]
+            -- ms, later for each i: the wait is until the first bucket after which fewer
+            -- than per_minute are left.
             freed := 0;
             wait := 0;
-            FOR i IN 1..60 LOOP
+            FOR i IN 1..61 LOOP
                 freed := freed + counts[i];
-                wait := i;
+                wait := head + i - 1 - t + spent_by[i] / 1000.0;
                 EXIT WHEN v_window - freed < p_per_minute;
             END LOOP;
+            -- To the millisecond the spending times are kept in (a single permit's time
+            -- is rounded up to it, so a refusal at the same moment may see 60.001 s).
             outcome := 'rate_limited';
-            retry_after := GREATEST(wait, 1);
+            retry_after := LEAST(GREATEST(ceil(wait - 0.001)::integer, 1), 60);
+            hold_ms := LEAST(GREATEST(ceil((wait - 60.001) * 1000)::integer, 0), 1000);
         ELSE
             outcome := 'quota_exceeded';
             retry_after := GREATEST(ceil(extract(epoch FROM
-                ((v_day + 1)::timestamp AT TIME ZONE 'UTC') - clock_timestamp()))::integer, 1);
+                ((v_day + 1)::timestamp AT TIME ZONE 'UTC')) - t)::integer, 1);
         END IF;
     END IF;
     RETURN NEXT;

@@ -5,6 +5,6 @@ SELECT key_id, partner_id, sub_account_id, scopes, api_write, retention_days,
   FROM api_key_info($1)
 
 -- name: lease
--- Gives back unused permits and leases new ones for key $1 in second $2 (see api_lease).
-SELECT granted, in_window, day_used, outcome, retry_after
-  FROM api_lease($1, $2, $3, $4, $5, $6, $7, $8, $9)
+-- Gives back $4 unused permits of second $3 and leases up to $2 new ones for key $1 now, by the database's clock (see api_lease).
+SELECT granted, second, valid_ms, in_window, day_used, outcome, retry_after, hold_ms
+  FROM api_lease($1, NULL, $2, $3, $4, $5, $6, $7, $8)

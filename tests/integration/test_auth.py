@@ -9,6 +9,7 @@ import asyncpg
 import httpx
 from litestar.testing import AsyncTestClient
 
+from app.auth.principal import hash_secret
 from tests.conftest import LiveServer
 from tests.factories import World, load, partner_key
 from tests.helpers import assert_error, bearer
@@ -181,3 +182,69 @@ async def test_61st_request_is_429_across_two_workers(
         assert [r.status_code for r in responses].count(200) == 60
         last = await call()
     assert_error(last, 429, "rate_limited")
+
+
+LEASE_AT = "SELECT * FROM api_lease($1, $2, $3, $4, $5, $6, 100000, 8, $7)"
+
+
+async def test_each_slot_frees_60_seconds_after_it_was_spent(pool: asyncpg.Pool) -> None:
+    """D4 at virtual times: one-second buckets freed a request of second s at s + 60, so
+    three at s + 0.9 and a fourth at s + 60.0 were admitted within 59.1 s."""
+    _, key = await partner_key(pool, tier={"perMinute": 3, "perDay": 1000})
+    s = 1_900_001_000
+
+    async def ask(at: float) -> asyncpg.Record:
+        return await pool.fetchrow(LEASE_AT, uuid.UUID(key.id), at, 1, 0, 0, 3, 1024)
+
+    assert [(await ask(s + 0.9))["granted"] for _ in range(3)] == [1, 1, 1]
+    refused = await ask(s + 60.0)
+    assert (refused["outcome"], refused["retry_after"], refused["hold_ms"]) == (
+        "rate_limited",
+        1,
+        0,
+    )
+    assert (await ask(s + 60.899))["granted"] == 0
+    # 60 s after the first three, their time rounded up to the millisecond (never sooner).
+    assert [(await ask(s + 60.901))["granted"] for _ in range(3)] == [1, 1, 1]
+    again = await ask(s + 60.901)
+    assert (again["granted"], again["retry_after"], again["hold_ms"]) == (0, 60, 0)
+    late = await ask(s + 61.5)
+    assert (late["outcome"], late["retry_after"]) == ("rate_limited", 60), "59.4 s, rounded up"
+    assert (await ask(s + 120.95))["granted"] == 1
+
+
+async def test_a_block_counts_until_the_end_of_its_second_and_the_refusal_is_held(
+    pool: asyncpg.Pool,
+) -> None:
+    """A block of permits may be spent by a worker until the end of the second it was
+    granted in, so it frees its slots 60 s after that end. A window granted wholly in
+    blocks within the current second frees just over 60 s later: Retry-After says 60 and
+    hold_ms how long the answer waits for that to be true."""
+    per_minute = 200
+    _, key = await partner_key(pool, tier={"perMinute": per_minute, "perDay": 100_000})
+    key_id = uuid.UUID(key.id)
+    s = 1_900_002_000
+
+    first = await pool.fetchrow(LEASE_AT, key_id, s + 0.25, 64, 0, 0, per_minute, 1)
+    assert (first["granted"], first["second"], first["valid_ms"]) == (25, s, 750)
+    # 20 of them go back unused.
+    returned = await pool.fetchrow(LEASE_AT, key_id, s + 0.5, 0, s, 20, per_minute, 1)
+    assert returned["in_window"] == 5
+    granted = 5
+    while True:
+        row = await pool.fetchrow(LEASE_AT, key_id, s + 0.5, 64, 0, 0, per_minute, 1)
+        if row["granted"] == 0:
+            break
+        granted += row["granted"]
+    assert granted == per_minute
+    assert (row["outcome"], row["retry_after"], row["hold_ms"]) == ("rate_limited", 60, 500)
+    # The per-request path cannot hold: it says 60, never 61.
+    principal = await pool.fetchrow(
+        "SELECT outcome, retry_after FROM api_authenticate($1, to_timestamp($2))",
+        hash_secret(key),
+        s + 0.5,
+    )
+    assert tuple(principal) == ("rate_limited", 60)
+    before_end = await pool.fetchrow(LEASE_AT, key_id, s + 60.999, 1, 0, 0, per_minute, 1)
+    assert (before_end["granted"], before_end["retry_after"]) == (0, 1)
+    assert (await pool.fetchrow(LEASE_AT, key_id, s + 61, 1, 0, 0, per_minute, 1))["granted"]

@@ -134,18 +134,22 @@ async def _limited_key(pool: asyncpg.Pool, per_minute: int, per_day: int = 10_00
 async def test_8_retry_after_is_at_most_60_and_exact(pool: asyncpg.Pool) -> None:
     key = await _limited_key(pool, per_minute=5)
     key_hash = hash_secret(key)
-    start = 1_900_000_000  # a whole second; the window is counted in whole seconds
+    start = 1_900_000_000  # a whole second
     moment = datetime.fromtimestamp(start + 0.25, UTC)
     for _ in range(5):
         row = await pool.fetchrow("SELECT * FROM api_authenticate($1, $2)", key_hash, moment)
         assert row["outcome"] == "ok"
-    # All five in second s: each frees its slot at s + 60, so the answer is 60, never 61.
+    # All five at s + 0.25: each frees its slot 60 s later, so the answer is 60, never 61.
     row = await pool.fetchrow("SELECT * FROM api_authenticate($1, $2)", key_hash, moment)
     assert (row["outcome"], row["retry_after"]) == ("rate_limited", 60)
     later = datetime.fromtimestamp(start + 59.5, UTC)
     row = await pool.fetchrow("SELECT * FROM api_authenticate($1, $2)", key_hash, later)
     assert (row["outcome"], row["retry_after"]) == ("rate_limited", 1)
-    freed = datetime.fromtimestamp(start + 60, UTC)
+    # At s + 60 the five are 59.75 s old: a sixth would make six within 60 s (issue 23).
+    early = datetime.fromtimestamp(start + 60, UTC)
+    row = await pool.fetchrow("SELECT * FROM api_authenticate($1, $2)", key_hash, early)
+    assert (row["outcome"], row["retry_after"]) == ("rate_limited", 1)
+    freed = datetime.fromtimestamp(start + 60.25, UTC)
     row = await pool.fetchrow("SELECT * FROM api_authenticate($1, $2)", key_hash, freed)
     assert row["outcome"] == "ok"
 
