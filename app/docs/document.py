@@ -23,6 +23,8 @@ from litestar.routes import HTTPRoute
 from app.core.errors import ErrorCode
 from app.docs import catalog
 from app.docs.examples import BODY_EXAMPLES, RESPONSE_EXAMPLES
+from app.docs.references import resolve_defs
+from app.docs.webhooks import add_webhooks
 
 ENVELOPE = {"$ref": "#/components/schemas/ErrorEnvelope"}
 _GENERIC = re.compile(r"^(Single|Listing)_(.+)_$")
@@ -463,7 +465,9 @@ def complete(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
             _success_examples(operation)
     _rename_schemas(document)
     _describe_fields(document)
-    document["tags"] = TAGS
+    document["tags"] = list(TAGS)
+    add_webhooks(document)
+    resolve_defs(document)
     return document
 
 
