@@ -253,9 +253,15 @@ ID_OR_EUI = {
 ID_OR_NONE = {"type": "string", "anyOf": [{"format": "uuid"}, {"enum": ["none"]}]}
 BOOLEAN_TEXT = {"type": "string", "enum": ["true", "false"]}
 RELATIVE_TIME = r"^now([+-]P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+S)?)?)?$"
+# Epoch milliseconds (Grafana's ${__from} and ${__to}), app/core/api.py.
+EPOCH_MILLISECONDS = r"^[0-9]{10,15}$"
 TIMESTAMP = {
     "type": "string",
-    "anyOf": [{"format": "date-time"}, {"pattern": RELATIVE_TIME}],
+    "anyOf": [
+        {"format": "date-time"},
+        {"pattern": RELATIVE_TIME},
+        {"pattern": EPOCH_MILLISECONDS, "description": "Epoch milliseconds."},
+    ],
 }
 RESOLUTION_PATTERN = r"^(raw|hourly|daily|P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+S)?)?)$"
 

@@ -6159,9 +6159,9 @@ export interface operations {
                 /** @description Required. Field identifier, field UUID or `signal_quality`; an unknown field's 400 lists the valid identifiers. */
                 field: string;
                 /** @description Required. Start (inclusive): an ISO 8601 timestamp (`2026-11-22T00:00:00Z`; no offset means UTC), `now` or `now-<duration>` (`now-P1D`, `now-PT15M`). */
-                from: string | unknown | unknown;
+                from: string | unknown | unknown | unknown;
                 /** @description Required. End (exclusive), in the same forms as `from` (`now` for up to this moment). */
-                to: string | unknown | unknown;
+                to: string | unknown | unknown | unknown;
                 /** @description `raw` (default), `hourly`, `daily` or an ISO 8601 duration. */
                 resolution?: string;
                 /** @description Bucketed only: avg (default), min, max, sum, count, last. */
@@ -6361,9 +6361,9 @@ export interface operations {
                 /** @description Comma-separated field identifiers or `signal_quality`. */
                 fields?: string;
                 /** @description Start (inclusive): an ISO 8601 timestamp, `now` or `now-<duration>`. */
-                from: string | unknown | unknown;
+                from: string | unknown | unknown | unknown;
                 /** @description End (exclusive): an ISO 8601 timestamp, `now` or `now-<duration>`. */
-                to: string | unknown | unknown;
+                to: string | unknown | unknown | unknown;
                 /** @description `csv` (default), `ndjson`, `parquet`. */
                 format?: "csv" | "ndjson" | "parquet";
                 /** @description `wide` (default) or `long`. */
@@ -6579,9 +6579,9 @@ export interface operations {
                 /** @description Comma-separated field identifiers or `signal_quality`. */
                 fields?: string;
                 /** @description Start (inclusive): an ISO 8601 timestamp, `now` or `now-<duration>`. */
-                from: string | unknown | unknown;
+                from: string | unknown | unknown | unknown;
                 /** @description End (exclusive): an ISO 8601 timestamp, `now` or `now-<duration>`. */
-                to: string | unknown | unknown;
+                to: string | unknown | unknown | unknown;
                 /** @description `csv` (default), `ndjson`, `parquet`. */
                 format?: "csv" | "ndjson" | "parquet";
                 /** @description `wide` (default) or `long`. */
