@@ -31,10 +31,10 @@ FIX = (
 
 
 @pytest.fixture(scope="module")
-def regenerated(served: LiveServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def regenerated(demo_served: LiveServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The served document written as clients/generate.py writes it, in a scratch folder."""
     out = tmp_path_factory.mktemp("clients")
-    document: dict[str, Any] = httpx.get(f"{served.base_url}/api/v1/openapi.json").json()
+    document: dict[str, Any] = httpx.get(f"{demo_served.base_url}/api/v1/openapi.json").json()
     (out / DOCUMENT).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     return out
 

@@ -15,9 +15,9 @@ DEVICE = "70b3d57ed0000001"
 
 
 @pytest.fixture
-def http(served: LiveServer, demo_world: dict[str, str]) -> Iterator[httpx.Client]:
-    headers = {"Authorization": f"Bearer {demo_world['sub_account']}"}
-    with httpx.Client(base_url=f"{served.base_url}/api/v1", headers=headers) as client:
+def http(demo_served: LiveServer, demo_keys: dict[str, str]) -> Iterator[httpx.Client]:
+    headers = {"Authorization": f"Bearer {demo_keys['sub_account']}"}
+    with httpx.Client(base_url=f"{demo_served.base_url}/api/v1", headers=headers) as client:
         yield client
 
 

@@ -106,16 +106,16 @@ def _time(text: str) -> datetime:
 
 
 @pytest.fixture(scope="module")
-def document(served: LiveServer) -> dict[str, Any]:
-    answer: dict[str, Any] = httpx.get(f"{served.base_url}/api/v1/openapi.json").json()
+def document(demo_served: LiveServer) -> dict[str, Any]:
+    answer: dict[str, Any] = httpx.get(f"{demo_served.base_url}/api/v1/openapi.json").json()
     return answer
 
 
 @pytest.fixture
-def http(served: LiveServer, demo_world: dict[str, str]) -> Iterator[httpx.Client]:
+def http(demo_served: LiveServer, demo_keys: dict[str, str]) -> Iterator[httpx.Client]:
     # The data source's URL and its Authorization header, as set up in README (Grafana).
-    headers = {"Authorization": f"Bearer {demo_world['sub_account']}"}
-    with httpx.Client(base_url=served.base_url, headers=headers, timeout=30) as client:
+    headers = {"Authorization": f"Bearer {demo_keys['sub_account']}"}
+    with httpx.Client(base_url=demo_served.base_url, headers=headers, timeout=30) as client:
         yield client
 
 

@@ -29,6 +29,8 @@ from telemetry_client import (
 from telemetry_client.generated.api.devices import list_devices
 from telemetry_client.generated.models import DeviceUplinkEvent
 
+from app.core.config import Settings
+from app.core.db import connect
 from app.webhooks import signing
 from tests.conftest import LiveServer
 from tests.factories import partner_key
@@ -39,8 +41,8 @@ SECRET = "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"  # 24 bytes, base64
 
 
 @pytest.fixture(scope="module")
-def document(served: LiveServer) -> dict[str, Any]:
-    answer: dict[str, Any] = httpx.get(f"{served.base_url}/api/v1/openapi.json").json()
+def document(demo_served: LiveServer) -> dict[str, Any]:
+    answer: dict[str, Any] = httpx.get(f"{demo_served.base_url}/api/v1/openapi.json").json()
     return answer
 
 
@@ -58,8 +60,8 @@ def needs_long_poll(document: dict[str, Any]) -> None:
 
 
 @pytest.fixture
-def client(served: LiveServer, demo_world: dict[str, str]) -> Iterator[TelemetryClient]:
-    with TelemetryClient(served.base_url, demo_world["sub_account"]) as made:
+def client(demo_served: LiveServer, demo_keys: dict[str, str]) -> Iterator[TelemetryClient]:
+    with TelemetryClient(demo_served.base_url, demo_keys["sub_account"]) as made:
         yield made
 
 
@@ -270,9 +272,9 @@ class CuttingProxy:
     ],
 )
 def test_export_resumes_after_a_cut_connection(
-    served: LiveServer, demo_world: dict[str, str], format: str, device: str | None, layout: str
+    demo_served: LiveServer, demo_keys: dict[str, str], format: str, device: str | None, layout: str
 ) -> None:
-    with TelemetryClient(served.base_url, demo_world["sub_account"]) as direct:
+    with TelemetryClient(demo_served.base_url, demo_keys["sub_account"]) as direct:
         latest = direct.latest(DEVICE).data["time"]
         query: dict[str, Any] = {
             "from_": "now-P3D",
@@ -285,9 +287,9 @@ def test_export_resumes_after_a_cut_connection(
     size = len(whole.read_bytes())
     assert size > 1500
     # Cut in the middle of the file (chunked: a little before the middle of its rows).
-    proxy = CuttingProxy(served.base_url, cut_after=size // 2)
+    proxy = CuttingProxy(demo_served.base_url, cut_after=size // 2)
     try:
-        with TelemetryClient(proxy.url, demo_world["sub_account"]) as cut:
+        with TelemetryClient(proxy.url, demo_keys["sub_account"]) as cut:
             resumed = cut.export(device, **query)
     finally:
         proxy.close()
@@ -314,11 +316,16 @@ async def test_stream_is_an_async_iterator_of_events(
 
 
 async def test_retries_honour_retry_after_then_raise_the_envelope(
-    served: LiveServer, pool: Any
+    demo_served: LiveServer, demo_world_url: str
 ) -> None:
-    _, key = await partner_key(pool, tier={"perMinute": 2, "perDay": 1000})
+    # A partner allowed two requests a minute, in the served database.
+    connection = await connect(Settings(database_url=demo_world_url))
+    try:
+        _, key = await partner_key(connection, tier={"perMinute": 2, "perDay": 1000})
+    finally:
+        await connection.close()
     slept: list[float] = []
-    with TelemetryClient(served.base_url, str(key), retries=2, sleep=slept.append) as limited:
+    with TelemetryClient(demo_served.base_url, str(key), retries=2, sleep=slept.append) as limited:
         limited.get("/me")
         limited.get("/me")
         with pytest.raises(ApiError) as raised:
@@ -332,7 +339,7 @@ async def test_retries_honour_retry_after_then_raise_the_envelope(
     slept.clear()
     with (
         TelemetryClient(
-            served.base_url, str(key), max_retry_wait=0.5, sleep=slept.append
+            demo_served.base_url, str(key), max_retry_wait=0.5, sleep=slept.append
         ) as impatient,
         pytest.raises(ApiError),
     ):

@@ -2,12 +2,10 @@
 
 The demo world (demo/world.py) is loaded, with its rate tiers raised so the run measures
 conformance rather than the limiter, and `telemetry serve --workers 2` is started as users
-start it (the `demo_world` and `served` fixtures of tests/integration/conftest.py, shared
-with the clients' tests: a world loads once per database). Schemathesis then reads the
-served /api/v1/openapi.json and sends generated requests to every operation, once with the
-demo partner key and once with a sub-account key, failing on any 5xx and on any answer the
-document does not describe: an undocumented status code, content type or header, or a body
-that does not match its schema.
+start it. Schemathesis then reads the served /api/v1/openapi.json and sends generated
+requests to every operation, once with the demo partner key and once with a sub-account
+key, failing on any 5xx and on any answer the document does not describe: an undocumented
+status code, content type or header, or a body that does not match its schema.
 
 The run is bounded: a fixed seed, the examples, coverage and fuzzing phases with at most
 `MAX_EXAMPLES` generated cases per operation in fuzzing, and a wall-clock timeout on the
@@ -20,15 +18,19 @@ import os
 import re
 import subprocess
 import sys
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
+import asyncpg
 import pytest
 
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, serving
 
 MAX_EXAMPLES = 30
 SEED = 20261123
 TIMEOUT_SECONDS = 240
+TTS_TOKEN = "schemathesis-tts-token-000000000000000"
 INGEST = (
     "--exclude-operation-id",
     "ingestChirpStack",
@@ -44,6 +46,41 @@ CHECKS = ",".join(
         "response_schema_conformance",
     ]
 )
+
+
+@pytest.fixture(scope="module")
+async def demo_world(pool: asyncpg.Pool) -> dict[str, str]:
+    from app.world.loader import load_world
+    from demo import world as demo
+
+    document = demo.build()
+    partner = document["partners"][0]
+    # The demo world has no The Things Stack integration; one is added so that its ingest
+    # route is run with a token of its kind.
+    partner["integrations"].append(
+        {
+            "id": str(uuid.uuid5(uuid.NAMESPACE_URL, "schemathesis-tts")),
+            "kind": "tts",
+            "token": TTS_TOKEN,
+        }
+    )
+    partner["tier"] = {"perMinute": 1_000_000, "perDay": 100_000_000}
+    for sub_account in partner["subAccounts"]:
+        sub_account.pop("tier", None)
+    async with pool.acquire() as connection:
+        await load_world(connection, document)
+    return {
+        "partner": demo.PARTNER_KEY,
+        "sub_account": demo.HARBOUR_KEY,
+        "integration": demo.INTEGRATION_TOKEN,
+        "tts": TTS_TOKEN,
+    }
+
+
+@pytest.fixture(scope="module")
+def served(migrated: str, demo_world: dict[str, str]) -> Iterator[LiveServer]:
+    with serving(migrated) as server:
+        yield server
 
 
 def _schemathesis(

@@ -49,14 +49,16 @@ def built() -> Path:
 
 
 def test_the_example_reads_fleet_latest_and_the_stream(
-    built: Path, served: LiveServer, demo_world: dict[str, str]
+    built: Path, demo_served: LiveServer, demo_keys: dict[str, str]
 ) -> None:
-    key = demo_world["sub_account"]
-    document = httpx.get(f"{served.base_url}/api/v1/openapi.json").json()
-    with httpx.Client(base_url=served.base_url, headers={"Authorization": f"Bearer {key}"}) as http:
+    key = demo_keys["sub_account"]
+    document = httpx.get(f"{demo_served.base_url}/api/v1/openapi.json").json()
+    with httpx.Client(
+        base_url=demo_served.base_url, headers={"Authorization": f"Bearer {key}"}
+    ) as http:
         latest = {eui: http.get(f"/api/v1/devices/{eui}/latest").json()["data"] for eui in DEVICES}
     result = subprocess.run(
-        ["node", str(built), served.base_url, key, ",".join(DEVICES)],
+        ["node", str(built), demo_served.base_url, key, ",".join(DEVICES)],
         capture_output=True,
         text=True,
         timeout=60,
