@@ -13,5 +13,6 @@ echo "== mypy"
 .venv/bin/mypy
 # The Python client (clients/python), generated part included, under --strict.
 (cd clients/python && ../../.venv/bin/mypy)
+.venv/bin/mypy --strict --follow-imports=silent clients/generate.py
 echo "== pytest"
 .venv/bin/pytest "$@"
