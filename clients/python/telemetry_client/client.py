@@ -16,6 +16,7 @@ RFC 3339 UTC.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
@@ -370,6 +371,8 @@ class TelemetryClient:
         ) as http:
             while True:
                 headers = {"Last-Event-ID": last_event_id} if last_event_id else {}
+                received = False
+                lost: Exception | None = None
                 try:
                     async with http.stream(
                         "GET", API + "/stream", params=query, headers=headers
@@ -378,14 +381,20 @@ class TelemetryClient:
                             await response.aread()
                             raise ApiError.from_response(response)
                         async for event in parse_events(response.aiter_lines()):
-                            failures = 0
+                            received = True
                             if event.id:
                                 last_event_id = event.id
                             yield event
-                except RECOVERABLE:
-                    failures += 1
-                    if failures > reconnects:
-                        raise
+                except RECOVERABLE as error:
+                    lost = error
+                # Dropped or ended: reopened where it stopped, unless it keeps failing
+                # before any event (a revoked key is refused, and that raises above).
+                failures = 0 if received else failures + 1
+                if failures > reconnects:
+                    if lost is not None:
+                        raise lost
+                    raise ApiError(200, "stream_ended", f"ended {failures} times with no event")
+                await asyncio.sleep(min(2.0**failures, 30.0) if failures else 0.5)
 
 
 def wire_json(value: Any) -> Any:

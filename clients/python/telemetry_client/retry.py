@@ -3,6 +3,10 @@
 Being transports, they serve the hand-written layer and the generated calls alike (both
 share the client's httpx.Client). A wait longer than `max_wait` (a daily quota's
 `Retry-After` is hours) is not slept: the answer is returned and becomes an ApiError.
+
+A 429 is refused before anything is done, so every request is asked again. A 503 may come
+from a request that ran out of time after its work was committed, so only reads are: a
+write (a downlink, a member) asked twice could happen twice.
 """
 
 from __future__ import annotations
@@ -15,12 +19,24 @@ import httpx
 
 from telemetry_client.errors import retry_after_seconds
 
-RETRIED = frozenset({429, 503})
+READS = frozenset({"GET", "HEAD", "OPTIONS"})
+# POST routes that only read (their body is the question).
+READ_POSTS = frozenset({"/api/v1/query"})
 
 
-def _wait(response: httpx.Response, attempt: int, max_wait: float) -> float | None:
+def _retried(request: httpx.Request, response: httpx.Response) -> bool:
+    if response.status_code == 429:
+        return True
+    if response.status_code != 503:
+        return False
+    return request.method in READS or request.url.path in READ_POSTS
+
+
+def _wait(
+    request: httpx.Request, response: httpx.Response, attempt: int, max_wait: float
+) -> float | None:
     """Seconds to wait before the next attempt, or None when this answer is final."""
-    if response.status_code not in RETRIED:
+    if not _retried(request, response):
         return None
     delay = retry_after_seconds(response)
     if delay is None:
@@ -49,7 +65,9 @@ class RetryTransport(httpx.BaseTransport):
         attempt = 0
         while True:
             response = self.inner.handle_request(request)
-            delay = _wait(response, attempt, self.max_wait) if attempt < self.retries else None
+            delay = (
+                _wait(request, response, attempt, self.max_wait) if attempt < self.retries else None
+            )
             if delay is None:
                 return response
             response.close()
@@ -76,7 +94,9 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         attempt = 0
         while True:
             response = await self.inner.handle_async_request(request)
-            delay = _wait(response, attempt, self.max_wait) if attempt < self.retries else None
+            delay = (
+                _wait(request, response, attempt, self.max_wait) if attempt < self.retries else None
+            )
             if delay is None:
                 return response
             await response.aclose()
