@@ -31,6 +31,7 @@ from telemetry_client.generated.models import DeviceUplinkEvent
 
 from app.core.config import Settings
 from app.core.db import connect
+from app.docs.webhooks import schema_name as event_model_name
 from app.webhooks import signing
 from tests.conftest import LiveServer
 from tests.factories import partner_key
@@ -360,6 +361,13 @@ def test_webhook_verifier_types_the_event(document: dict[str, Any]) -> None:
     assert event.data.dev_eui == example["data"]["devEui"]
     with pytest.raises(WebhookVerificationError):
         verify_webhook(SECRET, headers, body.replace(b"21.4", b"99.9"))
+    # Every event type of the document comes back as its generated model.
+    for event_type, webhook in document["webhooks"].items():
+        sample = webhook["post"]["requestBody"]["content"]["application/json"]["example"]
+        raw = json.dumps(sample).encode()
+        typed = verify_webhook(SECRET, signing.headers([SECRET], sample["id"], raw), raw)
+        assert type(typed).__name__ == event_model_name(event_type)
+        assert typed.to_dict()["type"] == event_type
     rotated = signing.headers(
         [signing.new_secret(), SECRET], example["id"], body
     )  # two signatures during a rotation
