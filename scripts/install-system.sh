@@ -3,8 +3,8 @@
 # PostgreSQL 15, TimescaleDB (built from Debian trixie's source package, Apache-2
 # edition), Mosquitto (the MQTT broker of development and tests), wrk for the HTTP
 # benchmarks, chromium, whose headless mode checks that the interactive reference
-# renders with the network off (tests/integration/test_docs_offline.py), and pgbouncer
-# (tests of transaction pooling). Safe to run again; skips what is there.
+# renders with the network off (tests/integration/test_docs_offline.py), pgbouncer
+# (tests of transaction pooling) and Node.js with npm (the TypeScript client). Safe to run again; skips what is there.
 set -euo pipefail
 
 need_root() { if [ "$(id -u)" -ne 0 ]; then echo "sudo"; fi; }
@@ -19,6 +19,15 @@ done
 if [ "${#missing[@]}" -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# Node.js and npm: the TypeScript client (clients/typescript: its types are generated with
+# openapi-typescript and its example is type-checked and run by the tests). Debian's own
+# (18.x) is recent enough; a node that is already there (e.g. NodeSource's, which bundles
+# npm and conflicts with Debian's npm package) is kept.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm >/dev/null
 fi
 
 # The clusters (and brokers) of this project are owned by the project, not by Debian's services.

@@ -7,9 +7,12 @@ bash scripts/install-system.sh
 bash scripts/setup-python.sh
 .venv/bin/telemetry db start >/dev/null
 echo "== ruff"
-.venv/bin/ruff check app tests benchmarks
-.venv/bin/ruff format --check app tests benchmarks
+.venv/bin/ruff check app tests benchmarks clients
+.venv/bin/ruff format --check app tests benchmarks clients
 echo "== mypy"
 .venv/bin/mypy
+# The Python client (clients/python), generated part included, under --strict.
+(cd clients/python && ../../.venv/bin/mypy)
+.venv/bin/mypy --strict --follow-imports=silent clients/generate.py
 echo "== pytest"
 .venv/bin/pytest "$@"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Generic, TypeVar
 
 import msgspec
@@ -112,11 +112,23 @@ def parse_filter_id(
 
 
 _TIMESTAMP_CHARACTERS = re.compile(r"[0-9TtZz:.,+\- ]+")
+# Epoch milliseconds, what Grafana's ${__from} and ${__to} give: 10 to 15 digits (from
+# 1970-04-26 on). Fewer digits are not taken for them: 8 digits are an ISO 8601 basic date.
+_EPOCH_MILLISECONDS = re.compile(r"[0-9]{10,15}")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def parse_timestamp(name: str, text: str) -> datetime:
-    """RFC 3339 / ISO 8601 with an offset or Z; without an offset it is UTC (D6)."""
+    """RFC 3339 / ISO 8601 with an offset or Z; without an offset it is UTC (D6). Epoch
+    milliseconds are accepted wherever such a timestamp is (issue 29: Grafana's time range)."""
     candidate = text.strip()
+    if _EPOCH_MILLISECONDS.fullmatch(candidate):
+        try:
+            return _EPOCH + timedelta(milliseconds=int(candidate))
+        except OverflowError:
+            raise invalid_parameter(
+                name, "is out of range (0001-01-01 to 9999-12-31 UTC)"
+            ) from None
     # datetime.fromisoformat stops at a NUL character and would ignore what follows it.
     if not _TIMESTAMP_CHARACTERS.fullmatch(candidate):
         raise invalid_parameter(name, "must be an ISO 8601 timestamp such as 2026-11-23T08:00:00Z")

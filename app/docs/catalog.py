@@ -278,9 +278,15 @@ _DATE_PART = _one_or_more([r"\d{1,3}Y", r"\d{1,3}M", r"\d{1,4}W", r"\d{1,5}D"])
 _TIME_PART = "T" + _one_or_more([r"\d{1,6}H", r"\d{1,7}M", r"\d{1,9}S"])
 DURATION = f"P({_DATE_PART}({_TIME_PART})?|{_TIME_PART})"
 RELATIVE_TIME = f"^now([+-]{DURATION})?$"
+# Epoch milliseconds (Grafana's ${__from} and ${__to}), app/core/api.py.
+EPOCH_MILLISECONDS = r"^[0-9]{10,15}$"
 TIMESTAMP = {
     "type": "string",
-    "anyOf": [{"format": "date-time"}, {"pattern": RELATIVE_TIME}],
+    "anyOf": [
+        {"format": "date-time"},
+        {"pattern": RELATIVE_TIME},
+        {"pattern": EPOCH_MILLISECONDS, "description": "Epoch milliseconds."},
+    ],
 }
 RESOLUTION_PATTERN = f"^(raw|hourly|daily|{DURATION})$"
 

@@ -24,6 +24,7 @@ from app.core.body import inline_schema
 from app.core.errors import ErrorCode
 from app.docs import catalog
 from app.docs.examples import BODY_EXAMPLES, RESPONSE_EXAMPLES
+from app.docs.webhooks import add_webhooks
 from app.tts.structs import ApplicationUp
 
 ENVELOPE = {"$ref": "#/components/schemas/ErrorEnvelope"}
@@ -545,7 +546,8 @@ def complete(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
             _success_examples(operation)
     _rename_schemas(document)
     _describe_fields(document)
-    document["tags"] = TAGS
+    document["tags"] = list(TAGS)
+    add_webhooks(document)
     return document
 
 

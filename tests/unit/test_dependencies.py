@@ -21,7 +21,9 @@ from packaging.utils import canonicalize_name
 
 from app.core.config import PROJECT_ROOT
 
-LOCAL = {"app", "benchmarks", "tests", "demo"}
+# `clients` (the generator) and `telemetry_client` (clients/python, installed from the path
+# by scripts/setup-python.sh) are this repository's own.
+LOCAL = {"app", "benchmarks", "tests", "demo", "clients", "telemetry_client"}
 PROJECT = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]
 
 

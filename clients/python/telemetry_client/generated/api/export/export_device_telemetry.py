@@ -1,0 +1,422 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.error_envelope import ErrorEnvelope
+from ...models.export_device_telemetry_format import ExportDeviceTelemetryFormat
+from ...models.export_device_telemetry_layout import ExportDeviceTelemetryLayout
+from ...types import UNSET, Unset
+from typing import cast
+
+
+
+def _get_kwargs(
+    device_ref: Any,
+    *,
+    fields: str | Unset = UNSET,
+    from_: Any,
+    to: Any,
+    format_: ExportDeviceTelemetryFormat | Unset = ExportDeviceTelemetryFormat.CSV,
+    layout: ExportDeviceTelemetryLayout | Unset = ExportDeviceTelemetryLayout.WIDE,
+    tz: str | Unset = UNSET,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    params: dict[str, Any] = {}
+
+    params["fields"] = fields
+
+    json_from_: Any
+    json_from_ = from_
+    params["from"] = json_from_
+
+    json_to: Any
+    json_to = to
+    params["to"] = json_to
+
+    json_format_: str | Unset = UNSET
+    if not isinstance(format_, Unset):
+        json_format_ = format_.value
+
+    params["format"] = json_format_
+
+    json_layout: str | Unset = UNSET
+    if not isinstance(layout, Unset):
+        json_layout = layout.value
+
+    params["layout"] = json_layout
+
+    params["tz"] = tz
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/v1/devices/{device_ref}/export".format(device_ref=quote(str(device_ref), safe=""),),
+        "params": params,
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorEnvelope | str | None:
+    if response.status_code == 200:
+        response_200 = response.text
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 414:
+        response_414 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_414
+
+    if response.status_code == 429:
+        response_429 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 431:
+        response_431 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_431
+
+    if response.status_code == 503:
+        response_503 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ErrorEnvelope | str]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    device_ref: Any,
+    *,
+    client: AuthenticatedClient,
+    fields: str | Unset = UNSET,
+    from_: Any,
+    to: Any,
+    format_: ExportDeviceTelemetryFormat | Unset = ExportDeviceTelemetryFormat.CSV,
+    layout: ExportDeviceTelemetryLayout | Unset = ExportDeviceTelemetryLayout.WIDE,
+    tz: str | Unset = UNSET,
+
+) -> Response[ErrorEnvelope | str]:
+    """ Every reading of one device in a range, as CSV, NDJSON or Parquet
+
+     Every reading of the device in `[from, to)`, oldest first, streamed as one file (no 500
+    cap; a failure mid-stream aborts the connection, so a cut file never looks whole).
+
+    - `format`: `csv` (default; RFC 4180 with a header row; a string cell beginning with `=`,
+      `+`, `-`, `@` or a tab gets a leading `'`), `ndjson` (one object per line) or `parquet`
+      (typed columns: timestamp UTC, float64, string, bool).
+    - `layout`: `wide` (default; one row per reading time, a column per field in the order
+      asked) or `long` (one row per reading: `field`, `value`; Parquet adds `valueText` for
+      values that are not numbers).
+    - Columns: `time` (RFC 3339 UTC), `localTime` with `tz` (ISO 8601 with
+      the zone's offset), then the fields.
+    - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
+      derived field.
+    - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
+      403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
+      else 400 `invalid_parameter` naming the bound. Counts as one request. A server
+      already streaming its limit of exports answers 503 `unavailable` with `Retry-After`.
+
+    Args:
+        device_ref (Any): Service id (UUID) or DevEUI.
+        fields (str | Unset): Comma-separated field identifiers or `signal_quality`.
+        from_ (Any): Start (inclusive): an ISO 8601 timestamp, `now` or `now-<duration>`.
+        to (Any): End (exclusive): an ISO 8601 timestamp, `now` or `now-<duration>`.
+        format_ (ExportDeviceTelemetryFormat | Unset): `csv` (default), `ndjson`, `parquet`.
+            Default: ExportDeviceTelemetryFormat.CSV.
+        layout (ExportDeviceTelemetryLayout | Unset): `wide` (default) or `long`. Default:
+            ExportDeviceTelemetryLayout.WIDE.
+        tz (str | Unset): IANA time zone: adds a `localTime` column.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | str]
+     """
+
+
+    kwargs = _get_kwargs(
+        device_ref=device_ref,
+fields=fields,
+from_=from_,
+to=to,
+format_=format_,
+layout=layout,
+tz=tz,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    device_ref: Any,
+    *,
+    client: AuthenticatedClient,
+    fields: str | Unset = UNSET,
+    from_: Any,
+    to: Any,
+    format_: ExportDeviceTelemetryFormat | Unset = ExportDeviceTelemetryFormat.CSV,
+    layout: ExportDeviceTelemetryLayout | Unset = ExportDeviceTelemetryLayout.WIDE,
+    tz: str | Unset = UNSET,
+
+) -> ErrorEnvelope | str | None:
+    """ Every reading of one device in a range, as CSV, NDJSON or Parquet
+
+     Every reading of the device in `[from, to)`, oldest first, streamed as one file (no 500
+    cap; a failure mid-stream aborts the connection, so a cut file never looks whole).
+
+    - `format`: `csv` (default; RFC 4180 with a header row; a string cell beginning with `=`,
+      `+`, `-`, `@` or a tab gets a leading `'`), `ndjson` (one object per line) or `parquet`
+      (typed columns: timestamp UTC, float64, string, bool).
+    - `layout`: `wide` (default; one row per reading time, a column per field in the order
+      asked) or `long` (one row per reading: `field`, `value`; Parquet adds `valueText` for
+      values that are not numbers).
+    - Columns: `time` (RFC 3339 UTC), `localTime` with `tz` (ISO 8601 with
+      the zone's offset), then the fields.
+    - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
+      derived field.
+    - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
+      403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
+      else 400 `invalid_parameter` naming the bound. Counts as one request. A server
+      already streaming its limit of exports answers 503 `unavailable` with `Retry-After`.
+
+    Args:
+        device_ref (Any): Service id (UUID) or DevEUI.
+        fields (str | Unset): Comma-separated field identifiers or `signal_quality`.
+        from_ (Any): Start (inclusive): an ISO 8601 timestamp, `now` or `now-<duration>`.
+        to (Any): End (exclusive): an ISO 8601 timestamp, `now` or `now-<duration>`.
+        format_ (ExportDeviceTelemetryFormat | Unset): `csv` (default), `ndjson`, `parquet`.
+            Default: ExportDeviceTelemetryFormat.CSV.
+        layout (ExportDeviceTelemetryLayout | Unset): `wide` (default) or `long`. Default:
+            ExportDeviceTelemetryLayout.WIDE.
+        tz (str | Unset): IANA time zone: adds a `localTime` column.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | str
+     """
+
+
+    return sync_detailed(
+        device_ref=device_ref,
+client=client,
+fields=fields,
+from_=from_,
+to=to,
+format_=format_,
+layout=layout,
+tz=tz,
+
+    ).parsed
+
+async def asyncio_detailed(
+    device_ref: Any,
+    *,
+    client: AuthenticatedClient,
+    fields: str | Unset = UNSET,
+    from_: Any,
+    to: Any,
+    format_: ExportDeviceTelemetryFormat | Unset = ExportDeviceTelemetryFormat.CSV,
+    layout: ExportDeviceTelemetryLayout | Unset = ExportDeviceTelemetryLayout.WIDE,
+    tz: str | Unset = UNSET,
+
+) -> Response[ErrorEnvelope | str]:
+    """ Every reading of one device in a range, as CSV, NDJSON or Parquet
+
+     Every reading of the device in `[from, to)`, oldest first, streamed as one file (no 500
+    cap; a failure mid-stream aborts the connection, so a cut file never looks whole).
+
+    - `format`: `csv` (default; RFC 4180 with a header row; a string cell beginning with `=`,
+      `+`, `-`, `@` or a tab gets a leading `'`), `ndjson` (one object per line) or `parquet`
+      (typed columns: timestamp UTC, float64, string, bool).
+    - `layout`: `wide` (default; one row per reading time, a column per field in the order
+      asked) or `long` (one row per reading: `field`, `value`; Parquet adds `valueText` for
+      values that are not numbers).
+    - Columns: `time` (RFC 3339 UTC), `localTime` with `tz` (ISO 8601 with
+      the zone's offset), then the fields.
+    - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
+      derived field.
+    - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
+      403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
+      else 400 `invalid_parameter` naming the bound. Counts as one request. A server
+      already streaming its limit of exports answers 503 `unavailable` with `Retry-After`.
+
+    Args:
+        device_ref (Any): Service id (UUID) or DevEUI.
+        fields (str | Unset): Comma-separated field identifiers or `signal_quality`.
+        from_ (Any): Start (inclusive): an ISO 8601 timestamp, `now` or `now-<duration>`.
+        to (Any): End (exclusive): an ISO 8601 timestamp, `now` or `now-<duration>`.
+        format_ (ExportDeviceTelemetryFormat | Unset): `csv` (default), `ndjson`, `parquet`.
+            Default: ExportDeviceTelemetryFormat.CSV.
+        layout (ExportDeviceTelemetryLayout | Unset): `wide` (default) or `long`. Default:
+            ExportDeviceTelemetryLayout.WIDE.
+        tz (str | Unset): IANA time zone: adds a `localTime` column.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | str]
+     """
+
+
+    kwargs = _get_kwargs(
+        device_ref=device_ref,
+fields=fields,
+from_=from_,
+to=to,
+format_=format_,
+layout=layout,
+tz=tz,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    device_ref: Any,
+    *,
+    client: AuthenticatedClient,
+    fields: str | Unset = UNSET,
+    from_: Any,
+    to: Any,
+    format_: ExportDeviceTelemetryFormat | Unset = ExportDeviceTelemetryFormat.CSV,
+    layout: ExportDeviceTelemetryLayout | Unset = ExportDeviceTelemetryLayout.WIDE,
+    tz: str | Unset = UNSET,
+
+) -> ErrorEnvelope | str | None:
+    """ Every reading of one device in a range, as CSV, NDJSON or Parquet
+
+     Every reading of the device in `[from, to)`, oldest first, streamed as one file (no 500
+    cap; a failure mid-stream aborts the connection, so a cut file never looks whole).
+
+    - `format`: `csv` (default; RFC 4180 with a header row; a string cell beginning with `=`,
+      `+`, `-`, `@` or a tab gets a leading `'`), `ndjson` (one object per line) or `parquet`
+      (typed columns: timestamp UTC, float64, string, bool).
+    - `layout`: `wide` (default; one row per reading time, a column per field in the order
+      asked) or `long` (one row per reading: `field`, `value`; Parquet adds `valueText` for
+      values that are not numbers).
+    - Columns: `time` (RFC 3339 UTC), `localTime` with `tz` (ISO 8601 with
+      the zone's offset), then the fields.
+    - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
+      derived field.
+    - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
+      403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
+      else 400 `invalid_parameter` naming the bound. Counts as one request. A server
+      already streaming its limit of exports answers 503 `unavailable` with `Retry-After`.
+
+    Args:
+        device_ref (Any): Service id (UUID) or DevEUI.
+        fields (str | Unset): Comma-separated field identifiers or `signal_quality`.
+        from_ (Any): Start (inclusive): an ISO 8601 timestamp, `now` or `now-<duration>`.
+        to (Any): End (exclusive): an ISO 8601 timestamp, `now` or `now-<duration>`.
+        format_ (ExportDeviceTelemetryFormat | Unset): `csv` (default), `ndjson`, `parquet`.
+            Default: ExportDeviceTelemetryFormat.CSV.
+        layout (ExportDeviceTelemetryLayout | Unset): `wide` (default) or `long`. Default:
+            ExportDeviceTelemetryLayout.WIDE.
+        tz (str | Unset): IANA time zone: adds a `localTime` column.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | str
+     """
+
+
+    return (await asyncio_detailed(
+        device_ref=device_ref,
+client=client,
+fields=fields,
+from_=from_,
+to=to,
+format_=format_,
+layout=layout,
+tz=tz,
+
+    )).parsed

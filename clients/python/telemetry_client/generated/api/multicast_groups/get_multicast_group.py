@@ -1,0 +1,237 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.error_envelope import ErrorEnvelope
+from ...models.multicast_group_detail_response import MulticastGroupDetailResponse
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    group_id: UUID,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/v1/multicast-groups/{group_id}".format(group_id=quote(str(group_id), safe=""),),
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorEnvelope | MulticastGroupDetailResponse | None:
+    if response.status_code == 200:
+        response_200 = MulticastGroupDetailResponse.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 414:
+        response_414 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_414
+
+    if response.status_code == 429:
+        response_429 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 431:
+        response_431 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_431
+
+    if response.status_code == 503:
+        response_503 = ErrorEnvelope.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ErrorEnvelope | MulticastGroupDetailResponse]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    group_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[ErrorEnvelope | MulticastGroupDetailResponse]:
+    """ One multicast group with its member devices and their status
+
+     Members in inventory stay listed, with their status.
+
+    Args:
+        group_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | MulticastGroupDetailResponse]
+     """
+
+
+    kwargs = _get_kwargs(
+        group_id=group_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    group_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> ErrorEnvelope | MulticastGroupDetailResponse | None:
+    """ One multicast group with its member devices and their status
+
+     Members in inventory stay listed, with their status.
+
+    Args:
+        group_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | MulticastGroupDetailResponse
+     """
+
+
+    return sync_detailed(
+        group_id=group_id,
+client=client,
+
+    ).parsed
+
+async def asyncio_detailed(
+    group_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[ErrorEnvelope | MulticastGroupDetailResponse]:
+    """ One multicast group with its member devices and their status
+
+     Members in inventory stay listed, with their status.
+
+    Args:
+        group_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | MulticastGroupDetailResponse]
+     """
+
+
+    kwargs = _get_kwargs(
+        group_id=group_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    group_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> ErrorEnvelope | MulticastGroupDetailResponse | None:
+    """ One multicast group with its member devices and their status
+
+     Members in inventory stay listed, with their status.
+
+    Args:
+        group_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | MulticastGroupDetailResponse
+     """
+
+
+    return (await asyncio_detailed(
+        group_id=group_id,
+client=client,
+
+    )).parsed

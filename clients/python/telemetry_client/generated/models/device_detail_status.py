@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+class DeviceDetailStatus(StrEnum):
+    ARCHIVED = "archived"
+    ASSIGNED = "assigned"
+    INVENTORY = "inventory"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from typing import cast
+from uuid import UUID
+
+if TYPE_CHECKING:
+  from ..models.profile_field import ProfileField
+
+
+
+
+
+T = TypeVar("T", bound="DeviceProfileDetail")
+
+
+
+@_attrs_define
+class DeviceProfileDetail:
+    """ 
+        Attributes:
+            id (UUID): Service id (UUID, lowercase).
+            name (str): Display name.
+            retain_last_value (bool): Whether fields missing from an uplink are carried from earlier ones.
+            field_count (int): Number of fields in the catalog.
+            fields (list[ProfileField]): The field catalog.
+     """
+
+    id: UUID
+    name: str
+    retain_last_value: bool
+    field_count: int
+    fields: list[ProfileField]
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.profile_field import ProfileField # noqa: PLC0415
+        id = str(self.id)
+
+        name = self.name
+
+        retain_last_value = self.retain_last_value
+
+        field_count = self.field_count
+
+        fields = []
+        for fields_item_data in self.fields:
+            fields_item = fields_item_data.to_dict()
+            fields.append(fields_item)
+
+
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "id": id,
+            "name": name,
+            "retainLastValue": retain_last_value,
+            "fieldCount": field_count,
+            "fields": fields,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.profile_field import ProfileField # noqa: PLC0415
+        d = dict(src_dict)
+        id = UUID(d.pop("id"))
+
+
+
+
+        name = d.pop("name")
+
+        retain_last_value = d.pop("retainLastValue")
+
+        field_count = d.pop("fieldCount")
+
+        fields = []
+        _fields = d.pop("fields")
+        for fields_item_data in (_fields):
+            fields_item = ProfileField.from_dict(fields_item_data)
+
+
+
+            fields.append(fields_item)
+
+
+        device_profile_detail = cls(
+            id=id,
+            name=name,
+            retain_last_value=retain_last_value,
+            field_count=field_count,
+            fields=fields,
+        )
+
+
+        device_profile_detail.additional_properties = d
+        return device_profile_detail
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+class DeviceUplinkEventDataBatteryType0State(StrEnum):
+    EXTERNAL = "external"
+    PCT = "pct"
+    UNAVAILABLE = "unavailable"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+class HealthDatabase(StrEnum):
+    OK = "ok"
+    UNAVAILABLE = "unavailable"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class ProfileFieldRoleType2Type1(StrEnum):
+    BATTERY_PCT = "battery_pct"
+
+    def __str__(self) -> str:
+        return str(self.value)
