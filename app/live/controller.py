@@ -1,0 +1,121 @@
+"""GET /api/v1/latest (fleet latest, analytics.md section 1), with its long poll."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+import asyncpg
+from litestar import Controller, Request, Response, get
+from litestar.params import Parameter
+
+from app.auth.principal import Principal
+from app.core.api import Listing, Page
+from app.core.errors import error_responses
+from app.devices.filters import (
+    DescendantsFilter,
+    NetworkFilter,
+    OnlineFilter,
+    ProfileFilter,
+    SiteFilter,
+    SubAccountFilter,
+    check_features,
+    features,
+)
+from app.live.fleet import read_fleet
+from app.live.selection import FILTERS, check_known, parse_selection
+from app.live.wait import hold, if_none_match, requested_wait
+from app.telemetry.controller import matches
+from app.telemetry.structs import LatestValues
+
+SCOPE = "telemetry:read"
+FLEET_PARAMETERS = frozenset({"deviceIds", "fields", "limit", "offset", *FILTERS})
+
+DeviceIds = Annotated[
+    str | None,
+    Parameter(
+        query="deviceIds",
+        description="Comma-separated device ids or DevEUIs, at most 200; not with the filters.",
+    ),
+]
+Fields = Annotated[
+    str | None,
+    Parameter(
+        description=(
+            "Comma-separated field identifiers: `values`, `retained` and `derived` hold only these."
+        )
+    ),
+]
+
+
+async def check_fleet_parameters(request: Request[Any, Any, Any]) -> None:
+    """`before_request`: the feature switches (403) first, then unknown parameters (400)."""
+    await check_features(request)
+    if request.method != "OPTIONS":
+        check_known(request.query_params, FLEET_PARAMETERS)
+
+
+def raw(content: bytes, status: int, headers: dict[str, str]) -> Response[Any]:
+    return Response(
+        content=content, status_code=status, headers=headers, media_type="application/json"
+    )
+
+
+class FleetLatestController(Controller):
+    path = "/latest"
+    tags = ["Devices"]
+    before_request = staticmethod(check_fleet_parameters)
+
+    @get(
+        operation_id="getFleetLatest",
+        summary="Latest values of many devices",
+        description=(
+            "Selects devices by `deviceIds` or by the filters of `GET /devices` (assigned "
+            "devices only), ordered by device id and paged. Each item is exactly the `data` "
+            "of `GET /devices/{id}/latest`, restricted by `fields`. One strong `ETag` covers "
+            "the whole answer: `If-None-Match` answers 304 while nothing changed, and with "
+            "`Prefer: wait=N` an unchanged answer is held until it changes (200) or N "
+            "seconds pass (304); `Preference-Applied` then says the wait applied."
+        ),
+        opt={"scope": SCOPE, **features(networkId="networks", siteId="multi_site")},
+        responses=error_responses(400, 403),
+    )
+    async def fleet_latest(
+        self,
+        request: Request[Any, Any, Any],
+        pool: asyncpg.Pool,
+        principal: Principal,
+        device_ids: DeviceIds = None,
+        fields: Fields = None,
+        sub_account_id: SubAccountFilter = None,
+        device_profile_id: ProfileFilter = None,
+        network_id: NetworkFilter = None,
+        site_id: SiteFilter = None,
+        include_descendants: DescendantsFilter = None,
+        online: OnlineFilter = None,
+        search: str | None = None,
+        *,
+        page: Page,
+    ) -> Response[Listing[LatestValues]]:
+        selection = parse_selection(principal, request.query_params)
+
+        async def read() -> Any:
+            return await read_fleet(request.app, pool, principal, selection, page)
+
+        read_at = time.time()
+        answer = await read()
+        headers = {"Cache-Control": "private, no-cache"}
+        condition = if_none_match(request.scope["headers"])
+        wait = requested_wait(request.scope["headers"]) if condition else None
+        if wait is not None:
+            headers["Preference-Applied"] = f"wait={wait}"
+            if matches(condition, answer[2]):
+                changed = await hold(
+                    request.app, wait, answer, read, selection.filters is not None, read_at
+                )
+                if changed is not None:
+                    answer = changed
+        headers["ETag"] = answer[2]
+        if matches(condition, answer[2]):
+            return raw(b"", 304, headers)
+        return raw(answer[1], 200, headers)
