@@ -34,6 +34,7 @@ from app.core.tasks import running
 from app.docs import DocsController
 from app.docs.index import API_VERSION, ApiIndexController, RootIndexController
 from app.history.retention import retention_lifespan
+from app.live.cors import Cors
 from app.live.hub import LiveHub
 from app.live.shutdown import install as answer_held_requests_on_stop
 from app.live.wait import drain
@@ -178,8 +179,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
         logging_config=None,
     )
     check_route_options(route_handlers(app))
-    # Outside the router, so unknown paths and the auth middleware's answers are observed.
-    app.asgi_handler = RequestObserver(app.asgi_handler, settings)
+    # Outside the router, so unknown paths and the auth middleware's answers are observed
+    # (and, with CORS_ORIGINS, carry the CORS headers a browser page needs to read them).
+    handler = app.asgi_handler
+    if settings.cors_origins:
+        handler = Cors(handler, settings.cors_origins)
+    app.asgi_handler = RequestObserver(handler, settings)
     return app
 
 

@@ -47,6 +47,7 @@ through the environment.
 | ACCESS_LOG | access_log | on (off: no line per request) |
 | METRICS_PORT | metrics_port | 9464 (`serve --metrics-port` overrides; 0: no metrics) |
 | METRICS_HOST | metrics_host | 127.0.0.1 |
+| CORS_ORIGINS | cors_origins | none (browser origins allowed to call /api/v1: a, b, ...) |
 
 One variable is not a setting: PROMETHEUS_MULTIPROC_DIR is prometheus-client's own, read
 by the library when it is imported; `serve` points it at a fresh directory for its workers
@@ -156,6 +157,9 @@ class Settings(msgspec.Struct, frozen=True):
     metrics_port: int = 9464
     # Where that port listens: loopback unless an operator opens it.
     metrics_host: str = "127.0.0.1"
+    # Browser origins (`https://dash.example.com`, or `*`) whose pages may call every
+    # /api/v1 route (analytics.md section 4, app/live/cors.py); none by default.
+    cors_origins: tuple[str, ...] = ()
 
 
 def local_database_url(database: str = "telemetry", port: int | None = None) -> str:
@@ -209,6 +213,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         access_log=env.get("ACCESS_LOG", "on").strip().lower() not in ("off", "0", "false"),
         metrics_port=int(env.get("METRICS_PORT", 9464)),
         metrics_host=env.get("METRICS_HOST", "127.0.0.1"),
+        cors_origins=read_urls(env.get("CORS_ORIGINS", "")),
     )
 
 
