@@ -37,6 +37,7 @@ from app.history.retention import retention_lifespan
 from app.live.cors import Cors
 from app.live.hub import LiveHub
 from app.live.shutdown import install as answer_held_requests_on_stop
+from app.live.slots import StreamSlots
 from app.live.wait import drain
 from app.observe.logs import access_log_lifespan, configure_logging
 from app.observe.metrics import metrics_lifespan
@@ -80,8 +81,11 @@ async def caches_lifespan(app: Litestar) -> AsyncIterator[None]:
     except (asyncpg.PostgresError, OSError) as error:
         log.warning("caches: cannot listen (%s); reading the database per request", error)
     app.state.auth_cache, app.state.latest_cache = auth_cache, latest_cache
-    app.state.live_hub = live_hub
-    loops = [listener.run()] + ([auth_cache.run()] if auth_cache is not None else [])
+    live_slots = StreamSlots(app.state.pool)
+    app.state.live_hub, app.state.live_slots = live_hub, live_slots
+    loops = [listener.run(), live_slots.run()]
+    if auth_cache is not None:
+        loops.append(auth_cache.run())
     try:
         async with running(*loops):
             yield

@@ -15,7 +15,7 @@ def api_route_handlers() -> list[Any]:
     from app.export.controller import ExportController
     from app.gateways.controller import GatewayController
     from app.history.controller import HistoryController
-    from app.live.controller import FleetLatestController
+    from app.live.controller import FleetLatestController, StreamController
     from app.members.controller import MembersController
     from app.multicast.controller import MulticastGroupController
     from app.multicast.execute import MulticastExecuteController
@@ -38,6 +38,7 @@ def api_route_handlers() -> list[Any]:
         MembersController,
         LatestController,
         FleetLatestController,
+        StreamController,
     ]
 
 

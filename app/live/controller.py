@@ -1,17 +1,21 @@
-"""GET /api/v1/latest (fleet latest, analytics.md section 1), with its long poll."""
+"""GET /api/v1/latest (fleet latest, analytics.md section 1) with its long poll, and
+GET /api/v1/stream (live values as Server-Sent Events, section 4)."""
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import AsyncGenerator
 from typing import Annotated, Any
 
+import anyio
 import asyncpg
 from litestar import Controller, Request, Response, get
 from litestar.params import Parameter
 
 from app.auth.principal import Principal
 from app.core.api import Listing, Page
-from app.core.errors import error_responses
+from app.core.errors import ApiError, ErrorCode, error_responses
 from app.devices.filters import (
     DescendantsFilter,
     NetworkFilter,
@@ -23,7 +27,17 @@ from app.devices.filters import (
     features,
 )
 from app.live.fleet import read_fleet
+from app.live.hub import current_hub
 from app.live.selection import FILTERS, check_known, parse_selection
+from app.live.slots import MAX_STREAMS_PER_KEY, StreamSlots
+from app.live.stream import (
+    EventStream,
+    Stream,
+    parse_last_event_id,
+    run_stream,
+    stream_key_hash,
+    stream_members,
+)
 from app.live.wait import hold, if_none_match, requested_wait
 from app.telemetry.controller import matches
 from app.telemetry.structs import LatestValues
@@ -119,3 +133,90 @@ class FleetLatestController(Controller):
         if matches(condition, answer[2]):
             return raw(b"", 304, headers)
         return raw(answer[1], 200, headers)
+
+
+STREAM_PARAMETERS = frozenset({"deviceIds", "fields", *FILTERS})
+STREAM_RETRY_AFTER_S = "5"
+
+
+async def check_stream_parameters(request: Request[Any, Any, Any]) -> None:
+    """`before_request`: the feature switches (403) first, then unknown parameters (400)."""
+    await check_features(request)
+    if request.method != "OPTIONS":
+        check_known(request.query_params, STREAM_PARAMETERS)
+
+
+class StreamController(Controller):
+    path = "/stream"
+    tags = ["Devices"]
+    before_request = staticmethod(check_stream_parameters)
+
+    @get(
+        operation_id="streamLatest",
+        summary="Latest values as they change (Server-Sent Events)",
+        description=(
+            "Selects devices as fleet latest does (at most 1,000). Sends `event: latest` "
+            "with each device's latest values object first, then one each time a device's "
+            "values change; `event: removed` when a device leaves what the key may see; a "
+            "comment line at least every 15 s. Every event has an `id:`; reconnecting with "
+            "`Last-Event-ID` within 5 minutes sends only what changed since, otherwise "
+            "`event: reset` and the whole first send again. The stream ends within 5 s of "
+            "the key's revocation or expiry. At most 10 open streams per key (429). "
+            "Opening counts as one request; events do not count."
+        ),
+        opt={"scope": SCOPE, **features(networkId="networks", siteId="multi_site")},
+        responses=error_responses(400, 403),
+        media_type="text/event-stream",
+    )
+    async def stream_latest(
+        self,
+        request: Request[Any, Any, Any],
+        pool: asyncpg.Pool,
+        principal: Principal,
+        device_ids: DeviceIds = None,
+        fields: Fields = None,
+        sub_account_id: SubAccountFilter = None,
+        device_profile_id: ProfileFilter = None,
+        network_id: NetworkFilter = None,
+        site_id: SiteFilter = None,
+        include_descendants: DescendantsFilter = None,
+        online: OnlineFilter = None,
+        search: str | None = None,
+    ) -> EventStream:
+        selection = parse_selection(principal, request.query_params)
+        hub = current_hub(request.app)
+        slots: StreamSlots | None = getattr(request.app.state, "live_slots", None)
+        if hub is None or slots is None:
+            raise ApiError(503, ErrorCode.UNAVAILABLE, "streams are not served right now")
+        members = await stream_members(request.app, pool, principal, selection)
+        stream_id = await slots.claim(principal.key_id)
+        if stream_id is None:
+            raise ApiError(
+                429,
+                ErrorCode.RATE_LIMITED,
+                f"this API key has {MAX_STREAMS_PER_KEY} streams open already",
+                {"Retry-After": STREAM_RETRY_AFTER_S},
+            )
+        stream = Stream(
+            app=request.app,
+            pool=pool,
+            hub=hub,
+            principal=principal,
+            selection=selection,
+            key_hash=stream_key_hash(request.scope),
+            members=members,
+        )
+        resume_from = parse_last_event_id(request.scope["headers"])
+
+        async def body() -> AsyncGenerator[bytes, None]:
+            slots.begin(stream_id)
+            try:
+                async with contextlib.aclosing(run_stream(stream, resume_from)) as events:
+                    async for chunk in events:
+                        yield chunk
+            finally:
+                # Freed even when the stream is cancelled (the client left).
+                with anyio.CancelScope(shield=True):
+                    await slots.release(stream_id)
+
+        return EventStream(body())

@@ -39,8 +39,8 @@ class _Head(msgspec.Struct):
 
 _HEAD = msgspec.json.Decoder(_Head)
 
-# One selected device: (id, num, stored body).
-Item = tuple[uuid.UUID, int, bytes]
+# One selected device: (id, num, stored body, its ETag).
+Item = tuple[uuid.UUID, int, bytes, str]
 
 
 async def _bodies(
@@ -59,9 +59,9 @@ async def _bodies(
         if hit is None:
             misses.append(key)
             continue
-        num, body, _ = hit
+        num, body, tag = hit
         device_id = key[2] if key[2] is not None else _HEAD.decode(body).deviceId
-        items.append((device_id, num, body))
+        items.append((device_id, num, body, tag))
     if not misses:
         return items
     marks = {key: latest.mark(key) for key in misses} if latest is not None else {}
@@ -69,8 +69,9 @@ async def _bodies(
     partner, sub_account = principal.partner_id, principal.sub_account_id
     for row in rows:
         stored: bytes | None = row["latest_body"]
+        etag: str = row["latest_etag"]
         if stored is None:
-            stored, _ = await static_body(pool, row["num"])
+            stored, etag = await static_body(pool, row["num"])
         elif latest is not None:
             for key in (
                 (partner, sub_account, row["id"], None),
@@ -78,15 +79,30 @@ async def _bodies(
             ):
                 mark = marks.get(key)
                 if mark is not None:
-                    latest.put(key, row["num"], stored, row["latest_etag"], mark)
-        items.append((row["id"], row["num"], stored))
+                    latest.put(key, row["num"], stored, etag, mark)
+        items.append((row["id"], row["num"], stored, etag))
     return items
 
 
-async def read_fleet(
+async def items_by_num(
+    app: Any, pool: asyncpg.Pool, principal: Principal, ids: dict[int, uuid.UUID]
+) -> list[Item]:
+    """The items of the devices `ids` (num -> id) still visible to the key and assigned."""
+    partner, sub_account = principal.partner_id, principal.sub_account_id
+    num_of = {device_id: num for num, device_id in ids.items()}
+
+    async def by_num(misses: list[LatestKey]) -> list[Any]:
+        nums = [num_of[key[2]] for key in misses if key[2] is not None]
+        return await pool.fetch(BODIES_BY_NUM, nums, partner, sub_account)
+
+    wanted: list[LatestKey] = [(partner, sub_account, device_id, None) for device_id in num_of]
+    return await _bodies(pool, current_latest_cache(app), principal, wanted, by_num)
+
+
+async def select_items(
     app: Any, pool: asyncpg.Pool, principal: Principal, selection: Selection, page: Page
-) -> Answer:
-    """The page of the selection: the nums of its devices, the answer's body and ETag."""
+) -> tuple[list[Item], int]:
+    """A page of the selection's devices, ordered by id, and how many it selects."""
     latest = current_latest_cache(app)
     partner, sub_account = principal.partner_id, principal.sub_account_id
     if selection.references is not None:
@@ -103,27 +119,24 @@ async def read_fleet(
         items = await _bodies(pool, latest, principal, wanted, by_reference)
         # A device named twice (by id and by DevEUI) appears once.
         unique = sorted({item[0]: item for item in items}.values())
-        total = len(unique)
-        chosen = unique[page.offset : page.offset + page.limit]
-    else:
-        assert selection.filters is not None
-        members = await pool.fetch(
-            FLEET_MEMBERS, partner, sub_account, *selection.filters, page.limit, page.offset
-        )
-        total = members[0]["total"]
-        rows = [row for row in members if row["num"] is not None]
-        order = {row["id"]: index for index, row in enumerate(rows)}
-        num_of = {row["id"]: row["num"] for row in rows}
+        return unique[page.offset : page.offset + page.limit], len(unique)
+    assert selection.filters is not None
+    members = await pool.fetch(
+        FLEET_MEMBERS, partner, sub_account, *selection.filters, page.limit, page.offset
+    )
+    rows = [row for row in members if row["num"] is not None]
+    order = {row["id"]: index for index, row in enumerate(rows)}
+    items = await items_by_num(app, pool, principal, {row["num"]: row["id"] for row in rows})
+    # A device that left the selection between the two reads is left out.
+    items = [item for item in items if item[0] in order]
+    return sorted(items, key=lambda item: order[item[0]]), members[0]["total"]
 
-        async def by_num(misses: list[LatestKey]) -> list[Any]:
-            nums = [num_of[key[2]] for key in misses]
-            return await pool.fetch(BODIES_BY_NUM, nums, partner, sub_account)
 
-        wanted = [(partner, sub_account, row["id"], None) for row in rows]
-        items = await _bodies(pool, latest, principal, wanted, by_num)
-        # A device that left the selection between the two reads is left out.
-        items = [item for item in items if item[0] in order]
-        chosen = sorted(items, key=lambda item: order[item[0]])
+async def read_fleet(
+    app: Any, pool: asyncpg.Pool, principal: Principal, selection: Selection, page: Page
+) -> Answer:
+    """The page of the selection: the nums of its devices, the answer's body and ETag."""
+    chosen, total = await select_items(app, pool, principal, selection, page)
     body = b"".join(
         (
             b'{"data":[',

@@ -23,10 +23,11 @@ listening without a gap: a resume is answerable only from that time on.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import time
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from app.core.listener import Listener
 
@@ -34,29 +35,60 @@ LATEST_CHANNEL = "latest_changed"
 MOVED_CHANNEL = "device_moved"
 # A stream may resume from an event at most this old (analytics.md section 4).
 RESUME_WINDOW_S = 300.0
+# Notifications a waiter may leave untaken (counted with repeats) before it is dropped: a
+# stream's client that stops reading blocks its writes, and past this many changes for
+# it the stream is ended. What a waiter holds meanwhile is its set of changed nums, never
+# more than its selection.
+BACKLOG_LIMIT = 1_000
 # The change times kept: beyond this many devices the older times are pruned.
 MAX_TIMES = 200_000
+
+
+# A moved device as it was before: its id, partner, sub-account (`-`: none) and status.
+Departure = tuple[str, str, str, str]
 
 
 class Watcher:
     """One held request or stream: the nums it follows and what happened since it last
     looked."""
 
-    __slots__ = ("event", "moves", "nums", "pending", "reset")
+    __slots__ = (
+        "backlog",
+        "event",
+        "moved",
+        "moves",
+        "nums",
+        "on_overflow",
+        "pending",
+        "reset",
+    )
 
     def __init__(self, nums: Iterable[int], moves: bool = False) -> None:
         self.nums = frozenset(nums)
         self.moves = moves
         self.pending: set[int] = set()
+        self.moved = False
         self.reset = False
         self.event = asyncio.Event()
+        # Notifications for it since it last took them, counted with repeats; past
+        # BACKLOG_LIMIT `on_overflow` is called (a stream whose client stopped reading).
+        self.backlog = 0
+        self.on_overflow: Callable[[], None] | None = None
 
-    def take(self) -> tuple[set[int], bool]:
-        """The nums changed and whether a reset came since the last `take`, cleared."""
-        pending, reset = self.pending, self.reset
-        self.pending, self.reset = set(), False
+    def take(self) -> tuple[set[int], bool, bool]:
+        """The nums changed, whether a device moved and whether a reset came since the
+        last `take`, cleared."""
+        pending, moved, reset = self.pending, self.moved, self.reset
+        self.pending, self.moved, self.reset = set(), False, False
+        self.backlog = 0
         self.event.clear()
-        return pending, reset
+        return pending, moved, reset
+
+    def _count(self) -> None:
+        self.backlog += 1
+        if self.backlog > BACKLOG_LIMIT and self.on_overflow is not None:
+            overflow, self.on_overflow = self.on_overflow, None
+            overflow()
 
 
 # Every hub of the process, for the worker's signal handler (app/live/shutdown.py).
@@ -79,6 +111,9 @@ class LiveHub:
         self.everyone: set[Watcher] = set()
         self.changed_at: dict[int, float] = {}
         self.moved_at: dict[int, float] = {}
+        # (when, "id partner sub-account status" before the move) of the devices moved
+        # within RESUME_WINDOW_S, oldest first.
+        self.departures: collections.deque[tuple[float, str]] = collections.deque()
         # Wall-clock time since when notifications have arrived without a gap (inf: not
         # listening now).
         self.listening_since = float("inf")
@@ -147,14 +182,23 @@ class LiveHub:
         for watcher in self.watchers.get(num, ()):
             watcher.pending.add(num)
             watcher.event.set()
+            watcher._count()
 
     def _moved(self, payload: str) -> None:
-        self.last_moved = time.time()
-        if payload.isdigit():
-            _remember(self.moved_at, int(payload))
+        now = self.last_moved = time.time()
+        num, _, before = payload.partition(" ")
+        if num.isdigit():
+            _remember(self.moved_at, int(num))
+            if before:
+                self.departures.append((now, before))
+                while self.departures and self.departures[0][0] < now - RESUME_WINDOW_S:
+                    self.departures.popleft()
+                if len(self.departures) > MAX_TIMES:
+                    self.departures.popleft()
         for watcher in self.movers:
-            watcher.reset = True
+            watcher.moved = True
             watcher.event.set()
+            watcher._count()
 
     def _reset(self) -> None:
         """The connection was (re)established or lost: what came meanwhile is unknown."""
@@ -178,15 +222,26 @@ class LiveHub:
 
     # Resume ----------------------------------------------------------------------
 
-    def changes_since(self, since: float) -> tuple[set[int], set[int]] | None:
-        """The nums changed and moved after wall-clock time `since`, or None when the hub
+    def changes_since(
+        self, since: float, margin: float
+    ) -> tuple[set[int], set[int], list[Departure]] | None:
+        """The nums changed and moved after wall-clock time `since`, and the devices
+        moved since then as they were before their first move, or None when the hub
         cannot tell (it was not listening all along, or `since` is too old)."""
         now = time.time()
         if since < now - RESUME_WINDOW_S or since < self.listening_since or since > now:
             return None
+        # Workers hear a notification at slightly different times: what this one heard a
+        # little before `since` may have reached the client's worker after it.
+        since -= margin
         changed = {num for num, at in self.changed_at.items() if at > since}
         moved = {num for num, at in self.moved_at.items() if at > since}
-        return changed, moved
+        first: dict[str, Departure] = {}
+        for at, before in self.departures:
+            if at > since:
+                device_id, partner, sub_account, status = before.split(" ")
+                first.setdefault(device_id, (device_id, partner, sub_account, status))
+        return changed, moved, list(first.values())
 
 
 def _remember(times: dict[int, float], num: int) -> None:

@@ -47,6 +47,8 @@ class Selection(msgspec.Struct, frozen=True):
     references: tuple[tuple[uuid.UUID | None, str | None], ...] | None
     filters: tuple[Any, ...] | None
     fields: frozenset[str] | None
+    # The filter parameters sent, in the order of FILTERS.
+    given: tuple[str, ...] = ()
 
     @property
     def ids(self) -> list[uuid.UUID]:
@@ -94,7 +96,8 @@ def parse_selection(principal: Principal, query: Any) -> Selection:
         site.none,
         descendants,
     )
-    return Selection(references=None, filters=filters, fields=fields)
+    sent = tuple(name for name in FILTERS if name in query)
+    return Selection(references=None, filters=filters, fields=fields, given=sent)
 
 
 def parse_references(text: str) -> tuple[tuple[uuid.UUID | None, str | None], ...]:

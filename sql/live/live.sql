@@ -33,3 +33,16 @@ SELECT d.num, d.id, d.dev_eui, s.latest_body, s.latest_etag
  WHERE (d.id = ANY ($1::uuid[]) OR d.dev_eui = ANY ($2::text[]))
    AND d.status = 'assigned'
    AND tenant_sees(d.partner_id, d.sub_account_id, d.status, $3, $4::uuid)
+
+-- name: stream_claim
+-- Claims a place among the at most $3 open streams of key $1 for stream $2, leased for $4 seconds; false when none is free.
+SELECT live_stream_claim($1, $2, $3, $4)
+
+-- name: stream_renew
+-- Renews for $2 seconds the leases of the streams $1 this worker holds open.
+UPDATE live_streams SET expires_at = now() + make_interval(secs => $2)
+ WHERE stream_id = ANY ($1::uuid[])
+
+-- name: stream_release
+-- Frees the place of stream $1 (closed).
+DELETE FROM live_streams WHERE stream_id = $1
