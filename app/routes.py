@@ -43,7 +43,8 @@ def api_route_handlers() -> list[Any]:
 
 
 def public_route_handlers() -> list[Any]:
+    from app.live.page import LivePageController
     from app.telemetry.ingest import IngestController
     from app.tts.controller import TtsIngestController
 
-    return [IngestController, TtsIngestController]
+    return [IngestController, TtsIngestController, LivePageController]

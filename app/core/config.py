@@ -48,6 +48,7 @@ through the environment.
 | METRICS_PORT | metrics_port | 9464 (`serve --metrics-port` overrides; 0: no metrics) |
 | METRICS_HOST | metrics_host | 127.0.0.1 |
 | CORS_ORIGINS | cors_origins | none (browser origins allowed to call /api/v1: a, b, ...) |
+| TELEMETRY_LIVE_PAGE | live_page | unset (1: serve the live page at /live/, app/live/page.py) |
 
 One variable is not a setting: PROMETHEUS_MULTIPROC_DIR is prometheus-client's own, read
 by the library when it is imported; `serve` points it at a fresh directory for its workers
@@ -160,6 +161,8 @@ class Settings(msgspec.Struct, frozen=True):
     # Browser origins (`https://dash.example.com`, or `*`) whose pages may call every
     # /api/v1 route (analytics.md section 4, app/live/cors.py); none by default.
     cors_origins: tuple[str, ...] = ()
+    # Serve the live page (/live/, app/live/page.py); the demo turns it on.
+    live_page: bool = False
 
 
 def local_database_url(database: str = "telemetry", port: int | None = None) -> str:
@@ -214,6 +217,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         metrics_port=int(env.get("METRICS_PORT", 9464)),
         metrics_host=env.get("METRICS_HOST", "127.0.0.1"),
         cors_origins=read_urls(env.get("CORS_ORIGINS", "")),
+        live_page=env.get("TELEMETRY_LIVE_PAGE") == "1",
     )
 
 
