@@ -186,9 +186,10 @@
     if (site) {
       try { $("#site").textContent = "· " + (await get("/sites/" + site)).data.name; } catch (e) { /* unnamed */ }
     }
-    const query = site ? "?siteId=" + encodeURIComponent(site) : "";
+    // The site's whole subtree (a campus shows its buildings' devices).
+    const query = site ? "?includeDescendants=true&siteId=" + encodeURIComponent(site) : "";
     try {
-      const devices = await get("/devices?status=assigned&limit=200" + (site ? "&siteId=" + site : ""));
+      const devices = await get("/devices?status=assigned&limit=200" + (site ? "&" + query.slice(1) : ""));
       for (const device of devices.data) names.set(device.id, device.name);
     } catch (error) { /* names are a nicety: the stream carries ids */ }
     await stream(query);
