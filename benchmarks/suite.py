@@ -64,6 +64,7 @@ MODULES = [
     ("ingest", "benchmarks.bench_ingest"),
     ("network", "benchmarks.bench_network"),
     ("webhooks", "benchmarks.bench_webhooks"),
+    ("live", "benchmarks.bench_live"),
 ]
 BUILTIN = ["floors", "load", "storage"]
 CLASSES = BUILTIN + [name for name, _ in MODULES]

@@ -97,8 +97,6 @@ class FleetLatestController(Controller):
     async def fleet_latest(
         self,
         request: Request[Any, Any, Any],
-        pool: asyncpg.Pool,
-        principal: Principal,
         device_ids: DeviceIds = None,
         fields: Fields = None,
         sub_account_id: SubAccountFilter = None,
@@ -111,6 +109,11 @@ class FleetLatestController(Controller):
         *,
         page: Page,
     ) -> Response[Listing[LatestValues]]:
+        # The pool and the principal are taken from the app and the scope, not as
+        # dependencies: Litestar resolves two or more dependencies in an anyio task group,
+        # a good part of a cached 304's cost.
+        pool: asyncpg.Pool = request.app.state.pool
+        principal: Principal = request.scope["state"]["principal"]
         selection = parse_selection(principal, request.query_params)
 
         async def read() -> Any:
@@ -171,8 +174,6 @@ class StreamController(Controller):
     async def stream_latest(
         self,
         request: Request[Any, Any, Any],
-        pool: asyncpg.Pool,
-        principal: Principal,
         device_ids: DeviceIds = None,
         fields: Fields = None,
         sub_account_id: SubAccountFilter = None,
@@ -183,6 +184,8 @@ class StreamController(Controller):
         online: OnlineFilter = None,
         search: str | None = None,
     ) -> EventStream:
+        pool: asyncpg.Pool = request.app.state.pool
+        principal: Principal = request.scope["state"]["principal"]
         selection = parse_selection(principal, request.query_params)
         hub = current_hub(request.app)
         slots: StreamSlots | None = getattr(request.app.state, "live_slots", None)

@@ -9,6 +9,7 @@ the status always `assigned`. Parameters are strict: an unknown one, a malformed
 
 from __future__ import annotations
 
+import functools
 import re
 import uuid
 from typing import Any
@@ -100,7 +101,10 @@ def parse_selection(principal: Principal, query: Any) -> Selection:
     return Selection(references=None, filters=filters, fields=fields, given=sent)
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_references(text: str) -> tuple[tuple[uuid.UUID | None, str | None], ...]:
+    """`deviceIds` as (id, DevEUI) pairs; a dashboard sends the same list on every refresh,
+    so the parsed lists are kept (the text alone decides the answer)."""
     items = text.split(",")
     if len(items) > MAX_IDS:
         raise invalid_parameter("deviceIds", f"lists {len(items)} devices; at most {MAX_IDS}")
