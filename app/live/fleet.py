@@ -10,7 +10,9 @@ of the whole answer, so it changes exactly when the answer would.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -21,6 +23,7 @@ import msgspec
 from app.auth.principal import Principal
 from app.core.api import Page
 from app.core.sql import QUERIES
+from app.live.hub import current_hub
 from app.live.selection import Selection, restrict
 from app.live.wait import Answer
 from app.telemetry.controller import static_body
@@ -84,19 +87,78 @@ async def _bodies(
     return items
 
 
+class _Flight:
+    """A read of some devices' bodies under way, which others may join (see
+    `items_by_num`)."""
+
+    __slots__ = ("done", "found", "started_at")
+
+    def __init__(self) -> None:
+        self.started_at = time.time()
+        self.done = asyncio.Event()
+        self.found: dict[int, Item] | None = None
+
+
+# (partner, key sub-account, num) -> the read of that device's body under way.
+_FLIGHTS: dict[tuple[uuid.UUID, uuid.UUID | None, int], _Flight] = {}
+
+
 async def items_by_num(
     app: Any, pool: asyncpg.Pool, principal: Principal, ids: dict[int, uuid.UUID]
 ) -> list[Item]:
-    """The items of the devices `ids` (num -> id) still visible to the key and assigned."""
+    """The items of the devices `ids` (num -> id) still visible to the key and assigned.
+
+    When a device changes, every stream and held request following it wakes at once and
+    its cache entry is gone: without care each would read the same row. A read under way
+    for the same tenancy and device is joined instead, provided it began after this
+    worker heard of the device's last change (so it cannot miss it)."""
     partner, sub_account = principal.partner_id, principal.sub_account_id
-    num_of = {device_id: num for num, device_id in ids.items()}
+    latest = current_latest_cache(app)
+    hub = current_hub(app)
+    changed_at = hub.changed_at if hub is not None else {}
+    items: list[Item] = []
+    mine: dict[int, uuid.UUID] = {}
+    joined: dict[int, _Flight] = {}
+    for num, device_id in ids.items():
+        hit = latest.entry((partner, sub_account, device_id, None)) if latest else None
+        if hit is not None:
+            items.append((device_id, hit[0], hit[1], hit[2]))
+            continue
+        flight = _FLIGHTS.get((partner, sub_account, num))
+        if flight is not None and flight.started_at >= changed_at.get(num, 0.0):
+            joined[num] = flight
+        else:
+            mine[num] = device_id
+    if mine:
+        flight = _Flight()
+        for num in mine:
+            _FLIGHTS[(partner, sub_account, num)] = flight
+        try:
 
-    async def by_num(misses: list[LatestKey]) -> list[Any]:
-        nums = [num_of[key[2]] for key in misses if key[2] is not None]
-        return await pool.fetch(BODIES_BY_NUM, nums, partner, sub_account)
+            async def by_num(misses: list[LatestKey]) -> list[Any]:
+                nums = [
+                    num
+                    for num, device_id in mine.items()
+                    if (partner, sub_account, device_id, None) in misses
+                ]
+                return await pool.fetch(BODIES_BY_NUM, nums, partner, sub_account)
 
-    wanted: list[LatestKey] = [(partner, sub_account, device_id, None) for device_id in num_of]
-    return await _bodies(pool, current_latest_cache(app), principal, wanted, by_num)
+            wanted: list[LatestKey] = [(partner, sub_account, d, None) for d in mine.values()]
+            read = await _bodies(pool, latest, principal, wanted, by_num)
+            flight.found = {item[1]: item for item in read}
+            items.extend(read)
+        finally:
+            flight.done.set()
+            for num in mine:
+                if _FLIGHTS.get((partner, sub_account, num)) is flight:
+                    del _FLIGHTS[(partner, sub_account, num)]
+    for num, flight in joined.items():
+        await flight.done.wait()
+        if flight.found is None:  # that read failed: read it here
+            items.extend(await items_by_num(app, pool, principal, {num: ids[num]}))
+        elif num in flight.found:
+            items.append(flight.found[num])
+    return items
 
 
 async def select_items(
