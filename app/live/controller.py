@@ -124,16 +124,18 @@ class FleetLatestController(Controller):
         headers = {"Cache-Control": "private, no-cache"}
         condition = if_none_match(request.scope["headers"])
         wait = requested_wait(request.scope["headers"]) if condition else None
+        not_modified = matches(condition, answer[2])
         if wait is not None:
             headers["Preference-Applied"] = f"wait={wait}"
-            if matches(condition, answer[2]):
+            if not_modified:
                 changed = await hold(
                     request.app, wait, answer, read, selection.filters is not None, read_at
                 )
+                # A change ends the wait with the new answer (even for `If-None-Match: *`).
                 if changed is not None:
-                    answer = changed
+                    answer, not_modified = changed, False
         headers["ETag"] = answer[2]
-        if matches(condition, answer[2]):
+        if not_modified:
             return raw(b"", 304, headers)
         return raw(answer[1], 200, headers)
 

@@ -174,10 +174,11 @@ class LatestController(Controller):
         headers["Cache-Control"] = "private, no-cache"
         condition = _if_none_match(request.scope["headers"])
         wait = requested_wait(request.scope["headers"]) if condition else None
+        not_modified = matches(condition, etag)
         if wait is not None:
             # Long poll (analytics.md section 1): held on the worker's live hub.
             headers["Preference-Applied"] = f"wait={wait}"
-            if matches(condition, etag):
+            if not_modified:
 
                 async def read() -> Answer:
                     latest = current_latest_cache(request.app)
@@ -189,9 +190,11 @@ class LatestController(Controller):
                 changed = await hold(
                     request.app, wait, (frozenset((num,)), body, etag), read, False, read_at
                 )
+                # A change ends the wait with the new body (even for `If-None-Match: *`).
                 if changed is not None:
                     _, body, etag = changed
+                    not_modified = False
         headers["ETag"] = etag
-        if matches(condition, etag):
+        if not_modified:
             return _raw(b"", 304, headers)
         return _raw(b'{"data":' + body + b"}", 200, headers)

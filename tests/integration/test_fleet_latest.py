@@ -385,3 +385,31 @@ async def test_shutdown_answers_held_requests(migrated: str, pool: asyncpg.Pool)
         assert isinstance(answer, httpx.Response), answer
         assert answer.status_code == 304
         assert answer.headers["preference-applied"] == "wait=60"
+
+
+async def test_a_long_poll_on_any_etag_answers_the_change(
+    live_server: LiveServer, pool: asyncpg.Pool
+) -> None:
+    """`If-None-Match: *` matches whatever the answer is: the wait still ends with 200 and
+    the new body when a device changes (it answered 304 after the change before)."""
+    w, t = fleet_world(devices=1)
+    await load(pool, w)
+    device = t["in_site"][0]
+    held = bearer(t["key"], **{"If-None-Match": "*", "Prefer": "wait=20"})
+    async with live_server.client() as client:
+        for url, params in (
+            (f"/api/v1/devices/{device['id']}/latest", {}),
+            (FLEET, {"deviceIds": device["id"]}),
+        ):
+
+            async def change_soon(value: int) -> None:
+                await asyncio.sleep(0.8)
+                await uplink(client, t, device, temperature=value)
+
+            value = 60 + len(params)
+            response, _ = await asyncio.gather(
+                client.get(url, params=params, headers=held), change_soon(value)
+            )
+            assert response.status_code == 200, url
+            assert response.headers["preference-applied"] == "wait=20"
+            assert f'"temperature": {value}' in response.text
