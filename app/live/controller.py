@@ -193,6 +193,7 @@ class StreamController(Controller):
         slots: StreamSlots | None = getattr(request.app.state, "live_slots", None)
         if hub is None or slots is None:
             raise ApiError(503, ErrorCode.UNAVAILABLE, "streams are not served right now")
+        read_at = time.time()
         members = await stream_members(request.app, pool, principal, selection)
         stream_id = await slots.claim(principal.key_id)
         if stream_id is None:
@@ -210,6 +211,7 @@ class StreamController(Controller):
             selection=selection,
             key_hash=stream_key_hash(request.scope),
             members=members,
+            read_at=read_at,
         )
         resume_from = parse_last_event_id(request.scope["headers"])
 

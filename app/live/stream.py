@@ -140,6 +140,9 @@ class Stream:
     selection: Selection
     key_hash: bytes
     members: list[Item]
+    # Wall-clock time just before `members` was read: changes heard after it are read
+    # again once the stream watches.
+    read_at: float
     # The client's view: num -> ETag of the body last sent; num -> id of every device
     # the stream follows (for `removed`).
     sent: dict[int, str] = field(default_factory=dict)
@@ -214,7 +217,7 @@ async def run_stream(stream: Stream, resume_from: int | None) -> AsyncGenerator[
         watcher: Watcher | None = None
         task = asyncio.current_task()
         try:
-            read_at = time.time()
+            read_at = stream.read_at
             for item in stream.members:
                 stream.ids[item[1]] = item[0]
             first = _first_send(stream, resume_from, read_at)
