@@ -99,10 +99,6 @@ class _Flight:
         self.found: dict[int, Item] | None = None
 
 
-# (partner, key sub-account, num) -> the read of that device's body under way.
-_FLIGHTS: dict[tuple[uuid.UUID, uuid.UUID | None, int], _Flight] = {}
-
-
 async def items_by_num(
     app: Any, pool: asyncpg.Pool, principal: Principal, ids: dict[int, uuid.UUID]
 ) -> list[Item]:
@@ -116,6 +112,9 @@ async def items_by_num(
     latest = current_latest_cache(app)
     hub = current_hub(app)
     changed_at = hub.changed_at if hub is not None else {}
+    # (partner, key sub-account, num) -> the read of that device's body under way, kept
+    # by the app's hub (a process serving several clusters has one per cluster).
+    flights: dict[Any, Any] = hub.flights if hub is not None else {}
     items: list[Item] = []
     mine: dict[int, uuid.UUID] = {}
     joined: dict[int, _Flight] = {}
@@ -124,7 +123,7 @@ async def items_by_num(
         if hit is not None:
             items.append((device_id, hit[0], hit[1], hit[2]))
             continue
-        flight = _FLIGHTS.get((partner, sub_account, num))
+        flight = flights.get((partner, sub_account, num))
         if flight is not None and flight.started_at >= changed_at.get(num, 0.0):
             joined[num] = flight
         else:
@@ -132,7 +131,7 @@ async def items_by_num(
     if mine:
         flight = _Flight()
         for num in mine:
-            _FLIGHTS[(partner, sub_account, num)] = flight
+            flights[(partner, sub_account, num)] = flight
         try:
 
             async def by_num(misses: list[LatestKey]) -> list[Any]:
@@ -150,8 +149,8 @@ async def items_by_num(
         finally:
             flight.done.set()
             for num in mine:
-                if _FLIGHTS.get((partner, sub_account, num)) is flight:
-                    del _FLIGHTS[(partner, sub_account, num)]
+                if flights.get((partner, sub_account, num)) is flight:
+                    del flights[(partner, sub_account, num)]
     for num, flight in joined.items():
         await flight.done.wait()
         if flight.found is None:  # that read failed: read it here
@@ -159,6 +158,48 @@ async def items_by_num(
         elif num in flight.found:
             items.append(flight.found[num])
     return items
+
+
+MAX_MEMBERSHIPS = 10_000
+
+
+async def _members(
+    app: Any, pool: asyncpg.Pool, principal: Principal, selection: Selection, page: Page
+) -> tuple[list[Any], int]:
+    """A page of the members of a selection by filters, and their count: one statement,
+    kept per worker until the hub hears of a move, a tenancy or placement change or a
+    reset (its membership generation), so a refresh of an unchanged page reads nothing.
+    Not kept with `online`, which changes with time alone."""
+    hub = current_hub(app)
+    assert selection.filters is not None
+    key = (
+        principal.partner_id,
+        principal.sub_account_id,
+        selection.filters,
+        page.limit,
+        page.offset,
+    )
+    cacheable = hub is not None and hub.listener.active and "online" not in selection.given
+    generation = hub.membership_generation if hub is not None else 0
+    if cacheable and hub is not None:
+        kept = hub.memberships.get(key)
+        if kept is not None and kept[0] == generation:
+            return kept[1], kept[2]
+    members = await pool.fetch(
+        FLEET_MEMBERS,
+        principal.partner_id,
+        principal.sub_account_id,
+        *selection.filters,
+        page.limit,
+        page.offset,
+    )
+    rows = [(row["num"], row["id"]) for row in members if row["num"] is not None]
+    total: int = members[0]["total"]
+    if cacheable and hub is not None and hub.listener.active:
+        if len(hub.memberships) >= MAX_MEMBERSHIPS:
+            hub.memberships.clear()
+        hub.memberships[key] = (generation, rows, total)
+    return rows, total
 
 
 async def select_items(
@@ -183,15 +224,12 @@ async def select_items(
         unique = sorted({item[0]: item for item in items}.values())
         return unique[page.offset : page.offset + page.limit], len(unique)
     assert selection.filters is not None
-    members = await pool.fetch(
-        FLEET_MEMBERS, partner, sub_account, *selection.filters, page.limit, page.offset
-    )
-    rows = [row for row in members if row["num"] is not None]
-    order = {row["id"]: index for index, row in enumerate(rows)}
-    items = await items_by_num(app, pool, principal, {row["num"]: row["id"] for row in rows})
+    rows, total = await _members(app, pool, principal, selection, page)
+    order = {device_id: index for index, (_, device_id) in enumerate(rows)}
+    items = await items_by_num(app, pool, principal, dict(rows))
     # A device that left the selection between the two reads is left out.
     items = [item for item in items if item[0] in order]
-    return sorted(items, key=lambda item: order[item[0]]), members[0]["total"]
+    return sorted(items, key=lambda item: order[item[0]]), total
 
 
 async def read_fleet(

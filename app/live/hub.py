@@ -28,11 +28,13 @@ import contextlib
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from app.core.listener import Listener
 
 LATEST_CHANNEL = "latest_changed"
 MOVED_CHANNEL = "device_moved"
+AUTH_CHANNEL = "auth_changed"
 # A stream may resume from an event at most this old (analytics.md section 4).
 RESUME_WINDOW_S = 300.0
 # Notifications a waiter may leave untaken (counted with repeats) before it is dropped: a
@@ -106,6 +108,9 @@ class LiveHub:
         self.listener = listener
         listener.subscribe(LATEST_CHANNEL, self._latest_changed, self._reset)
         listener.subscribe(MOVED_CHANNEL, self._moved, _nothing)
+        # Feature switches (partners, sub-accounts) decide what the network and site
+        # filters match: their changes move memberships too.
+        listener.subscribe(AUTH_CHANNEL, self._tenancy_changed, _nothing)
         self.watchers: dict[int, set[Watcher]] = {}
         self.movers: set[Watcher] = set()
         self.everyone: set[Watcher] = set()
@@ -125,6 +130,13 @@ class LiveHub:
         # waiter that read the database after one of them must read again.
         self.last_reset = 0.0
         self.last_moved = 0.0
+        # Bumped by every move, tenancy change and reset: a membership read while it kept
+        # its value is still current (app/live/fleet.py).
+        self.membership_generation = 0
+        # Pages of selections by filters read while the generation held (app/live/fleet.py).
+        self.memberships: dict[tuple[Any, ...], tuple[int, list[Any], int]] = {}
+        # Reads of device bodies under way, joined by other waiters (app/live/fleet.py).
+        self.flights: dict[tuple[Any, ...], Any] = {}
         # Read by tests and the benchmark: notifications fanned out.
         self.notifications = 0
 
@@ -184,7 +196,11 @@ class LiveHub:
             watcher.event.set()
             watcher._count()
 
+    def _tenancy_changed(self, payload: str) -> None:
+        self._moved("*")
+
     def _moved(self, payload: str) -> None:
+        self.membership_generation += 1
         now = self.last_moved = time.time()
         num, _, before = payload.partition(" ")
         if num.isdigit():
@@ -206,6 +222,7 @@ class LiveHub:
         self._wake_all()
 
     def _wake_all(self) -> None:
+        self.membership_generation += 1
         self.last_reset = time.time()
         for watcher in self.everyone:
             watcher.reset = True

@@ -53,3 +53,22 @@ BEGIN
     RETURN true;
 END;
 $$;
+
+-- The device list's site and network filters read the site tree and the networks' sites
+-- (filter_sites, filter_network): a change of either may move devices in or out of a
+-- selection without touching them, so it notifies `device_moved` with '*' (once per
+-- statement). Feature switches live on partners and sub-accounts, whose changes notify
+-- `auth_changed` (015-auth-cache.sql), which the live hub follows too.
+CREATE OR REPLACE FUNCTION placement_moved_notify() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('device_moved', '*');
+    RETURN NULL;
+END;
+$$;
+
+CREATE OR REPLACE TRIGGER sites_moved AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON sites
+    FOR EACH STATEMENT EXECUTE FUNCTION placement_moved_notify();
+CREATE OR REPLACE TRIGGER networks_moved
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON networks
+    FOR EACH STATEMENT EXECUTE FUNCTION placement_moved_notify();

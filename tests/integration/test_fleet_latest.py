@@ -170,10 +170,14 @@ async def test_a_cached_304_reads_nothing_from_the_database(
     for device in t["in_site"]:
         await uplink(client, t, device, temperature=1)
     ids = ",".join(d["id"] for d in t["in_site"])
+    by_site = {"siteId": t["site"]["id"]}
     headers = bearer(t["key"])
-    etag = ""
-    for _ in range(3):  # a reference is cached from its second miss on
-        etag = (await client.get(FLEET, params={"deviceIds": ids}, headers=headers)).headers["etag"]
+    etags = {}
+    await asyncio.sleep(0.5)  # the load's own notifications have come
+    for params in ({"deviceIds": ids}, by_site):
+        for _ in range(3):  # a reference is cached from its second miss on
+            answer = await client.get(FLEET, params=params, headers=headers)
+        etags[str(params)] = answer.headers["etag"]
     # Every statement the app sends while answering, but the rate limiter's lease of
     # permits (once a second per key, whatever the route).
     pool_class = type(client.app.state.pool)
@@ -191,11 +195,59 @@ async def test_a_cached_304_reads_nothing_from_the_database(
     with pytest.MonkeyPatch.context() as patch:
         for name in ("fetch", "fetchrow", "fetchval", "execute"):
             patch.setattr(pool_class, name, counting(getattr(pool_class, name)))
-        response = await client.get(
-            FLEET, params={"deviceIds": ids}, headers=bearer(t["key"], **{"If-None-Match": etag})
-        )
-    assert response.status_code == 304
+        for params in ({"deviceIds": ids}, by_site):
+            condition = bearer(t["key"], **{"If-None-Match": etags[str(params)]})
+            response = await client.get(FLEET, params=params, headers=condition)
+            assert response.status_code == 304, params
     assert reads == []
+
+
+async def test_a_filter_selection_follows_moves_and_the_site_tree(
+    live_server: LiveServer, pool: asyncpg.Pool
+) -> None:
+    """A selection by filters is kept per worker between reads: a device moved into the
+    site, and a site moved under the selected one, show at the next read all the same."""
+    w, t = fleet_world(devices=1)
+    await load(pool, w)
+    params = {"siteId": t["site"]["id"], "includeDescendants": "true"}
+
+    async def listed(http: httpx.AsyncClient) -> set[str]:
+        answer = await http.get(FLEET, params=params, headers=bearer(t["key"]))
+        assert answer.status_code == 200, answer.text
+        return {item["deviceId"] for item in answer.json()["data"]}
+
+    async def eventually(http: httpx.AsyncClient, wanted: set[str]) -> None:
+        deadline = time.monotonic() + 3
+        while (seen := await listed(http)) != wanted:
+            assert time.monotonic() < deadline, seen
+            await asyncio.sleep(0.1)
+
+    async with live_server.client() as http:
+        first = t["in_site"][0]["id"]
+        for _ in range(4):  # both workers keep the membership
+            assert await listed(http) == {first}
+        await pool.execute(
+            "UPDATE devices SET site_id = $1 WHERE id = $2", t["site"]["id"], t["elsewhere"]["id"]
+        )
+        await eventually(http, {first, t["elsewhere"]["id"]})
+        # A new site under the selected one, holding a device: the tree moved.
+        child = uuid.uuid4()
+        sub_account = await pool.fetchval(
+            "SELECT sub_account_id FROM sites WHERE id = $1", t["site"]["id"]
+        )
+        await pool.execute(
+            "INSERT INTO sites (id, sub_account_id, name, depth) VALUES ($1, $2, 'Annex', 1)",
+            child,
+            sub_account,
+        )
+        await pool.execute(
+            "UPDATE devices SET site_id = $1 WHERE id = $2", child, t["elsewhere"]["id"]
+        )
+        await eventually(http, {first})
+        await pool.execute(
+            "UPDATE sites SET parent_site_id = $1, depth = 2 WHERE id = $2", t["site"]["id"], child
+        )
+        await eventually(http, {first, t["elsewhere"]["id"]})
 
 
 async def test_bad_input(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
