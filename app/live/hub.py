@@ -4,8 +4,9 @@ Long polls (`Prefer: wait=N`) and event streams wait on the notifications the wo
 listening connection already receives (app/core/listener.py), never by polling the
 database: `latest_changed` carries the num of a device whose stored latest body, status
 or tenancy changed (schema/definitions/020-latest.sql), `device_moved` the num of a
-device whose placement or searchable columns changed, or that was created
-(schema/definitions/090-live.sql). One LISTEN per worker serves every waiter.
+device whose placement or searchable columns changed, or that was created, and '*' when a
+site or network changed (schema/definitions/090-live.sql); `auth_changed` (feature
+switches) counts as a move of everything. One LISTEN per worker serves every waiter.
 
 A waiter (`Watcher`) names the device nums it follows; a notification for one of them
 adds the num to its `pending` set and wakes it. The set holds at most the waiter's own
