@@ -26,7 +26,7 @@ from app.devices.filters import (
     check_features,
     features,
 )
-from app.live.fleet import read_fleet
+from app.live.fleet import kept_answer, read_fleet
 from app.live.hub import current_hub
 from app.live.selection import FILTERS, check_known, parse_selection
 from app.live.slots import MAX_STREAMS_PER_KEY, StreamSlots
@@ -114,13 +114,16 @@ class FleetLatestController(Controller):
         # a good part of a cached 304's cost.
         pool: asyncpg.Pool = request.app.state.pool
         principal: Principal = request.scope["state"]["principal"]
+        query: bytes = request.scope["query_string"]
+        read_at = time.time()
+        answer = kept_answer(request.app, principal, query)
         selection = parse_selection(principal, request.query_params)
 
         async def read() -> Any:
-            return await read_fleet(request.app, pool, principal, selection, page)
+            return await read_fleet(request.app, pool, principal, selection, page, query)
 
-        read_at = time.time()
-        answer = await read()
+        if answer is None:
+            answer = await read()
         headers = {"Cache-Control": "private, no-cache"}
         condition = if_none_match(request.scope["headers"])
         wait = requested_wait(request.scope["headers"]) if condition else None

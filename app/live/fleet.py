@@ -232,10 +232,74 @@ async def select_items(
     return sorted(items, key=lambda item: order[item[0]]), total
 
 
+MAX_ANSWERS = 10_000
+
+
+def kept_answer(app: Any, principal: Principal, query: bytes) -> Answer | None:
+    """The answer to the same query (tenancy and query string) kept by `keep_answer`,
+    while it is certainly current: no move or reset since (the hub's membership
+    generation), and for each of its devices no change heard since it was read and the
+    same generation slot (app/telemetry/generations.py) as its cached body had. A refresh
+    of an unchanged page then costs a few integer lookups per device."""
+    latest = current_latest_cache(app)
+    hub = current_hub(app)
+    if latest is None or hub is None:
+        return None
+    kept = hub.answers.get((principal.partner_id, principal.sub_account_id, query))
+    if kept is None:
+        return None
+    generation, read_at, slots, answer = kept
+    if generation != hub.membership_generation:
+        return None
+    changed_at = hub.changed_at
+    read = latest.generations.read
+    for num, slot in slots:
+        if changed_at.get(num, 0.0) >= read_at or read(num) != slot:
+            return None
+    return answer
+
+
+def keep_answer(
+    app: Any,
+    principal: Principal,
+    query: bytes,
+    generation: int,
+    read_at: float,
+    items: list[Item],
+    answer: Answer,
+) -> None:
+    """Keeps an answer read after wall-clock `read_at` with the hub's membership
+    `generation` as it was before, when every body in it is the worker's cached one (whose
+    generation slot, read before its database read, is what a later check compares)."""
+    latest = current_latest_cache(app)
+    hub = current_hub(app)
+    if latest is None or hub is None or generation != hub.membership_generation:
+        return
+    partner, sub_account = principal.partner_id, principal.sub_account_id
+    slots = []
+    for device_id, num, _, etag in items:
+        entry = latest.entries.get((partner, sub_account, device_id, None))
+        if entry is None or entry[3] != etag or latest.generations.read(num) != entry[1]:
+            return
+        slots.append((num, entry[1]))
+    if len(hub.answers) >= MAX_ANSWERS:
+        hub.answers.clear()
+    hub.answers[(partner, sub_account, query)] = (generation, read_at, tuple(slots), answer)
+
+
 async def read_fleet(
-    app: Any, pool: asyncpg.Pool, principal: Principal, selection: Selection, page: Page
+    app: Any,
+    pool: asyncpg.Pool,
+    principal: Principal,
+    selection: Selection,
+    page: Page,
+    query: bytes | None = None,
 ) -> Answer:
-    """The page of the selection: the nums of its devices, the answer's body and ETag."""
+    """The page of the selection: the nums of its devices, the answer's body and ETag;
+    with `query` (the request's query string) kept for the next identical request."""
+    hub = current_hub(app)
+    generation = hub.membership_generation if hub is not None else 0
+    read_at = time.time()
     chosen, total = await select_items(app, pool, principal, selection, page)
     body = b"".join(
         (
@@ -246,4 +310,7 @@ async def read_fleet(
         )
     )
     etag = '"' + hashlib.md5(body, usedforsecurity=False).hexdigest() + '"'
-    return frozenset(item[1] for item in chosen), body, etag
+    answer = frozenset(item[1] for item in chosen), body, etag
+    if query is not None:
+        keep_answer(app, principal, query, generation, read_at, chosen, answer)
+    return answer

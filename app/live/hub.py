@@ -136,7 +136,9 @@ class LiveHub:
         self.membership_generation = 0
         # Pages of selections by filters read while the generation held (app/live/fleet.py).
         self.memberships: dict[tuple[Any, ...], tuple[int, list[Any], int]] = {}
-        # Reads of device bodies under way, joined by other waiters (app/live/fleet.py).
+        # Fleet latest answers by tenancy and query string, and reads of device bodies
+        # under way, joined by other waiters (app/live/fleet.py).
+        self.answers: dict[tuple[Any, ...], tuple[int, float, tuple[Any, ...], Any]] = {}
         self.flights: dict[tuple[Any, ...], Any] = {}
         # Read by tests and the benchmark: notifications fanned out.
         self.notifications = 0
