@@ -160,7 +160,8 @@ async def items_by_num(
     return items
 
 
-MAX_MEMBERSHIPS = 10_000
+# Pages of members kept per worker (a page of 200 is some 30 kB); past it, all are dropped.
+MAX_MEMBERSHIPS = 1_000
 
 
 async def _members(
@@ -232,7 +233,10 @@ async def select_items(
     return sorted(items, key=lambda item: order[item[0]]), total
 
 
-MAX_ANSWERS = 10_000
+# The answers a worker keeps: at most this many, of at most this many bytes of bodies
+# together (a page of 200 devices is some 100 kB); past either, all are dropped.
+MAX_ANSWERS = 2_000
+MAX_ANSWER_BYTES = 32 * 1024 * 1024
 
 
 def kept_answer(app: Any, principal: Principal, query: bytes) -> Answer | None:
@@ -282,9 +286,16 @@ def keep_answer(
         if entry is None or entry[3] != etag or latest.generations.read(num) != entry[1]:
             return
         slots.append((num, entry[1]))
-    if len(hub.answers) >= MAX_ANSWERS:
+    key = (partner, sub_account, query)
+    previous = hub.answers.pop(key, None)
+    if previous is not None:
+        hub.answer_bytes -= len(previous[3][1])
+    size = len(answer[1])
+    if len(hub.answers) >= MAX_ANSWERS or hub.answer_bytes + size > MAX_ANSWER_BYTES:
         hub.answers.clear()
-    hub.answers[(partner, sub_account, query)] = (generation, read_at, tuple(slots), answer)
+        hub.answer_bytes = 0
+    hub.answers[key] = (generation, read_at, tuple(slots), answer)
+    hub.answer_bytes += size
 
 
 async def read_fleet(

@@ -139,6 +139,7 @@ class LiveHub:
         # Fleet latest answers by tenancy and query string, and reads of device bodies
         # under way, joined by other waiters (app/live/fleet.py).
         self.answers: dict[tuple[Any, ...], tuple[int, float, tuple[Any, ...], Any]] = {}
+        self.answer_bytes = 0
         self.flights: dict[tuple[Any, ...], Any] = {}
         # Read by tests and the benchmark: notifications fanned out.
         self.notifications = 0
