@@ -34,6 +34,11 @@ from app.core.routing import RoutingMiddleware, routing_lifespan
 from app.core.tasks import running
 from app.docs import DocsController
 from app.docs.index import API_VERSION, ApiIndexController, RootIndexController
+from app.live.cors import Cors
+from app.live.hub import LiveHub
+from app.live.shutdown import install as answer_held_requests_on_stop
+from app.live.slots import StreamSlots
+from app.live.wait import drain
 from app.observe.logs import access_log_lifespan, configure_logging
 from app.observe.metrics import metrics_lifespan
 from app.observe.requests import RequestObserver
@@ -44,6 +49,8 @@ from app.telemetry.latest_cache import LatestCache
 from app.telemetry.receive import Receiver
 
 log = logging.getLogger(__name__)
+# At shutdown, the time held requests and streams get to answer before the worker closes.
+SHUTDOWN_ANSWER_S = 3.0
 
 
 def provide_principal(request: Request[Any, Any, Any]) -> Principal:
@@ -58,27 +65,37 @@ def provide_pool(request: Request[Any, Any, Any]) -> asyncpg.Pool:
 
 @asynccontextmanager
 async def caches_lifespan(app: Litestar) -> AsyncIterator[None]:
-    """The worker's key and /latest caches on one listening connection, once the pool
-    exists (list it after the pool's lifespan); none with Settings.auth_cache off."""
+    """The worker's key and /latest caches and its live hub (long polls and streams,
+    app/live/hub.py) on one listening connection, once the pool exists (list it after the
+    pool's lifespan); no caches with Settings.auth_cache off, the hub always. At shutdown
+    the hub first answers every held request and ends every stream."""
     settings: Settings = app.state.settings
-    if not settings.auth_cache:
-        yield
-        return
     listener = Listener(settings)
-    auth_cache = AuthCache(app.state.pool, settings, listener)
-    latest_cache = LatestCache(listener, app.state.latest_generations)
+    auth_cache = latest_cache = None
+    if settings.auth_cache:
+        auth_cache = AuthCache(app.state.pool, settings, listener)
+        latest_cache = LatestCache(listener, app.state.latest_generations)
+    # After the /latest cache: a held request wakes once its device's entry is dropped.
+    live_hub = LiveHub(listener)
     try:
         await listener.listen()
     except (asyncpg.PostgresError, OSError) as error:
         log.warning("caches: cannot listen (%s); reading the database per request", error)
     app.state.auth_cache, app.state.latest_cache = auth_cache, latest_cache
+    live_slots = StreamSlots(app.state.pool)
+    app.state.live_hub, app.state.live_slots = live_hub, live_slots
+    loops = [listener.run(), live_slots.run()]
+    if auth_cache is not None:
+        loops.append(auth_cache.run())
     try:
-        async with running(listener.run(), auth_cache.run()):
+        async with running(*loops):
             yield
+            await drain(live_hub, SHUTDOWN_ANSWER_S)
     finally:
         app.state.auth_cache = app.state.latest_cache = None
         await listener.close()
-        await auth_cache.close()
+        if auth_cache is not None:
+            await auth_cache.close()
 
 
 @asynccontextmanager
@@ -173,8 +190,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
     )
     check_route_options(route_handlers(app))
     allow_every_method(app)
-    # Outside the router, so unknown paths and the auth middleware's answers are observed.
-    app.asgi_handler = RequestObserver(app.asgi_handler, settings)
+    # Outside the router, so unknown paths and the auth middleware's answers are observed
+    # (and, with CORS_ORIGINS, carry the CORS headers a browser page needs to read them).
+    handler = app.asgi_handler
+    if settings.cors_origins:
+        handler = Cors(handler, settings.cors_origins)
+    app.asgi_handler = RequestObserver(handler, settings)
     return app
 
 
@@ -202,10 +223,12 @@ def build_app(settings: Settings) -> Any:
 
 def app_factory() -> ServerFace:
     """Entry point for granian (`app.main:app_factory`, with `--factory`)."""
+    answer_held_requests_on_stop()
     return build_app(process_settings())
 
 
 def load_app(settings: Settings, *_: Any, **__: Any) -> ServerFace:
     """The app of one `telemetry serve` worker, with its parent's Settings (granian calls
     it in the worker process; extra arguments are granian's own and unused)."""
+    answer_held_requests_on_stop()
     return build_app(settings)

@@ -15,6 +15,7 @@ def api_route_handlers() -> list[Any]:
     from app.export.controller import ExportController
     from app.gateways.controller import GatewayController
     from app.history.controller import HistoryController
+    from app.live.controller import FleetLatestController, StreamController
     from app.members.controller import MembersController
     from app.multicast.controller import MulticastGroupController
     from app.multicast.execute import MulticastExecuteController
@@ -38,11 +39,14 @@ def api_route_handlers() -> list[Any]:
         MulticastExecuteController,
         MembersController,
         LatestController,
+        FleetLatestController,
+        StreamController,
     ]
 
 
 def public_route_handlers() -> list[Any]:
+    from app.live.page import LivePageController
     from app.telemetry.ingest import IngestController
     from app.tts.controller import TtsIngestController
 
-    return [IngestController, TtsIngestController]
+    return [IngestController, TtsIngestController, LivePageController]

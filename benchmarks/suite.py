@@ -65,6 +65,7 @@ MODULES = [
     ("ingest", "benchmarks.bench_ingest"),
     ("network", "benchmarks.bench_network"),
     ("webhooks", "benchmarks.bench_webhooks"),
+    ("live", "benchmarks.bench_live"),
     ("peer", "benchmarks.bench_peer"),
 ]
 BUILTIN = ["floors", "load", "storage"]

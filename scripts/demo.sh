@@ -13,6 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # The demo's receiver is plain http on loopback, which webhooks refuse unless allowed.
 export TELEMETRY_WEBHOOKS_ALLOW_PRIVATE=1
+# The live page (/live/, app/live/page.py) is served by the app when this is on.
+export TELEMETRY_LIVE_PAGE=1
 bash scripts/install-system.sh
 bash scripts/setup-python.sh
 export DATABASE_URL=${DATABASE_URL:-$(.venv/bin/telemetry db start | tail -n 1)}
@@ -24,6 +26,7 @@ out=${DEMO_OUT:-demo/out}
 mkdir -p "$out"
 .venv/bin/python -m demo.world > "$out/world.json"
 partner_id=$(.venv/bin/python -c 'import json,sys; print(json.load(open(sys.argv[1]))["partners"][0]["id"])' "$out/world.json")
+site_id=$(.venv/bin/python -c 'import json,sys; print(json.load(open(sys.argv[1]))["partners"][0]["subAccounts"][0]["sites"][0]["id"])' "$out/world.json")
 already=$(.venv/bin/python - "$partner_id" <<'PY'
 import asyncio, os, sys
 import asyncpg
@@ -47,6 +50,8 @@ API key (partner, shown once): $key
 Try:
   curl -s -H "Authorization: Bearer $key" "http://127.0.0.1:$port/api/v1/devices?limit=3"
 Interactive reference: http://127.0.0.1:$port/api/v1/docs (a tour of a dashboard: README.md)
+Live page (values update as the simulator's uplinks arrive; the key stays in the fragment):
+  http://127.0.0.1:$port/live/#key=$key&site=$site_id&field=temperature
 
 MSG
 children=()

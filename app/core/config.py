@@ -48,6 +48,8 @@ through the environment.
 | METRICS_PORT | metrics_port | 9464 (`serve --metrics-port` overrides; 0: no metrics) |
 | METRICS_HOST | metrics_host | 127.0.0.1 |
 | CURSOR_SECRET | cursor_secret | unset (a random secret kept in the database signs cursors) |
+| CORS_ORIGINS | cors_origins | none (browser origins allowed to call /api/v1: a, b, ...) |
+| TELEMETRY_LIVE_PAGE | live_page | unset (1: serve the live page at /live/, app/live/page.py) |
 
 One variable is not a setting: PROMETHEUS_MULTIPROC_DIR is prometheus-client's own, read
 by the library when it is imported; `serve` points it at a fresh directory for its workers
@@ -164,6 +166,11 @@ class Settings(msgspec.Struct, frozen=True):
     # every instance of it; set it to keep cursors valid across databases (placement) or
     # to rotate it (rotating refuses the cursors given before).
     cursor_secret: str | None = None
+    # Browser origins (`https://dash.example.com`, or `*`) whose pages may call every
+    # /api/v1 route (analytics.md section 4, app/live/cors.py); none by default.
+    cors_origins: tuple[str, ...] = ()
+    # Serve the live page (/live/, app/live/page.py); the demo turns it on.
+    live_page: bool = False
 
 
 def local_database_url(database: str = "telemetry", port: int | None = None) -> str:
@@ -295,6 +302,8 @@ VARIABLES = (
     variable("METRICS_PORT", "metrics_port", integer(0, 65535)),
     variable("METRICS_HOST", "metrics_host", free_text()),
     variable("CURSOR_SECRET", "cursor_secret", free_text()),
+    variable("CORS_ORIGINS", "cors_origins", (read_urls, "comma-separated origins or *")),
+    variable("TELEMETRY_LIVE_PAGE", "live_page", flag()),
 )
 
 

@@ -1,5 +1,8 @@
 """The worker's one LISTEN connection, shared by its caches (the key cache of
-app/auth/cache.py and the /latest cache of app/telemetry/latest_cache.py).
+app/auth/cache.py and the /latest cache of app/telemetry/latest_cache.py) and by the live
+hub of long polls and streams (app/live/hub.py). A channel may have several subscribers
+(the /latest cache and the live hub both follow `latest_changed`); each is called in the
+order it subscribed, so the cache has dropped a changed entry before a held request wakes.
 
 A cache subscribes a channel with two callbacks: one for each notification's payload, and
 a reset for whenever the connection is (re)established or lost, since notifications sent
@@ -32,14 +35,14 @@ class Listener:
         self.settings = settings
         self.connection: asyncpg.Connection | None = None
         self.active = False
-        self._channels: dict[str, Callable[[str], None]] = {}
+        self._channels: dict[str, list[Callable[[str], None]]] = {}
         self._resets: list[Callable[[], None]] = []
 
     def subscribe(
         self, channel: str, on_notify: Callable[[str], None], on_reset: Callable[[], None]
     ) -> None:
-        """Registers a channel; call before `listen`."""
-        self._channels[channel] = on_notify
+        """Registers a channel's subscriber; call before `listen`."""
+        self._channels.setdefault(channel, []).append(on_notify)
         self._resets.append(on_reset)
 
     def _reset(self) -> None:
@@ -47,7 +50,8 @@ class Listener:
             reset()
 
     def _notified(self, connection: Any, pid: int, channel: str, payload: str) -> None:
-        self._channels[channel](payload)
+        for on_notify in self._channels[channel]:
+            on_notify(payload)
 
     def _lost(self, connection: Any) -> None:
         if connection is not self.connection:

@@ -69,6 +69,8 @@ STATUS_TEXT = {
 # Codes a route gives beyond those derived from its declaration (scope, key flavour, plan
 # write access, feature switches, parameters, body, path ids): see document.py.
 ROUTE_CODES: dict[str, tuple[ErrorCode, ...]] = {
+    # 404 while the server does not serve the live page (TELEMETRY_LIVE_PAGE is not 1).
+    "getLivePage": (ErrorCode.NOT_FOUND,),
     "getDeviceHistory": (ErrorCode.MULTI_SITE_DISABLED, ErrorCode.OUTSIDE_RETENTION),
     "exportDeviceTelemetry": (ErrorCode.OUTSIDE_RETENTION,),
     "exportFleetTelemetry": (ErrorCode.OUTSIDE_RETENTION,),

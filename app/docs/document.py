@@ -24,6 +24,7 @@ from app.core.body import inline_schema
 from app.core.errors import ErrorCode
 from app.docs import catalog
 from app.docs.examples import BODY_EXAMPLES, RESPONSE_EXAMPLES
+from app.docs.live import complete_live_document, complete_live_operation
 from app.docs.webhooks import add_webhooks
 from app.tts.structs import ApplicationUp
 
@@ -501,6 +502,7 @@ def complete(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
         "An API key, `svc_live_` and at least 32 URL-safe characters, created in the app."
     )
     document["servers"] = [{"url": "/", "description": "This service"}]
+    complete_live_document(document)
     for path_item in document["paths"].values():
         for method, operation in path_item.items():
             if method not in ("get", "post", "put", "patch", "delete"):
@@ -521,6 +523,7 @@ def complete(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
             operation["responses"].update(_error_responses(_codes(operation, opt, public), public))
             if operation_id == "getDeviceLatest":
                 _latest(operation)
+            complete_live_operation(operation)
             if operation_id in EXPORT_OPERATIONS:
                 _export(operation)
             if operation_id in ("sendDownlink", "executeMulticastGroup"):

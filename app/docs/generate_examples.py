@@ -172,6 +172,14 @@ async def _collect(database_url: str) -> dict[str, Any]:
         ("getDevice", "GET", f"/api/v1/devices/{DEVICE}", partner, None),
         ("getDeviceLatest", "GET", f"/api/v1/devices/{DEVICE}/latest", partner, None),
         (
+            "getFleetLatest",
+            "GET",
+            f"/api/v1/latest?siteId={SITE}&includeDescendants=true&fields=temperature,humidity"
+            "&limit=2",
+            partner,
+            None,
+        ),
+        (
             "getDeviceHistory",
             "GET",
             f"/api/v1/devices/{DEVICE}/history?field=temperature&from=now-P1D&to=now"

@@ -10,6 +10,7 @@ most one database round trip. The order of D3 is kept: 401, 429, 403 scope, then
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 
@@ -24,6 +25,7 @@ from app.core.api import Single
 from app.core.errors import ApiError, ErrorCode, error_responses
 from app.core.routing import fetchrow_unless_changed
 from app.core.sql import QUERIES
+from app.live.wait import Answer, hold, requested_wait
 from app.telemetry.catalog import DeviceContext, DeviceContexts
 from app.telemetry.latest_cache import LatestCache, current_latest_cache
 from app.telemetry.structs import LatestValues
@@ -60,7 +62,7 @@ def matches(if_none_match: str | None, etag: str) -> bool:
     return False
 
 
-async def _static(pool: asyncpg.Pool, contexts: DeviceContexts, num: int) -> tuple[bytes, str]:
+async def static_body(pool: asyncpg.Pool, contexts: DeviceContexts, num: int) -> tuple[bytes, str]:
     """The body of a device that has not reported yet: its static values and formulas
     over them (api-spec 2.4), built by the same SQL as every stored body. The app's
     context cached for the num is used only if the statement finds it is the device's."""
@@ -84,7 +86,7 @@ async def _stored_or_static(
 ) -> tuple[bytes, str]:
     body: bytes | None = row["latest_body"]
     if body is None:
-        return await _static(pool, contexts, row["device_num"])
+        return await static_body(pool, contexts, row["device_num"])
     etag: str = row["latest_etag"]
     return body, etag
 
@@ -97,12 +99,13 @@ async def _cached_lookup(
     device_id: uuid.UUID | None,
     dev_eui: str | None,
     headers: dict[str, str],
-) -> tuple[bytes, str]:
-    """The stored body and ETag from the worker's cache, else by one read-only lookup."""
+) -> tuple[int, bytes, str]:
+    """The device's num, stored body and ETag from the worker's cache, else by one
+    read-only lookup."""
     if device_id is None and dev_eui is None:
         raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
     key = (principal.partner_id, principal.sub_account_id, device_id, dev_eui)
-    hit = latest.get(key) if latest is not None else None
+    hit = latest.entry(key) if latest is not None else None
     if hit is not None:
         return hit
     mark = latest.mark(key) if latest is not None else None
@@ -119,7 +122,7 @@ async def _cached_lookup(
     body, etag = await _stored_or_static(pool, contexts, row)
     if latest is not None and mark is not None and row["latest_body"] is not None:
         latest.put(key, row["device_num"], body, etag, mark)
-    return body, etag
+    return row["device_num"], body, etag
 
 
 def _raw(content: bytes, status: int, headers: dict[str, str]) -> Response[Any]:
@@ -166,17 +169,41 @@ class LatestController(Controller):
             raise ApiError(
                 403, ErrorCode.INSUFFICIENT_SCOPE, f"this API key lacks the scope {SCOPE}", headers
             )
+        read_at = time.time()
         if cache is not None:
             latest = current_latest_cache(request.app)
-            body, etag = await _cached_lookup(
+            num, body, etag = await _cached_lookup(
                 latest, pool, contexts, principal, device_id, dev_eui, headers
             )
         else:
             if row["device_num"] is None or row["status"] != "assigned":
                 raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
+            num = row["device_num"]
             body, etag = await _stored_or_static(pool, contexts, row)
-        headers["ETag"] = etag
         headers["Cache-Control"] = "private, no-cache"
-        if matches(_if_none_match(request.scope["headers"]), etag):
+        condition = _if_none_match(request.scope["headers"])
+        wait = requested_wait(request.scope["headers"]) if condition else None
+        not_modified = matches(condition, etag)
+        if wait is not None:
+            # Long poll (analytics.md section 1): held on the worker's live hub.
+            headers["Preference-Applied"] = f"wait={wait}"
+            if not_modified:
+
+                async def read() -> Answer:
+                    latest = current_latest_cache(request.app)
+                    found = await _cached_lookup(
+                        latest, pool, contexts, principal, device_id, dev_eui, headers
+                    )
+                    return frozenset((found[0],)), found[1], found[2]
+
+                changed = await hold(
+                    request.app, wait, (frozenset((num,)), body, etag), read, False, read_at
+                )
+                # A change ends the wait with the new body (even for `If-None-Match: *`).
+                if changed is not None:
+                    _, body, etag = changed
+                    not_modified = False
+        headers["ETag"] = etag
+        if not_modified:
             return _raw(b"", 304, headers)
         return _raw(b'{"data":' + body + b"}", 200, headers)

@@ -63,6 +63,15 @@ class LatestCache:
         self.hits += 1
         return entry[2], entry[3]
 
+    def entry(self, key: LatestKey) -> tuple[int, bytes, str] | None:
+        """`get` with the device's num (fleet latest and the stream follow devices by num)."""
+        entry = self.entries.get(key)
+        if entry is None or self.generations.read(entry[0]) != entry[1]:
+            self.misses += 1
+            return None
+        self.hits += 1
+        return entry[0], entry[2], entry[3]
+
     def mark(self, key: LatestKey) -> ReadMark:
         """To be taken just before the database read whose answer may be `put`."""
         num = self.nums.get(key)

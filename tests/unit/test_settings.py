@@ -20,7 +20,9 @@ from app.core.config import VARIABLES, SettingError, Settings, load_settings
 
 # The variables that take any text (paths, hosts, URLs, secrets): no value of theirs is wrong.
 FREE_TEXT = {
-    spec.name for spec in VARIABLES if spec.accepts in ("any text", "comma-separated URLs")
+    spec.name
+    for spec in VARIABLES
+    if spec.accepts in ("any text", "comma-separated URLs", "comma-separated origins or *")
 }
 TYPED = [spec for spec in VARIABLES if spec.name not in FREE_TEXT]
 # Fields no variable sets: the database URL is read apart (its default is built from the
