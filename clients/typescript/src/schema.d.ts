@@ -403,6 +403,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Many devices' series in one call, paged by cursors
+         * @description Many series in one call: the fields of the devices named by `devices.ids` (ids or
+         *     DevEUIs, at most 1,000) or selected by the filters of `GET /devices` (assigned devices
+         *     only, at most 1,000), raw or bucketed, with one or more aggregates per field.
+         *
+         *     - Each series is one (device, field, agg); series are ordered by device id, then the
+         *       order of `fields`, then of the field's aggregates. Its points are exactly those of
+         *       `GET /devices/{id}/history` for the same device, field, range, resolution, agg and
+         *       `tz`, oldest first (raw: every reading, no 500 cap, each with its `siteId`).
+         *     - A field that a device's profile lacks gives no series for it; a field no selected
+         *       device has is 400 `invalid_body`. Static fields give empty series.
+         *     - Paging: a page holds at most `limit` points (1..100,000, default 10,000) and may hold
+         *       fewer; `nextCursor` continues where it stopped, possibly inside a series (which then
+         *       appears again with the rest of its points). Ask the next page with the same body plus
+         *       `cursor` (only `limit` may change). Following the cursors returns every point exactly
+         *       once, even while readings arrive and while weeks are packed. A cursor is bound to its
+         *       key and query and valid for an hour; anything else is 400 `invalid_cursor`.
+         *     - Rules that tie members together or depend on the devices (each 400 `invalid_body`):
+         *       `devices` gives `ids` or filters, not both, and its filters follow `GET /devices`'
+         *       rules; `fields` lists each field once and names fields a selected device has; `agg`
+         *       only with a bucketed `resolution`, an object names every field of `fields` and only
+         *       them, and a string or boolean field takes `count` or `last`; `from` before `to`; `tz`
+         *       a zone of the server's tz database; `fill`, `fillMaxGap`, `maxPoints` and `downsample`
+         *       as `GET /devices/{id}/history` says.
+         *     - Errors in the body are 400 `invalid_body` naming the field, unknown keys included;
+         *       at most 1,000 devices, 20 fields and 20,000 series per query, and 10,000 buckets per
+         *       series. Ranges are clamped by retention as on `/history` (entirely outside: 403
+         *       `outside_retention`).
+         *     - `fill`, `fillMaxGap`, `maxPoints` and `downsample` (chart-ready series) are checked
+         *       but not served yet: asking for them is 400 `invalid_body`.
+         */
+        post: operations["queryTelemetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/devices/{device_ref}/export": {
         parameters: {
             query?: never;
@@ -425,6 +473,10 @@ export interface paths {
          *       the zone's offset), then the fields.
          *     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
          *       derived field.
+         *     - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
+         *       field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
+         *       start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+         *       `/history` give (at most 10,000 buckets per series).
          *     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
          *       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
          *       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -461,6 +513,10 @@ export interface paths {
          *       the zone's offset), then the fields.
          *     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
          *       derived field.
+         *     - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
+         *       field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
+         *       start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+         *       `/history` give (at most 10,000 buckets per series).
          *     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
          *       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
          *       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -620,6 +676,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Latest values of many devices
+         * @description Selects devices by `deviceIds` or by the filters of `GET /devices` (assigned devices only), ordered by device id and paged. Each item is exactly the `data` of `GET /devices/{id}/latest`, restricted by `fields`. One strong `ETag` covers the whole answer: `If-None-Match` answers 304 while nothing changed, and with `Prefer: wait=N` an unchanged answer is held until it changes (200) or N seconds pass (304); `Preference-Applied` then says the wait applied.
+         */
+        get: operations["getFleetLatest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Latest values as they change (Server-Sent Events)
+         * @description Selects devices as fleet latest does (at most 1,000). Sends `event: latest` with each device's latest values object first, then one each time a device's values change; `event: removed` when a device leaves what the key may see; a comment line at least every 15 s. Every event has an `id:`; reconnecting with `Last-Event-ID` within 5 minutes sends only what changed since, otherwise `event: reset` and the whole first send again. The stream ends within 5 s of the key's revocation or expiry. At most 10 open streams per key (429). Opening counts as one request; events do not count.
+         */
+        get: operations["streamLatest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/": {
         parameters: {
             query?: never;
@@ -674,6 +770,26 @@ export interface paths {
          * @description The Things Stack's webhook integration (JSON) posts uplinks, join-accepts and solved locations here with `Authorization: Bearer <integration token>` of an integration of kind `tts`. 204 once stored (or for a message type the service ignores); a repeated `as:up:` correlation id is stored once.
          */
         post: operations["ingestTheThingsStack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The live page (a small dashboard; TELEMETRY_LIVE_PAGE=1)
+         * @description An HTML page showing one site's devices with their latest values updating from `GET /api/v1/stream` and a chart of one device's last day. No key to load it: it takes one in its fragment (`#key=...&site=...`) or a form. 404 unless the server runs with `TELEMETRY_LIVE_PAGE=1`.
+         */
+        get: operations["getLivePage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1684,6 +1800,52 @@ export interface components {
              */
             role: "battery_pct" | null;
         };
+        /** QueryData */
+        QueryData: {
+            /**
+             * Format: date-time
+             * @description Start of the range read (the cutoff when clamped).
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the range (exclusive).
+             */
+            to: string;
+            /** @description The resolution as asked (`raw` by default). */
+            resolution: string;
+            /** @description The zone of the buckets, when asked. */
+            tz?: string;
+            /** @description True when retention moved `from` to the cutoff. */
+            clamped?: boolean;
+            /** @description The oldest time the plan keeps (when clamped). */
+            retentionCutoff?: string;
+            /** @description The page's series: by device id, then fields, then aggregates. */
+            series: components["schemas"]["QuerySeries"][];
+        };
+        /** QueryPage */
+        QueryPage: {
+            /** @description The result. */
+            data: components["schemas"]["QueryData"];
+            /** @description Send it as `cursor` with the same body for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** QuerySeries */
+        QuerySeries: {
+            /**
+             * Format: uuid
+             * @description Id of the device.
+             */
+            deviceId: string;
+            /** @description DevEUI: 16 lowercase hex characters. */
+            devEui: string;
+            /** @description The field identifier as asked. */
+            field: string;
+            /** @description The aggregate of the buckets (bucketed only). */
+            agg?: string;
+            /** @description Oldest first; on a continued page, the rest of the series. */
+            points: components["schemas"]["HistoryPoint"][];
+        };
         /** QueuedDownlink */
         QueuedDownlink: {
             /**
@@ -1894,6 +2056,13 @@ export interface components {
         SiteList: {
             /** @description The result. */
             data: components["schemas"]["Site"][];
+            /** @description Where this page is in the whole list. */
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** LatestValuesList */
+        LatestValuesList: {
+            /** @description The result. */
+            data: components["schemas"]["LatestValues"][];
             /** @description Where this page is in the whole list. */
             pagination: components["schemas"]["Pagination"];
         };
@@ -2737,6 +2906,8 @@ export interface components {
         "Cache-Control": "private, no-cache";
         /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
         "X-Request-ID": string;
+        /** @description `wait=N`: the long poll was applied, held at most N seconds (60 at most); on every answer to a request with `If-None-Match` and a readable `Prefer: wait=N`. */
+        "Preference-Applied": string;
     };
     pathItems: never;
 }
@@ -6156,19 +6327,19 @@ export interface operations {
     getDeviceHistory: {
         parameters: {
             query: {
-                /** @description Required. Field identifier, field UUID or `signal_quality`; an unknown field's 400 lists the valid identifiers. */
+                /** @description Required. Field identifier, field UUID or `signal_quality`; an unknown field's 400 lists the valid identifiers. A field the device's profile does not have is 400 `invalid_parameter`. */
                 field: string;
                 /** @description Required. Start (inclusive): an ISO 8601 timestamp (`2026-11-22T00:00:00Z`; no offset means UTC), `now` or `now-<duration>` (`now-P1D`, `now-PT15M`). */
                 from: string | unknown | unknown | unknown;
-                /** @description Required. End (exclusive), in the same forms as `from` (`now` for up to this moment). */
+                /** @description Required. End (exclusive), in the same forms as `from` (`now` for up to this moment). Must be later than `from`, else 400 `invalid_parameter`. */
                 to: string | unknown | unknown | unknown;
-                /** @description `raw` (default), `hourly`, `daily` or an ISO 8601 duration. */
+                /** @description `raw` (default), `hourly`, `daily` or an ISO 8601 duration. A duration is PT1S to P100Y, in years and months or in weeks, days and time, not both; with `from` and `to` it makes at most 10,000 buckets. Else 400 `invalid_parameter`. */
                 resolution?: string;
-                /** @description Bucketed only: avg (default), min, max, sum, count, last. */
+                /** @description Bucketed only: avg (default), min, max, sum, count, last. Only with a bucketed `resolution`: with `raw` (the default) any `agg` is 400 `invalid_parameter`. */
                 agg?: "avg" | "min" | "max" | "sum" | "count" | "last";
                 /** @description Only readings recorded at this site (needs the multi-site feature, else 403 `multi_site_disabled`). */
                 siteId?: string;
-                /** @description IANA time zone of the buckets (default UTC). */
+                /** @description IANA time zone of the buckets (default UTC). A name the tz database does not have is 400 `invalid_parameter`. */
                 tz?: string;
             };
             header?: never;
@@ -6355,21 +6526,341 @@ export interface operations {
             };
         };
     };
+    queryTelemetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The query (analytics.md section 2). No string in the body, in a member the service ignores too, may hold a NUL character (`\u0000`), and an integer is written without a fraction (`60`, not `60.0`): else 400 `invalid_body`. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * DeviceSelection
+                     * @description `ids`, or the filters of GET /devices (status is always assigned), not both.
+                     */
+                    devices: {
+                        ids?: string[] | null;
+                        subAccountId?: string | null;
+                        deviceProfileId?: string | null;
+                        networkId?: string | null;
+                        siteId?: string | null;
+                        includeDescendants?: boolean | string | null;
+                        online?: boolean | string | null;
+                        search?: string | null;
+                    };
+                    /** @description Field identifiers or `signal_quality`, each once, at most 20. */
+                    fields: string[];
+                    /**
+                     * @description Start (inclusive): ISO 8601, `now` or `now-<duration>`, as /history.
+                     * @example now-P1D
+                     * @example 2026-11-22T00:00:00Z
+                     */
+                    from: string | unknown | unknown | unknown;
+                    /**
+                     * @description End (exclusive), in the same forms as `from`.
+                     * @example now
+                     * @example 2026-11-23T00:00:00Z
+                     */
+                    to: string | unknown | unknown | unknown;
+                    /**
+                     * @example raw
+                     * @example hourly
+                     * @example PT15M
+                     */
+                    resolution?: string | null;
+                    agg?: (string | {
+                        [key: string]: string | string[];
+                    }) | null;
+                    /**
+                     * @example Europe/Berlin
+                     * @example Asia/Kolkata
+                     */
+                    tz?: string | null;
+                    fill?: string | null;
+                    fillMaxGap?: string | null;
+                    maxPoints?: number | null;
+                    downsample?: string | null;
+                    /**
+                     * @description Points per page.
+                     * @default 10000
+                     */
+                    limit?: number;
+                    cursor?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    /** @description Requests the key may make in any 60 seconds (D4). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current 60-second window after this one. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "from": "2026-11-25T13:00:00Z",
+                     *         "resolution": "daily",
+                     *         "series": [
+                     *           {
+                     *             "agg": "min",
+                     *             "devEui": "70b3d57ed0000014",
+                     *             "deviceId": "04c3d20b-dafd-5d71-acd0-e3a6f7932a15",
+                     *             "field": "temperature",
+                     *             "points": [
+                     *               {
+                     *                 "time": "2026-11-24T23:00:00Z",
+                     *                 "value": 21.07
+                     *               },
+                     *               {
+                     *                 "time": "2026-11-25T23:00:00Z",
+                     *                 "value": 19.16
+                     *               },
+                     *               {
+                     *                 "time": "2026-11-26T23:00:00Z",
+                     *                 "value": 21.29
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "agg": "max",
+                     *             "devEui": "70b3d57ed0000014",
+                     *             "deviceId": "04c3d20b-dafd-5d71-acd0-e3a6f7932a15",
+                     *             "field": "temperature",
+                     *             "points": [
+                     *               {
+                     *                 "time": "2026-11-24T23:00:00Z",
+                     *                 "value": 24.83
+                     *               },
+                     *               {
+                     *                 "time": "2026-11-25T23:00:00Z",
+                     *                 "value": 24.09
+                     *               },
+                     *               {
+                     *                 "time": "2026-11-26T23:00:00Z",
+                     *                 "value": 24.52
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "agg": "avg",
+                     *             "devEui": "70b3d57ed0000014",
+                     *             "deviceId": "04c3d20b-dafd-5d71-acd0-e3a6f7932a15",
+                     *             "field": "humidity",
+                     *             "points": [
+                     *               {
+                     *                 "time": "2026-11-24T23:00:00Z",
+                     *                 "value": 39.4
+                     *               },
+                     *               {
+                     *                 "time": "2026-11-25T23:00:00Z",
+                     *                 "value": 49.45000000000001
+                     *               },
+                     *               {
+                     *                 "time": "2026-11-26T23:00:00Z",
+                     *                 "value": 50.25
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "to": "2026-11-27T13:00:00Z",
+                     *         "tz": "Europe/Berlin"
+                     *       },
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryPage"];
+                };
+            };
+            /** @description The request is malformed: a parameter or the body: `invalid_body`, `invalid_cursor`. */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_body" | "invalid_cursor";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated: `unauthorized`, `key_expired`, `key_revoked`. */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized" | "key_expired" | "key_revoked";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but not allowed: `insufficient_scope`, `networks_disabled`, `multi_site_disabled`, `outside_retention`. */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "networks_disabled" | "multi_site_disabled" | "outside_retention";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body over 64 KiB (on GET and DELETE: any body the route does not read): `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request line (path and query) is too long: `uri_too_long`. */
+            414: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Content-Type is not application/json: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Over the per-minute rate or the daily quota; retry after `Retry-After` seconds: `rate_limited`, `quota_exceeded`. */
+            429: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited" | "quota_exceeded";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request headers are too large: `headers_too_large`. */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable, the query took too long, or (export) every export slot is busy; retry after `Retry-After` seconds when it is given: `unavailable`, `timeout`. */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unavailable" | "timeout";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     exportDeviceTelemetry: {
         parameters: {
             query: {
-                /** @description Comma-separated field identifiers or `signal_quality`. */
+                /** @description Comma-separated field identifiers or `signal_quality`. A field the device's profile does not have is 400 `invalid_parameter`. */
                 fields?: string;
                 /** @description Start (inclusive): an ISO 8601 timestamp, `now` or `now-<duration>`. */
                 from: string | unknown | unknown | unknown;
-                /** @description End (exclusive): an ISO 8601 timestamp, `now` or `now-<duration>`. */
+                /** @description End (exclusive): an ISO 8601 timestamp, `now` or `now-<duration>`. Must be later than `from`, else 400 `invalid_parameter`. */
                 to: string | unknown | unknown | unknown;
                 /** @description `csv` (default), `ndjson`, `parquet`. */
                 format?: "csv" | "ndjson" | "parquet";
                 /** @description `wide` (default) or `long`. */
                 layout?: "wide" | "long";
-                /** @description IANA time zone: adds a `localTime` column. */
+                /** @description IANA time zone: adds a `localTime` column; with `resolution`, the zone of the buckets. A name the tz database does not have is 400 `invalid_parameter`. */
                 tz?: string;
+                /** @description `raw` (default: every reading), `hourly`, `daily` or an ISO 8601 duration: a row per bucket, as `/history` buckets. A duration is PT1S to P100Y, in years and months or in weeks, days and time, not both; with `from` and `to` it makes at most 10,000 buckets. Else 400 `invalid_parameter`. */
+                resolution?: string;
+                /** @description Bucketed only, one for every field: avg (default), min, max, sum, count, last. Only with a bucketed `resolution`: with `raw` (the default) any `agg` is 400 `invalid_parameter`. */
+                agg?: "avg" | "min" | "max" | "sum" | "count" | "last";
             };
             header?: never;
             path: {
@@ -6576,18 +7067,22 @@ export interface operations {
     exportFleetTelemetry: {
         parameters: {
             query: {
-                /** @description Comma-separated field identifiers or `signal_quality`. */
+                /** @description Comma-separated field identifiers or `signal_quality`. A field no selected device's profile has is 400 `invalid_parameter`. */
                 fields?: string;
                 /** @description Start (inclusive): an ISO 8601 timestamp, `now` or `now-<duration>`. */
                 from: string | unknown | unknown | unknown;
-                /** @description End (exclusive): an ISO 8601 timestamp, `now` or `now-<duration>`. */
+                /** @description End (exclusive): an ISO 8601 timestamp, `now` or `now-<duration>`. Must be later than `from`, else 400 `invalid_parameter`. */
                 to: string | unknown | unknown | unknown;
                 /** @description `csv` (default), `ndjson`, `parquet`. */
                 format?: "csv" | "ndjson" | "parquet";
                 /** @description `wide` (default) or `long`. */
                 layout?: "wide" | "long";
-                /** @description IANA time zone: adds a `localTime` column. */
+                /** @description IANA time zone: adds a `localTime` column; with `resolution`, the zone of the buckets. A name the tz database does not have is 400 `invalid_parameter`. */
                 tz?: string;
+                /** @description `raw` (default: every reading), `hourly`, `daily` or an ISO 8601 duration: a row per bucket, as `/history` buckets. A duration is PT1S to P100Y, in years and months or in weeks, days and time, not both; with `from` and `to` it makes at most 10,000 buckets. Else 400 `invalid_parameter`. */
+                resolution?: string;
+                /** @description Bucketed only, one for every field: avg (default), min, max, sum, count, last. Only with a bucketed `resolution`: with `raw` (the default) any `agg` is 400 `invalid_parameter`. */
+                agg?: "avg" | "min" | "max" | "sum" | "count" | "last";
                 /** @description Only items of this sub-account (unknown or foreign: an empty list). */
                 subAccountId?: string;
                 /** @description Only devices of this profile (unknown or foreign: an empty list). */
@@ -7197,7 +7692,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description `key` or `templateId` (exactly one, or both naming the same template); `data` overrides the template's `sampleData` field by field (a field the template does not have is 400 `invalid_body`); `expiresInSeconds` is a JSON integer 1..2592000. The payload is encoded from the template's layout; a value out of its type's range is 400 `invalid_body` naming the field. */
+        /** @description `key` or `templateId` (exactly one, or both naming the same template); `data` overrides the template's `sampleData` field by field (a field the template does not have is 400 `invalid_body`); `expiresInSeconds` is a JSON integer 1..2592000. The payload is encoded from the template's layout; a value out of its type's range is 400 `invalid_body` naming the field. No string in the body, in a member the service ignores too, may hold a NUL character (`\u0000`), and an integer is written without a fraction (`60`, not `60.0`): else 400 `invalid_body`. */
         requestBody: {
             content: {
                 "application/json": {
@@ -7205,7 +7700,11 @@ export interface operations {
                     templateId?: string | null;
                     data?: Record<string, never> | null;
                     expiresInSeconds?: number | null;
-                } | unknown | unknown;
+                } | {
+                    key: string;
+                } | {
+                    templateId: string;
+                };
             };
         };
         responses: {
@@ -7423,7 +7922,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description `key` or `templateId` (exactly one, or both naming the same template); `data` overrides the template's `sampleData` field by field (a field the template does not have is 400 `invalid_body`); `expiresInSeconds` is a JSON integer 1..2592000. The payload is encoded from the template's layout; a value out of its type's range is 400 `invalid_body` naming the field. */
+        /** @description `key` or `templateId` (exactly one, or both naming the same template); `data` overrides the template's `sampleData` field by field (a field the template does not have is 400 `invalid_body`); `expiresInSeconds` is a JSON integer 1..2592000. The payload is encoded from the template's layout; a value out of its type's range is 400 `invalid_body` naming the field. No string in the body, in a member the service ignores too, may hold a NUL character (`\u0000`), and an integer is written without a fraction (`60`, not `60.0`): else 400 `invalid_body`. */
         requestBody: {
             content: {
                 "application/json": {
@@ -7431,7 +7930,11 @@ export interface operations {
                     templateId?: string | null;
                     data?: Record<string, never> | null;
                     expiresInSeconds?: number | null;
-                } | unknown | unknown;
+                } | {
+                    key: string;
+                } | {
+                    templateId: string;
+                };
             };
         };
         responses: {
@@ -7879,15 +8382,15 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description `email` (required); `name` and `password` for a brand-new account (password 10 to 256 characters, else 400 `weak_password`); `role` (default `subaccount_viewer`); `siteId` (null or absent: no restriction; a non-null value needs the multi-site feature, else 403 `multi_site_disabled`; a site of the key's sub-account, else 400 `invalid_site`; not with role `subaccount_admin`: 409 `role_not_restrictable`). */
+        /** @description `email` (required); `name` and `password` for a brand-new account (password 10 to 256 characters, else 400 `weak_password`); `role` (default `subaccount_viewer`); `siteId` (null or absent: no restriction; a non-null value needs the multi-site feature, else 403 `multi_site_disabled`; a site of the key's sub-account, else 400 `invalid_site`; not with role `subaccount_admin`: 409 `role_not_restrictable`). No string in the body, in a member the service ignores too, may hold a NUL character (`\u0000`), and an integer is written without a fraction (`60`, not `60.0`): else 400 `invalid_body`. */
         requestBody: {
             content: {
                 "application/json": {
                     /** @description Compared case-insensitively after trimming. */
-                    email: string;
+                    email: string & unknown;
                     name?: string | null;
                     password?: string | null;
-                    role?: components["schemas"]["Role"] | null;
+                    role?: ("subaccount_admin" | "subaccount_operator" | "subaccount_viewer") | null;
                     siteId?: string | null;
                 };
             };
@@ -8323,11 +8826,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description `email` and `password`. */
+        /** @description `email` and `password`. No string in the body, in a member the service ignores too, may hold a NUL character (`\u0000`), and an integer is written without a fraction (`60`, not `60.0`): else 400 `invalid_body`. */
         requestBody: {
             content: {
                 "application/json": {
-                    email: string;
+                    email: string & unknown;
                     password: string;
                 };
             };
@@ -8531,6 +9034,8 @@ export interface operations {
             header?: {
                 /** @description ETags of an earlier answer (a list, `*`, or weak `W/` tags): 304 with an empty body while nothing changed. */
                 "If-None-Match"?: string;
+                /** @description `wait=N` (whole seconds, 1 to 60; more is taken as 60) with `If-None-Match`: an unchanged answer is held until it changes (200 with the new body, within 1 s of the commit) or N seconds pass (304). Counts once. Anything else, `wait=0` included, cannot be read and is ignored (RFC 7240). */
+                Prefer?: string;
             };
             path: {
                 /** @description The device: service id (UUID) or DevEUI (any case, `:`/`-` allowed). */
@@ -8553,6 +9058,7 @@ export interface operations {
                     ETag: string;
                     /** @description `private, no-cache`: revalidate with If-None-Match each time. */
                     "Cache-Control": "private, no-cache";
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8592,6 +9098,7 @@ export interface operations {
                     "X-RateLimit-Remaining": number;
                     /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
                     "X-Request-ID": string;
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8644,6 +9151,446 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body over 64 KiB (on GET and DELETE: any body the route does not read): `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request line (path and query) is too long: `uri_too_long`. */
+            414: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Over the per-minute rate or the daily quota; retry after `Retry-After` seconds: `rate_limited`, `quota_exceeded`. */
+            429: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited" | "quota_exceeded";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request headers are too large: `headers_too_large`. */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable, the query took too long, or (export) every export slot is busy; retry after `Retry-After` seconds when it is given: `unavailable`, `timeout`. */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unavailable" | "timeout";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getFleetLatest: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated device ids or DevEUIs, at most 200; not with the filters. */
+                deviceIds?: string | null;
+                /** @description Comma-separated field identifiers: `values`, `retained` and `derived` hold only these. */
+                fields?: string;
+                /** @description Only items of this sub-account (unknown or foreign: an empty list). */
+                subAccountId?: string;
+                /** @description Only devices of this profile (unknown or foreign: an empty list). */
+                deviceProfileId?: string;
+                /** @description A network id or `none`. */
+                networkId?: string | unknown | "none";
+                /** @description A site id or `none`. */
+                siteId?: string | unknown | "none";
+                /** @description `true` or `false`. */
+                includeDescendants?: "true" | "false";
+                /** @description `true` or `false`. */
+                online?: "true" | "false";
+                /** @description Case-insensitive substring of the name, serial number or DevEUI. */
+                search?: string;
+                /** @description Page size, 1 to 200 (default 50). */
+                limit?: number;
+                /** @description Items to skip, 0 or more (default 0). */
+                offset?: number;
+            };
+            header?: {
+                /** @description The ETag of an earlier answer (a list, `*`, or weak `W/` tags): 304 with an empty body while nothing in the answer changed. */
+                "If-None-Match"?: string;
+                /** @description `wait=N` (whole seconds, 1 to 60; more is taken as 60) with `If-None-Match`: an unchanged answer is held until it changes (200 with the new body, within 1 s of the commit) or N seconds pass (304). Counts once. Anything else, `wait=0` included, cannot be read and is ignored (RFC 7240). */
+                Prefer?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    /** @description Requests the key may make in any 60 seconds (D4). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current 60-second window after this one. */
+                    "X-RateLimit-Remaining": number;
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "deviceId": "04c3d20b-dafd-5d71-acd0-e3a6f7932a15",
+                     *           "signalQuality": 39,
+                     *           "time": "2026-11-27T13:32:37.754763Z",
+                     *           "values": {
+                     *             "humidity": 44,
+                     *             "temperature": 20.59
+                     *           }
+                     *         },
+                     *         {
+                     *           "deviceId": "077a5679-9e68-5357-b240-a0781a049d7e",
+                     *           "signalQuality": 77,
+                     *           "time": "2026-11-27T13:29:37.754763Z",
+                     *           "values": {}
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 2,
+                     *         "offset": 0,
+                     *         "total": 86
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LatestValuesList"];
+                };
+            };
+            /** @description Not modified: the If-None-Match tag is current; empty body. Counts toward the rate limit (a held request once). */
+            304: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    /** @description Requests the key may make in any 60 seconds (D4). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current 60-second window after this one. */
+                    "X-RateLimit-Remaining": number;
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: a parameter or the body: `invalid_parameter`. */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_parameter";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated: `unauthorized`, `key_expired`, `key_revoked`. */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized" | "key_expired" | "key_revoked";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but not allowed: `insufficient_scope`, `networks_disabled`, `multi_site_disabled`. */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "networks_disabled" | "multi_site_disabled";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body over 64 KiB (on GET and DELETE: any body the route does not read): `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request line (path and query) is too long: `uri_too_long`. */
+            414: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Over the per-minute rate or the daily quota; retry after `Retry-After` seconds: `rate_limited`, `quota_exceeded`. */
+            429: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited" | "quota_exceeded";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request headers are too large: `headers_too_large`. */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable, the query took too long, or (export) every export slot is busy; retry after `Retry-After` seconds when it is given: `unavailable`, `timeout`. */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unavailable" | "timeout";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    streamLatest: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated device ids or DevEUIs, at most 200; not with the filters. */
+                deviceIds?: string | null;
+                /** @description Comma-separated field identifiers: `values`, `retained` and `derived` hold only these. */
+                fields?: string;
+                /** @description Only items of this sub-account (unknown or foreign: an empty list). */
+                subAccountId?: string;
+                /** @description Only devices of this profile (unknown or foreign: an empty list). */
+                deviceProfileId?: string;
+                /** @description A network id or `none`. */
+                networkId?: string | unknown | "none";
+                /** @description A site id or `none`. */
+                siteId?: string | unknown | "none";
+                /** @description `true` or `false`. */
+                includeDescendants?: "true" | "false";
+                /** @description `true` or `false`. */
+                online?: "true" | "false";
+                /** @description Case-insensitive substring of the name, serial number or DevEUI. */
+                search?: string;
+            };
+            header?: {
+                /** @description The `id:` of the last event received, sent back when reconnecting: only what changed after it is sent when it lies within the last 5 minutes; otherwise `event: reset` and the whole first send. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    /** @description Requests the key may make in any 60 seconds (D4). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current 60-second window after this one. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example event: latest
+                     *     id: 1795785956656155
+                     *     data: {"derived": {"temp_f": 71.618, "temperature": 22.01}, "deviceId": "2aeaa87f-575a-52b8-8823-68989f50af36", "signalQuality": 73, "time": "2026-11-23T17:22:30.268819Z", "values": {"battery": 46, "humidity": 46.3, "installed": "2026-01-10", "temp_f": 71.618, "temperature": 22.01}}
+                     *
+                     *     : keep-alive
+                     *
+                     *     event: removed
+                     *     id: 1795785999002731
+                     *     data: {"deviceId": "2aeaa87f-575a-52b8-8823-68989f50af36"}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The request is malformed: a parameter or the body: `invalid_parameter`. */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_parameter";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated: `unauthorized`, `key_expired`, `key_revoked`. */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized" | "key_expired" | "key_revoked";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but not allowed: `insufficient_scope`, `networks_disabled`, `multi_site_disabled`. */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "insufficient_scope" | "networks_disabled" | "multi_site_disabled";
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };
@@ -8835,9 +9782,9 @@ export interface operations {
     };
     ingestChirpStack: {
         parameters: {
-            query: {
-                /** @description ChirpStack event type */
-                event: string;
+            query?: {
+                /** @description ChirpStack event type Absent, or a type the service does not read: ignored (204). The body is ChirpStack's event of this type; one that is not is 400 `invalid_body`. */
+                event?: string;
             };
             header?: never;
             path?: never;
@@ -8981,7 +9928,65 @@ export interface operations {
         /** @description A The Things Stack webhook message (JSON): an uplink, a join-accept or a solved location, by `end_device_ids.dev_eui`. Up to 64 KiB. */
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": {
+                    /** EndDeviceIds */
+                    end_device_ids: {
+                        /** @default  */
+                        device_id?: string;
+                        /** @default  */
+                        dev_eui?: string;
+                    };
+                    /** @default [] */
+                    correlation_ids?: string[];
+                    /** @default null */
+                    received_at?: string | null;
+                    /** @default null */
+                    uplink_message?: {
+                        /** @default 0 */
+                        f_port?: number;
+                        /** @default 0 */
+                        f_cnt?: number;
+                        /** @default null */
+                        decoded_payload?: Record<string, never> | null;
+                        /** @default [] */
+                        rx_metadata?: {
+                            /** GatewayIds */
+                            gateway_ids?: {
+                                /** @default  */
+                                gateway_id?: string;
+                                /** @default  */
+                                eui?: string;
+                            };
+                            /** @default 0 */
+                            rssi?: number;
+                            /** @default 0 */
+                            channel_rssi?: number;
+                            /** @default 0 */
+                            snr?: number;
+                        }[];
+                        /** @default null */
+                        received_at?: string | null;
+                    } | null;
+                    /** @default null */
+                    join_accept?: {
+                        /** @default null */
+                        received_at?: string | null;
+                    } | null;
+                    /** @default null */
+                    location_solved?: {
+                        /** @default  */
+                        service?: string;
+                        /** Location */
+                        location?: {
+                            /** @default 0 */
+                            latitude?: number;
+                            /** @default 0 */
+                            longitude?: number;
+                            /** @default null */
+                            altitude?: number | null;
+                        };
+                    } | null;
+                };
             };
         };
         responses: {
@@ -9025,6 +10030,105 @@ export interface operations {
                             code?: "unauthorized";
                         };
                     } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such resource in the key's scope (another tenant's is the same as none): `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body over 64 KiB (on GET and DELETE: any body the route does not read): `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request line (path and query) is too long: `uri_too_long`. */
+            414: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request headers are too large: `headers_too_large`. */
+            431: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable, the query took too long, or (export) every export slot is busy; retry after `Retry-After` seconds when it is given: `unavailable`, `timeout`. */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unavailable" | "timeout";
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLivePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
+                    "X-Request-ID": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description No such resource in the key's scope (another tenant's is the same as none): `not_found`. */

@@ -1,6 +1,7 @@
 """ Contains all the data models used in inputs/outputs """
 
 from .add_member_add_member import AddMemberAddMember
+from .add_member_add_member_role import AddMemberAddMemberRole
 from .added_member import AddedMember
 from .added_member_response import AddedMemberResponse
 from .added_member_status import AddedMemberStatus
@@ -76,10 +77,14 @@ from .downlink_template_list import DownlinkTemplateList
 from .downlink_template_sample_data import DownlinkTemplateSampleData
 from .error_body import ErrorBody
 from .error_envelope import ErrorEnvelope
+from .execute_multicast_group_body_type_0 import ExecuteMulticastGroupBodyType0
+from .execute_multicast_group_body_type_1 import ExecuteMulticastGroupBodyType1
 from .execute_result import ExecuteResult
 from .execute_result_response import ExecuteResultResponse
+from .export_device_telemetry_agg import ExportDeviceTelemetryAgg
 from .export_device_telemetry_format import ExportDeviceTelemetryFormat
 from .export_device_telemetry_layout import ExportDeviceTelemetryLayout
+from .export_fleet_telemetry_agg import ExportFleetTelemetryAgg
 from .export_fleet_telemetry_format import ExportFleetTelemetryFormat
 from .export_fleet_telemetry_include_descendants import ExportFleetTelemetryIncludeDescendants
 from .export_fleet_telemetry_layout import ExportFleetTelemetryLayout
@@ -91,6 +96,10 @@ from .gateway import Gateway
 from .gateway_list import GatewayList
 from .gateway_response import GatewayResponse
 from .get_device_history_agg import GetDeviceHistoryAgg
+from .get_fleet_latest_include_descendants import GetFleetLatestIncludeDescendants
+from .get_fleet_latest_network_id_type_1 import GetFleetLatestNetworkIdType1
+from .get_fleet_latest_online import GetFleetLatestOnline
+from .get_fleet_latest_site_id_type_1 import GetFleetLatestSiteIdType1
 from .get_open_api_document_response_200 import GetOpenApiDocumentResponse200
 from .group_member import GroupMember
 from .health import Health
@@ -104,9 +113,18 @@ from .identity import Identity
 from .identity_bound_to import IdentityBoundTo
 from .identity_response import IdentityResponse
 from .ingest_chirp_stack_body import IngestChirpStackBody
-from .ingest_the_things_stack_body import IngestTheThingsStackBody
+from .ingest_the_things_stack_application_up import IngestTheThingsStackApplicationUp
+from .ingest_the_things_stack_application_up_end_device_ids import IngestTheThingsStackApplicationUpEndDeviceIds
+from .ingest_the_things_stack_application_up_join_accept import IngestTheThingsStackApplicationUpJoinAccept
+from .ingest_the_things_stack_application_up_location_solved import IngestTheThingsStackApplicationUpLocationSolved
+from .ingest_the_things_stack_application_up_location_solved_location import IngestTheThingsStackApplicationUpLocationSolvedLocation
+from .ingest_the_things_stack_application_up_uplink_message import IngestTheThingsStackApplicationUpUplinkMessage
+from .ingest_the_things_stack_application_up_uplink_message_decoded_payload_type_0 import IngestTheThingsStackApplicationUpUplinkMessageDecodedPayloadType0
+from .ingest_the_things_stack_application_up_uplink_message_rx_metadata import IngestTheThingsStackApplicationUpUplinkMessageRxMetadata
+from .ingest_the_things_stack_application_up_uplink_message_rx_metadata_gateway_ids import IngestTheThingsStackApplicationUpUplinkMessageRxMetadataGatewayIds
 from .latest_values import LatestValues
 from .latest_values_derived_type_0 import LatestValuesDerivedType0
+from .latest_values_list import LatestValuesList
 from .latest_values_response import LatestValuesResponse
 from .latest_values_retained_type_0 import LatestValuesRetainedType0
 from .latest_values_values import LatestValuesValues
@@ -146,17 +164,29 @@ from .profile_field_kind import ProfileFieldKind
 from .profile_field_role_type_1 import ProfileFieldRoleType1
 from .profile_field_role_type_2_type_1 import ProfileFieldRoleType2Type1
 from .profile_field_role_type_3_type_1 import ProfileFieldRoleType3Type1
+from .query_data import QueryData
+from .query_page import QueryPage
+from .query_series import QuerySeries
+from .query_telemetry_query_body import QueryTelemetryQueryBody
+from .query_telemetry_query_body_agg_type_0_type_1 import QueryTelemetryQueryBodyAggType0Type1
+from .query_telemetry_query_body_device_selection import QueryTelemetryQueryBodyDeviceSelection
 from .queued_downlink import QueuedDownlink
 from .queued_downlink_response import QueuedDownlinkResponse
 from .rate_limit import RateLimit
 from .removed_member import RemovedMember
 from .removed_member_response import RemovedMemberResponse
 from .role import Role
+from .send_downlink_body_type_0 import SendDownlinkBodyType0
+from .send_downlink_body_type_1 import SendDownlinkBodyType1
 from .service_index import ServiceIndex
 from .service_index_response import ServiceIndexResponse
 from .site import Site
 from .site_list import SiteList
 from .site_response import SiteResponse
+from .stream_latest_include_descendants import StreamLatestIncludeDescendants
+from .stream_latest_network_id_type_1 import StreamLatestNetworkIdType1
+from .stream_latest_online import StreamLatestOnline
+from .stream_latest_site_id_type_1 import StreamLatestSiteIdType1
 from .sub_account import SubAccount
 from .sub_account_list import SubAccountList
 from .sub_account_response import SubAccountResponse
@@ -173,6 +203,7 @@ __all__ = (
     "AddedMemberResponse",
     "AddedMemberStatus",
     "AddMemberAddMember",
+    "AddMemberAddMemberRole",
     "Battery",
     "BatterySource",
     "BatteryState",
@@ -245,10 +276,14 @@ __all__ = (
     "DownlinkTemplateSampleData",
     "ErrorBody",
     "ErrorEnvelope",
+    "ExecuteMulticastGroupBodyType0",
+    "ExecuteMulticastGroupBodyType1",
     "ExecuteResult",
     "ExecuteResultResponse",
+    "ExportDeviceTelemetryAgg",
     "ExportDeviceTelemetryFormat",
     "ExportDeviceTelemetryLayout",
+    "ExportFleetTelemetryAgg",
     "ExportFleetTelemetryFormat",
     "ExportFleetTelemetryIncludeDescendants",
     "ExportFleetTelemetryLayout",
@@ -260,6 +295,10 @@ __all__ = (
     "GatewayList",
     "GatewayResponse",
     "GetDeviceHistoryAgg",
+    "GetFleetLatestIncludeDescendants",
+    "GetFleetLatestNetworkIdType1",
+    "GetFleetLatestOnline",
+    "GetFleetLatestSiteIdType1",
     "GetOpenApiDocumentResponse200",
     "GroupMember",
     "Health",
@@ -273,9 +312,18 @@ __all__ = (
     "IdentityBoundTo",
     "IdentityResponse",
     "IngestChirpStackBody",
-    "IngestTheThingsStackBody",
+    "IngestTheThingsStackApplicationUp",
+    "IngestTheThingsStackApplicationUpEndDeviceIds",
+    "IngestTheThingsStackApplicationUpJoinAccept",
+    "IngestTheThingsStackApplicationUpLocationSolved",
+    "IngestTheThingsStackApplicationUpLocationSolvedLocation",
+    "IngestTheThingsStackApplicationUpUplinkMessage",
+    "IngestTheThingsStackApplicationUpUplinkMessageDecodedPayloadType0",
+    "IngestTheThingsStackApplicationUpUplinkMessageRxMetadata",
+    "IngestTheThingsStackApplicationUpUplinkMessageRxMetadataGatewayIds",
     "LatestValues",
     "LatestValuesDerivedType0",
+    "LatestValuesList",
     "LatestValuesResponse",
     "LatestValuesRetainedType0",
     "LatestValuesValues",
@@ -315,17 +363,29 @@ __all__ = (
     "ProfileFieldRoleType1",
     "ProfileFieldRoleType2Type1",
     "ProfileFieldRoleType3Type1",
+    "QueryData",
+    "QueryPage",
+    "QuerySeries",
+    "QueryTelemetryQueryBody",
+    "QueryTelemetryQueryBodyAggType0Type1",
+    "QueryTelemetryQueryBodyDeviceSelection",
     "QueuedDownlink",
     "QueuedDownlinkResponse",
     "RateLimit",
     "RemovedMember",
     "RemovedMemberResponse",
     "Role",
+    "SendDownlinkBodyType0",
+    "SendDownlinkBodyType1",
     "ServiceIndex",
     "ServiceIndexResponse",
     "Site",
     "SiteList",
     "SiteResponse",
+    "StreamLatestIncludeDescendants",
+    "StreamLatestNetworkIdType1",
+    "StreamLatestOnline",
+    "StreamLatestSiteIdType1",
     "SubAccount",
     "SubAccountList",
     "SubAccountResponse",

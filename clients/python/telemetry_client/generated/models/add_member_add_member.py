@@ -8,7 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-from ..models.role import Role
+from ..models.add_member_add_member_role import AddMemberAddMemberRole
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -28,14 +28,14 @@ class AddMemberAddMember:
             email (str): Compared case-insensitively after trimming.
             name (None | str | Unset):
             password (None | str | Unset):
-            role (None | Role | Unset):
+            role (AddMemberAddMemberRole | None | Unset):
             site_id (None | str | Unset):
      """
 
     email: str
     name: None | str | Unset = UNSET
     password: None | str | Unset = UNSET
-    role: None | Role | Unset = UNSET
+    role: AddMemberAddMemberRole | None | Unset = UNSET
     site_id: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -61,7 +61,7 @@ class AddMemberAddMember:
         role: None | str | Unset
         if isinstance(self.role, Unset):
             role = UNSET
-        elif isinstance(self.role, Role):
+        elif isinstance(self.role, AddMemberAddMemberRole):
             role = self.role.value
         else:
             role = self.role
@@ -116,7 +116,7 @@ class AddMemberAddMember:
         password = _parse_password(d.pop("password", UNSET))
 
 
-        def _parse_role(data: object) -> None | Role | Unset:
+        def _parse_role(data: object) -> AddMemberAddMemberRole | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -124,14 +124,14 @@ class AddMemberAddMember:
             try:
                 if not isinstance(data, str):
                     raise TypeError()
-                role_type_0 = Role(data)
+                role_role = AddMemberAddMemberRole(data)
 
 
 
-                return role_type_0
+                return role_role
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | Role | Unset, data)
+            return cast(AddMemberAddMemberRole | None | Unset, data)
 
         role = _parse_role(d.pop("role", UNSET))
 

@@ -19,11 +19,15 @@ def _get_kwargs(
     device_ref: Any,
     *,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(if_none_match, Unset):
         headers["If-None-Match"] = if_none_match
+
+    if not isinstance(prefer, Unset):
+        headers["Prefer"] = prefer
 
 
 
@@ -130,6 +134,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> Response[Any | ErrorEnvelope | LatestValuesResponse]:
     """ Latest values of a device
@@ -141,6 +146,7 @@ def sync_detailed(
     Args:
         device_ref (Any):
         if_none_match (str | Unset):
+        prefer (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -154,6 +160,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         device_ref=device_ref,
 if_none_match=if_none_match,
+prefer=prefer,
 
     )
 
@@ -168,6 +175,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> Any | ErrorEnvelope | LatestValuesResponse | None:
     """ Latest values of a device
@@ -179,6 +187,7 @@ def sync(
     Args:
         device_ref (Any):
         if_none_match (str | Unset):
+        prefer (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -193,6 +202,7 @@ def sync(
         device_ref=device_ref,
 client=client,
 if_none_match=if_none_match,
+prefer=prefer,
 
     ).parsed
 
@@ -201,6 +211,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> Response[Any | ErrorEnvelope | LatestValuesResponse]:
     """ Latest values of a device
@@ -212,6 +223,7 @@ async def asyncio_detailed(
     Args:
         device_ref (Any):
         if_none_match (str | Unset):
+        prefer (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -225,6 +237,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         device_ref=device_ref,
 if_none_match=if_none_match,
+prefer=prefer,
 
     )
 
@@ -239,6 +252,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> Any | ErrorEnvelope | LatestValuesResponse | None:
     """ Latest values of a device
@@ -250,6 +264,7 @@ async def asyncio(
     Args:
         device_ref (Any):
         if_none_match (str | Unset):
+        prefer (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -264,5 +279,6 @@ async def asyncio(
         device_ref=device_ref,
 client=client,
 if_none_match=if_none_match,
+prefer=prefer,
 
     )).parsed

@@ -10,6 +10,8 @@ from ... import errors
 
 from ...models.error_envelope import ErrorEnvelope
 from ...models.queued_downlink_response import QueuedDownlinkResponse
+from ...models.send_downlink_body_type_0 import SendDownlinkBodyType0
+from ...models.send_downlink_body_type_1 import SendDownlinkBodyType1
 from typing import cast
 
 
@@ -17,7 +19,7 @@ from typing import cast
 def _get_kwargs(
     device_id: Any,
     *,
-    body: Any,
+    body: SendDownlinkBodyType0 | SendDownlinkBodyType1,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -33,7 +35,11 @@ def _get_kwargs(
     }
 
     
-    _kwargs["json"] = body
+    if isinstance(body, SendDownlinkBodyType0):
+        _kwargs["json"] = body.to_dict()
+    else:
+        _kwargs["json"] = body.to_dict()
+
 
     headers["Content-Type"] = "application/json"
 
@@ -139,7 +145,7 @@ def sync_detailed(
     device_id: Any,
     *,
     client: AuthenticatedClient,
-    body: Any,
+    body: SendDownlinkBodyType0 | SendDownlinkBodyType1,
 
 ) -> Response[ErrorEnvelope | QueuedDownlinkResponse]:
     """ Queue a downlink to one device
@@ -151,7 +157,8 @@ def sync_detailed(
 
     Args:
         device_id (Any):
-        body (Any): Body of a single send and of a multicast execution.
+        body (SendDownlinkBodyType0 | SendDownlinkBodyType1): Body of a single send and of a
+            multicast execution.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -178,7 +185,7 @@ def sync(
     device_id: Any,
     *,
     client: AuthenticatedClient,
-    body: Any,
+    body: SendDownlinkBodyType0 | SendDownlinkBodyType1,
 
 ) -> ErrorEnvelope | QueuedDownlinkResponse | None:
     """ Queue a downlink to one device
@@ -190,7 +197,8 @@ def sync(
 
     Args:
         device_id (Any):
-        body (Any): Body of a single send and of a multicast execution.
+        body (SendDownlinkBodyType0 | SendDownlinkBodyType1): Body of a single send and of a
+            multicast execution.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -212,7 +220,7 @@ async def asyncio_detailed(
     device_id: Any,
     *,
     client: AuthenticatedClient,
-    body: Any,
+    body: SendDownlinkBodyType0 | SendDownlinkBodyType1,
 
 ) -> Response[ErrorEnvelope | QueuedDownlinkResponse]:
     """ Queue a downlink to one device
@@ -224,7 +232,8 @@ async def asyncio_detailed(
 
     Args:
         device_id (Any):
-        body (Any): Body of a single send and of a multicast execution.
+        body (SendDownlinkBodyType0 | SendDownlinkBodyType1): Body of a single send and of a
+            multicast execution.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -251,7 +260,7 @@ async def asyncio(
     device_id: Any,
     *,
     client: AuthenticatedClient,
-    body: Any,
+    body: SendDownlinkBodyType0 | SendDownlinkBodyType1,
 
 ) -> ErrorEnvelope | QueuedDownlinkResponse | None:
     """ Queue a downlink to one device
@@ -263,7 +272,8 @@ async def asyncio(
 
     Args:
         device_id (Any):
-        body (Any): Body of a single send and of a multicast execution.
+        body (SendDownlinkBodyType0 | SendDownlinkBodyType1): Body of a single send and of a
+            multicast execution.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -9,6 +9,7 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.error_envelope import ErrorEnvelope
+from ...models.export_device_telemetry_agg import ExportDeviceTelemetryAgg
 from ...models.export_device_telemetry_format import ExportDeviceTelemetryFormat
 from ...models.export_device_telemetry_layout import ExportDeviceTelemetryLayout
 from ...types import UNSET, Unset
@@ -25,6 +26,8 @@ def _get_kwargs(
     format_: ExportDeviceTelemetryFormat | Unset = ExportDeviceTelemetryFormat.CSV,
     layout: ExportDeviceTelemetryLayout | Unset = ExportDeviceTelemetryLayout.WIDE,
     tz: str | Unset = UNSET,
+    resolution: str | Unset = 'raw',
+    agg: ExportDeviceTelemetryAgg | Unset = ExportDeviceTelemetryAgg.AVG,
 
 ) -> dict[str, Any]:
     
@@ -56,6 +59,14 @@ def _get_kwargs(
     params["layout"] = json_layout
 
     params["tz"] = tz
+
+    params["resolution"] = resolution
+
+    json_agg: str | Unset = UNSET
+    if not isinstance(agg, Unset):
+        json_agg = agg.value
+
+    params["agg"] = json_agg
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -165,6 +176,8 @@ def sync_detailed(
     format_: ExportDeviceTelemetryFormat | Unset = ExportDeviceTelemetryFormat.CSV,
     layout: ExportDeviceTelemetryLayout | Unset = ExportDeviceTelemetryLayout.WIDE,
     tz: str | Unset = UNSET,
+    resolution: str | Unset = 'raw',
+    agg: ExportDeviceTelemetryAgg | Unset = ExportDeviceTelemetryAgg.AVG,
 
 ) -> Response[ErrorEnvelope | str]:
     """ Every reading of one device in a range, as CSV, NDJSON or Parquet
@@ -182,6 +195,10 @@ def sync_detailed(
       the zone's offset), then the fields.
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
+    - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
+      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
+      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series).
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -196,7 +213,12 @@ def sync_detailed(
             Default: ExportDeviceTelemetryFormat.CSV.
         layout (ExportDeviceTelemetryLayout | Unset): `wide` (default) or `long`. Default:
             ExportDeviceTelemetryLayout.WIDE.
-        tz (str | Unset): IANA time zone: adds a `localTime` column.
+        tz (str | Unset): IANA time zone: adds a `localTime` column; with `resolution`, the zone
+            of the buckets.
+        resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
+            duration: a row per bucket, as `/history` buckets. Default: 'raw'.
+        agg (ExportDeviceTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
+            min, max, sum, count, last. Default: ExportDeviceTelemetryAgg.AVG.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -215,6 +237,8 @@ to=to,
 format_=format_,
 layout=layout,
 tz=tz,
+resolution=resolution,
+agg=agg,
 
     )
 
@@ -234,6 +258,8 @@ def sync(
     format_: ExportDeviceTelemetryFormat | Unset = ExportDeviceTelemetryFormat.CSV,
     layout: ExportDeviceTelemetryLayout | Unset = ExportDeviceTelemetryLayout.WIDE,
     tz: str | Unset = UNSET,
+    resolution: str | Unset = 'raw',
+    agg: ExportDeviceTelemetryAgg | Unset = ExportDeviceTelemetryAgg.AVG,
 
 ) -> ErrorEnvelope | str | None:
     """ Every reading of one device in a range, as CSV, NDJSON or Parquet
@@ -251,6 +277,10 @@ def sync(
       the zone's offset), then the fields.
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
+    - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
+      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
+      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series).
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -265,7 +295,12 @@ def sync(
             Default: ExportDeviceTelemetryFormat.CSV.
         layout (ExportDeviceTelemetryLayout | Unset): `wide` (default) or `long`. Default:
             ExportDeviceTelemetryLayout.WIDE.
-        tz (str | Unset): IANA time zone: adds a `localTime` column.
+        tz (str | Unset): IANA time zone: adds a `localTime` column; with `resolution`, the zone
+            of the buckets.
+        resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
+            duration: a row per bucket, as `/history` buckets. Default: 'raw'.
+        agg (ExportDeviceTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
+            min, max, sum, count, last. Default: ExportDeviceTelemetryAgg.AVG.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -285,6 +320,8 @@ to=to,
 format_=format_,
 layout=layout,
 tz=tz,
+resolution=resolution,
+agg=agg,
 
     ).parsed
 
@@ -298,6 +335,8 @@ async def asyncio_detailed(
     format_: ExportDeviceTelemetryFormat | Unset = ExportDeviceTelemetryFormat.CSV,
     layout: ExportDeviceTelemetryLayout | Unset = ExportDeviceTelemetryLayout.WIDE,
     tz: str | Unset = UNSET,
+    resolution: str | Unset = 'raw',
+    agg: ExportDeviceTelemetryAgg | Unset = ExportDeviceTelemetryAgg.AVG,
 
 ) -> Response[ErrorEnvelope | str]:
     """ Every reading of one device in a range, as CSV, NDJSON or Parquet
@@ -315,6 +354,10 @@ async def asyncio_detailed(
       the zone's offset), then the fields.
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
+    - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
+      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
+      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series).
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -329,7 +372,12 @@ async def asyncio_detailed(
             Default: ExportDeviceTelemetryFormat.CSV.
         layout (ExportDeviceTelemetryLayout | Unset): `wide` (default) or `long`. Default:
             ExportDeviceTelemetryLayout.WIDE.
-        tz (str | Unset): IANA time zone: adds a `localTime` column.
+        tz (str | Unset): IANA time zone: adds a `localTime` column; with `resolution`, the zone
+            of the buckets.
+        resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
+            duration: a row per bucket, as `/history` buckets. Default: 'raw'.
+        agg (ExportDeviceTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
+            min, max, sum, count, last. Default: ExportDeviceTelemetryAgg.AVG.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -348,6 +396,8 @@ to=to,
 format_=format_,
 layout=layout,
 tz=tz,
+resolution=resolution,
+agg=agg,
 
     )
 
@@ -367,6 +417,8 @@ async def asyncio(
     format_: ExportDeviceTelemetryFormat | Unset = ExportDeviceTelemetryFormat.CSV,
     layout: ExportDeviceTelemetryLayout | Unset = ExportDeviceTelemetryLayout.WIDE,
     tz: str | Unset = UNSET,
+    resolution: str | Unset = 'raw',
+    agg: ExportDeviceTelemetryAgg | Unset = ExportDeviceTelemetryAgg.AVG,
 
 ) -> ErrorEnvelope | str | None:
     """ Every reading of one device in a range, as CSV, NDJSON or Parquet
@@ -384,6 +436,10 @@ async def asyncio(
       the zone's offset), then the fields.
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
+    - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
+      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
+      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series).
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -398,7 +454,12 @@ async def asyncio(
             Default: ExportDeviceTelemetryFormat.CSV.
         layout (ExportDeviceTelemetryLayout | Unset): `wide` (default) or `long`. Default:
             ExportDeviceTelemetryLayout.WIDE.
-        tz (str | Unset): IANA time zone: adds a `localTime` column.
+        tz (str | Unset): IANA time zone: adds a `localTime` column; with `resolution`, the zone
+            of the buckets.
+        resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
+            duration: a row per bucket, as `/history` buckets. Default: 'raw'.
+        agg (ExportDeviceTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
+            min, max, sum, count, last. Default: ExportDeviceTelemetryAgg.AVG.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -418,5 +479,7 @@ to=to,
 format_=format_,
 layout=layout,
 tz=tz,
+resolution=resolution,
+agg=agg,
 
     )).parsed

@@ -9,6 +9,7 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.error_envelope import ErrorEnvelope
+from ...models.export_fleet_telemetry_agg import ExportFleetTelemetryAgg
 from ...models.export_fleet_telemetry_format import ExportFleetTelemetryFormat
 from ...models.export_fleet_telemetry_include_descendants import ExportFleetTelemetryIncludeDescendants
 from ...models.export_fleet_telemetry_layout import ExportFleetTelemetryLayout
@@ -29,6 +30,8 @@ def _get_kwargs(
     format_: ExportFleetTelemetryFormat | Unset = ExportFleetTelemetryFormat.CSV,
     layout: ExportFleetTelemetryLayout | Unset = ExportFleetTelemetryLayout.WIDE,
     tz: str | Unset = UNSET,
+    resolution: str | Unset = 'raw',
+    agg: ExportFleetTelemetryAgg | Unset = ExportFleetTelemetryAgg.AVG,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -67,6 +70,14 @@ def _get_kwargs(
     params["layout"] = json_layout
 
     params["tz"] = tz
+
+    params["resolution"] = resolution
+
+    json_agg: str | Unset = UNSET
+    if not isinstance(agg, Unset):
+        json_agg = agg.value
+
+    params["agg"] = json_agg
 
     json_sub_account_id: str | Unset = UNSET
     if not isinstance(sub_account_id, Unset):
@@ -210,6 +221,8 @@ def sync_detailed(
     format_: ExportFleetTelemetryFormat | Unset = ExportFleetTelemetryFormat.CSV,
     layout: ExportFleetTelemetryLayout | Unset = ExportFleetTelemetryLayout.WIDE,
     tz: str | Unset = UNSET,
+    resolution: str | Unset = 'raw',
+    agg: ExportFleetTelemetryAgg | Unset = ExportFleetTelemetryAgg.AVG,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -236,6 +249,10 @@ def sync_detailed(
       the zone's offset), then the fields.
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
+    - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
+      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
+      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series).
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -249,7 +266,12 @@ def sync_detailed(
             Default: ExportFleetTelemetryFormat.CSV.
         layout (ExportFleetTelemetryLayout | Unset): `wide` (default) or `long`. Default:
             ExportFleetTelemetryLayout.WIDE.
-        tz (str | Unset): IANA time zone: adds a `localTime` column.
+        tz (str | Unset): IANA time zone: adds a `localTime` column; with `resolution`, the zone
+            of the buckets.
+        resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
+            duration: a row per bucket, as `/history` buckets. Default: 'raw'.
+        agg (ExportFleetTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
+            min, max, sum, count, last. Default: ExportFleetTelemetryAgg.AVG.
         sub_account_id (UUID | Unset):
         device_profile_id (UUID | Unset):
         network_id (Any | ExportFleetTelemetryNetworkIdType1 | Unset): A network id or `none`.
@@ -274,6 +296,8 @@ to=to,
 format_=format_,
 layout=layout,
 tz=tz,
+resolution=resolution,
+agg=agg,
 sub_account_id=sub_account_id,
 device_profile_id=device_profile_id,
 network_id=network_id,
@@ -299,6 +323,8 @@ def sync(
     format_: ExportFleetTelemetryFormat | Unset = ExportFleetTelemetryFormat.CSV,
     layout: ExportFleetTelemetryLayout | Unset = ExportFleetTelemetryLayout.WIDE,
     tz: str | Unset = UNSET,
+    resolution: str | Unset = 'raw',
+    agg: ExportFleetTelemetryAgg | Unset = ExportFleetTelemetryAgg.AVG,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -325,6 +351,10 @@ def sync(
       the zone's offset), then the fields.
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
+    - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
+      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
+      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series).
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -338,7 +368,12 @@ def sync(
             Default: ExportFleetTelemetryFormat.CSV.
         layout (ExportFleetTelemetryLayout | Unset): `wide` (default) or `long`. Default:
             ExportFleetTelemetryLayout.WIDE.
-        tz (str | Unset): IANA time zone: adds a `localTime` column.
+        tz (str | Unset): IANA time zone: adds a `localTime` column; with `resolution`, the zone
+            of the buckets.
+        resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
+            duration: a row per bucket, as `/history` buckets. Default: 'raw'.
+        agg (ExportFleetTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
+            min, max, sum, count, last. Default: ExportFleetTelemetryAgg.AVG.
         sub_account_id (UUID | Unset):
         device_profile_id (UUID | Unset):
         network_id (Any | ExportFleetTelemetryNetworkIdType1 | Unset): A network id or `none`.
@@ -364,6 +399,8 @@ to=to,
 format_=format_,
 layout=layout,
 tz=tz,
+resolution=resolution,
+agg=agg,
 sub_account_id=sub_account_id,
 device_profile_id=device_profile_id,
 network_id=network_id,
@@ -383,6 +420,8 @@ async def asyncio_detailed(
     format_: ExportFleetTelemetryFormat | Unset = ExportFleetTelemetryFormat.CSV,
     layout: ExportFleetTelemetryLayout | Unset = ExportFleetTelemetryLayout.WIDE,
     tz: str | Unset = UNSET,
+    resolution: str | Unset = 'raw',
+    agg: ExportFleetTelemetryAgg | Unset = ExportFleetTelemetryAgg.AVG,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -409,6 +448,10 @@ async def asyncio_detailed(
       the zone's offset), then the fields.
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
+    - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
+      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
+      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series).
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -422,7 +465,12 @@ async def asyncio_detailed(
             Default: ExportFleetTelemetryFormat.CSV.
         layout (ExportFleetTelemetryLayout | Unset): `wide` (default) or `long`. Default:
             ExportFleetTelemetryLayout.WIDE.
-        tz (str | Unset): IANA time zone: adds a `localTime` column.
+        tz (str | Unset): IANA time zone: adds a `localTime` column; with `resolution`, the zone
+            of the buckets.
+        resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
+            duration: a row per bucket, as `/history` buckets. Default: 'raw'.
+        agg (ExportFleetTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
+            min, max, sum, count, last. Default: ExportFleetTelemetryAgg.AVG.
         sub_account_id (UUID | Unset):
         device_profile_id (UUID | Unset):
         network_id (Any | ExportFleetTelemetryNetworkIdType1 | Unset): A network id or `none`.
@@ -447,6 +495,8 @@ to=to,
 format_=format_,
 layout=layout,
 tz=tz,
+resolution=resolution,
+agg=agg,
 sub_account_id=sub_account_id,
 device_profile_id=device_profile_id,
 network_id=network_id,
@@ -472,6 +522,8 @@ async def asyncio(
     format_: ExportFleetTelemetryFormat | Unset = ExportFleetTelemetryFormat.CSV,
     layout: ExportFleetTelemetryLayout | Unset = ExportFleetTelemetryLayout.WIDE,
     tz: str | Unset = UNSET,
+    resolution: str | Unset = 'raw',
+    agg: ExportFleetTelemetryAgg | Unset = ExportFleetTelemetryAgg.AVG,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -498,6 +550,10 @@ async def asyncio(
       the zone's offset), then the fields.
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
+    - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
+      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
+      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series).
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -511,7 +567,12 @@ async def asyncio(
             Default: ExportFleetTelemetryFormat.CSV.
         layout (ExportFleetTelemetryLayout | Unset): `wide` (default) or `long`. Default:
             ExportFleetTelemetryLayout.WIDE.
-        tz (str | Unset): IANA time zone: adds a `localTime` column.
+        tz (str | Unset): IANA time zone: adds a `localTime` column; with `resolution`, the zone
+            of the buckets.
+        resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
+            duration: a row per bucket, as `/history` buckets. Default: 'raw'.
+        agg (ExportFleetTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
+            min, max, sum, count, last. Default: ExportFleetTelemetryAgg.AVG.
         sub_account_id (UUID | Unset):
         device_profile_id (UUID | Unset):
         network_id (Any | ExportFleetTelemetryNetworkIdType1 | Unset): A network id or `none`.
@@ -537,6 +598,8 @@ to=to,
 format_=format_,
 layout=layout,
 tz=tz,
+resolution=resolution,
+agg=agg,
 sub_account_id=sub_account_id,
 device_profile_id=device_profile_id,
 network_id=network_id,

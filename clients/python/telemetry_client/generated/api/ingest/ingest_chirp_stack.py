@@ -10,6 +10,7 @@ from ... import errors
 
 from ...models.error_envelope import ErrorEnvelope
 from ...models.ingest_chirp_stack_body import IngestChirpStackBody
+from ...types import UNSET, Unset
 from typing import cast
 
 
@@ -17,7 +18,7 @@ from typing import cast
 def _get_kwargs(
     *,
     body: IngestChirpStackBody,
-    event: str,
+    event: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -121,7 +122,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: IngestChirpStackBody,
-    event: str,
+    event: str | Unset = UNSET,
 
 ) -> Response[Any | ErrorEnvelope]:
     """ Receive a ChirpStack v4 HTTP integration event
@@ -131,7 +132,7 @@ def sync_detailed(
     stored (or for an event type the service ignores); a repeated `deduplicationId` is stored once.
 
     Args:
-        event (str): ChirpStack event type
+        event (str | Unset): ChirpStack event type
         body (IngestChirpStackBody):
 
     Raises:
@@ -159,7 +160,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: IngestChirpStackBody,
-    event: str,
+    event: str | Unset = UNSET,
 
 ) -> Any | ErrorEnvelope | None:
     """ Receive a ChirpStack v4 HTTP integration event
@@ -169,7 +170,7 @@ def sync(
     stored (or for an event type the service ignores); a repeated `deduplicationId` is stored once.
 
     Args:
-        event (str): ChirpStack event type
+        event (str | Unset): ChirpStack event type
         body (IngestChirpStackBody):
 
     Raises:
@@ -192,7 +193,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: IngestChirpStackBody,
-    event: str,
+    event: str | Unset = UNSET,
 
 ) -> Response[Any | ErrorEnvelope]:
     """ Receive a ChirpStack v4 HTTP integration event
@@ -202,7 +203,7 @@ async def asyncio_detailed(
     stored (or for an event type the service ignores); a repeated `deduplicationId` is stored once.
 
     Args:
-        event (str): ChirpStack event type
+        event (str | Unset): ChirpStack event type
         body (IngestChirpStackBody):
 
     Raises:
@@ -230,7 +231,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: IngestChirpStackBody,
-    event: str,
+    event: str | Unset = UNSET,
 
 ) -> Any | ErrorEnvelope | None:
     """ Receive a ChirpStack v4 HTTP integration event
@@ -240,7 +241,7 @@ async def asyncio(
     stored (or for an event type the service ignores); a repeated `deduplicationId` is stored once.
 
     Args:
-        event (str): ChirpStack event type
+        event (str | Unset): ChirpStack event type
         body (IngestChirpStackBody):
 
     Raises:

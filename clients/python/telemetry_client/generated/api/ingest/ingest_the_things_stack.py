@@ -9,14 +9,14 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.error_envelope import ErrorEnvelope
-from ...models.ingest_the_things_stack_body import IngestTheThingsStackBody
+from ...models.ingest_the_things_stack_application_up import IngestTheThingsStackApplicationUp
 from typing import cast
 
 
 
 def _get_kwargs(
     *,
-    body: IngestTheThingsStackBody,
+    body: IngestTheThingsStackApplicationUp,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -112,7 +112,7 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 def sync_detailed(
     *,
     client: AuthenticatedClient,
-    body: IngestTheThingsStackBody,
+    body: IngestTheThingsStackApplicationUp,
 
 ) -> Response[Any | ErrorEnvelope]:
     """ Receive a The Things Stack webhook message
@@ -122,7 +122,8 @@ def sync_detailed(
     (or for a message type the service ignores); a repeated `as:up:` correlation id is stored once.
 
     Args:
-        body (IngestTheThingsStackBody):
+        body (IngestTheThingsStackApplicationUp): One webhook body: exactly one of the message
+            fields is set.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -147,7 +148,7 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
-    body: IngestTheThingsStackBody,
+    body: IngestTheThingsStackApplicationUp,
 
 ) -> Any | ErrorEnvelope | None:
     """ Receive a The Things Stack webhook message
@@ -157,7 +158,8 @@ def sync(
     (or for a message type the service ignores); a repeated `as:up:` correlation id is stored once.
 
     Args:
-        body (IngestTheThingsStackBody):
+        body (IngestTheThingsStackApplicationUp): One webhook body: exactly one of the message
+            fields is set.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -177,7 +179,7 @@ body=body,
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
-    body: IngestTheThingsStackBody,
+    body: IngestTheThingsStackApplicationUp,
 
 ) -> Response[Any | ErrorEnvelope]:
     """ Receive a The Things Stack webhook message
@@ -187,7 +189,8 @@ async def asyncio_detailed(
     (or for a message type the service ignores); a repeated `as:up:` correlation id is stored once.
 
     Args:
-        body (IngestTheThingsStackBody):
+        body (IngestTheThingsStackApplicationUp): One webhook body: exactly one of the message
+            fields is set.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -212,7 +215,7 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
-    body: IngestTheThingsStackBody,
+    body: IngestTheThingsStackApplicationUp,
 
 ) -> Any | ErrorEnvelope | None:
     """ Receive a The Things Stack webhook message
@@ -222,7 +225,8 @@ async def asyncio(
     (or for a message type the service ignores); a repeated `as:up:` correlation id is stored once.
 
     Args:
-        body (IngestTheThingsStackBody):
+        body (IngestTheThingsStackApplicationUp): One webhook body: exactly one of the message
+            fields is set.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

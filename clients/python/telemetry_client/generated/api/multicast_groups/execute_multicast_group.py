@@ -9,6 +9,8 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.error_envelope import ErrorEnvelope
+from ...models.execute_multicast_group_body_type_0 import ExecuteMulticastGroupBodyType0
+from ...models.execute_multicast_group_body_type_1 import ExecuteMulticastGroupBodyType1
 from ...models.execute_result_response import ExecuteResultResponse
 from typing import cast
 from uuid import UUID
@@ -18,7 +20,7 @@ from uuid import UUID
 def _get_kwargs(
     group_id: UUID,
     *,
-    body: Any,
+    body: ExecuteMulticastGroupBodyType0 | ExecuteMulticastGroupBodyType1,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -34,7 +36,11 @@ def _get_kwargs(
     }
 
     
-    _kwargs["json"] = body
+    if isinstance(body, ExecuteMulticastGroupBodyType0):
+        _kwargs["json"] = body.to_dict()
+    else:
+        _kwargs["json"] = body.to_dict()
+
 
     headers["Content-Type"] = "application/json"
 
@@ -140,7 +146,7 @@ def sync_detailed(
     group_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: Any,
+    body: ExecuteMulticastGroupBodyType0 | ExecuteMulticastGroupBodyType1,
 
 ) -> Response[ErrorEnvelope | ExecuteResultResponse]:
     """ Queue a downlink to every assigned member of a group
@@ -155,7 +161,8 @@ def sync_detailed(
 
     Args:
         group_id (UUID):
-        body (Any): Body of a single send and of a multicast execution.
+        body (ExecuteMulticastGroupBodyType0 | ExecuteMulticastGroupBodyType1): Body of a single
+            send and of a multicast execution.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -182,7 +189,7 @@ def sync(
     group_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: Any,
+    body: ExecuteMulticastGroupBodyType0 | ExecuteMulticastGroupBodyType1,
 
 ) -> ErrorEnvelope | ExecuteResultResponse | None:
     """ Queue a downlink to every assigned member of a group
@@ -197,7 +204,8 @@ def sync(
 
     Args:
         group_id (UUID):
-        body (Any): Body of a single send and of a multicast execution.
+        body (ExecuteMulticastGroupBodyType0 | ExecuteMulticastGroupBodyType1): Body of a single
+            send and of a multicast execution.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -219,7 +227,7 @@ async def asyncio_detailed(
     group_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: Any,
+    body: ExecuteMulticastGroupBodyType0 | ExecuteMulticastGroupBodyType1,
 
 ) -> Response[ErrorEnvelope | ExecuteResultResponse]:
     """ Queue a downlink to every assigned member of a group
@@ -234,7 +242,8 @@ async def asyncio_detailed(
 
     Args:
         group_id (UUID):
-        body (Any): Body of a single send and of a multicast execution.
+        body (ExecuteMulticastGroupBodyType0 | ExecuteMulticastGroupBodyType1): Body of a single
+            send and of a multicast execution.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -261,7 +270,7 @@ async def asyncio(
     group_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: Any,
+    body: ExecuteMulticastGroupBodyType0 | ExecuteMulticastGroupBodyType1,
 
 ) -> ErrorEnvelope | ExecuteResultResponse | None:
     """ Queue a downlink to every assigned member of a group
@@ -276,7 +285,8 @@ async def asyncio(
 
     Args:
         group_id (UUID):
-        body (Any): Body of a single send and of a multicast execution.
+        body (ExecuteMulticastGroupBodyType0 | ExecuteMulticastGroupBodyType1): Body of a single
+            send and of a multicast execution.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

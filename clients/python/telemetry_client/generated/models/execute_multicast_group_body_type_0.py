@@ -14,14 +14,18 @@ from ..types import UNSET, Unset
 
 
 
-T = TypeVar("T", bound="IngestTheThingsStackBody")
+T = TypeVar("T", bound="ExecuteMulticastGroupBodyType0")
 
 
 
 @_attrs_define
-class IngestTheThingsStackBody:
-    
+class ExecuteMulticastGroupBodyType0:
+    """ 
+        Attributes:
+            key (str):
+     """
 
+    key: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -29,9 +33,14 @@ class IngestTheThingsStackBody:
 
 
     def to_dict(self) -> dict[str, Any]:
-        
+        key = self.key
+
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
+        field_dict.update({
+            "key": key,
+        })
 
         return field_dict
 
@@ -40,12 +49,15 @@ class IngestTheThingsStackBody:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        ingest_the_things_stack_body = cls(
+        key = d.pop("key")
+
+        execute_multicast_group_body_type_0 = cls(
+            key=key,
         )
 
 
-        ingest_the_things_stack_body.additional_properties = d
-        return ingest_the_things_stack_body
+        execute_multicast_group_body_type_0.additional_properties = d
+        return execute_multicast_group_body_type_0
 
     @property
     def additional_keys(self) -> list[str]:
