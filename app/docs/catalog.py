@@ -130,6 +130,10 @@ FIELD_DOCS: dict[str, str] = {
     "kind": "`decoded`, `static`, `formula` or `mapping`.",
     "role": "The field's or member's role (see the enum).",
     "ProfileField.role": "`battery_pct` for the field holding the battery percentage, else null.",
+    "measurement": "What the readings measure: `gauge` (a level; numbers by default), "
+    "`counter` (a running total that only grows, except when the device resets it; takes "
+    "`increase`), `state` (strings and booleans; takes `duration`), or null (dates and "
+    "locations).",
     "deviceId": "Id of the device.",
     "time": "Time (RFC 3339 UTC).",
     "LatestValues.time": "Time of the newest uplink; null until the device first reports.",
