@@ -138,6 +138,12 @@ FIELD_DOCS: dict[str, str] = {
     "time": "Time (RFC 3339 UTC).",
     "LatestValues.time": "Time of the newest uplink; null until the device first reports.",
     "HistoryPoint.time": "Time of the reading, or the start of its bucket.",
+    "filled": "With `fill`: true when the bucket is empty and its value comes from the fill "
+    "rule, false otherwise.",
+    "downsampled": "With `maxPoints`, when the range held more readings: how they were reduced.",
+    "Downsampled.method": "`lttb` or `minmax`.",
+    "Downsampled.readings": "How many readings the range holds.",
+    "Downsampled.points": "How many of them the answer keeps.",
     "values": "Latest value by field identifier (static fields and formulas included).",
     "retained": "Fields carried from an earlier uplink, with the time each was last reported; "
     "absent when nothing was carried.",
