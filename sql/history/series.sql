@@ -20,7 +20,7 @@ WITH parts AS (
       FROM readings_num_in($1, $2, $3, $4, $7, $8, $9) r
     UNION ALL
     SELECT h.bucket, h.last_time
-      FROM packed_hours_num_in($1, $2, $8, $9, $7, NULL, NULL) h
+      FROM packed_hours_num_in($1, $2, $8, $9, $7, $9, $9) h
 )
 SELECT (extract(epoch FROM
             CASE WHEN $6::text IS NULL THEN time_bucket((SELECT $5::text::interval), t)
@@ -37,7 +37,7 @@ WITH parts AS (
       FROM readings_other_in($1, $2, $3, $4, $7, $8, $9) r
     UNION ALL
     SELECT h.bucket, h.last_time
-      FROM packed_hours_other_in($1, $2, $8, $9, $7, NULL, NULL) h
+      FROM packed_hours_other_in($1, $2, $8, $9, $7, $9, $9) h
 )
 SELECT (extract(epoch FROM
             CASE WHEN $6::text IS NULL THEN time_bucket((SELECT $5::text::interval), t)
