@@ -101,17 +101,13 @@ def check_field(
 ) -> None:
     """The rules that depend on the field: each new aggregate on its measurement, maxPoints
     on numbers, fill=zero with count or sum, linear on numeric aggregates."""
-    kind = measurement or "no"
+    field = f"this is a {data_type} field of measurement {measurement or 'null'}"
     if agg in aggregates.COUNTER_AGGS and measurement != "counter":
-        raise invalid_parameter("agg", f"{agg} applies to counter fields; this is a {kind} field")
+        raise invalid_parameter("agg", f"{agg} applies to counter fields only; {field}")
     if agg in aggregates.WEIGHTED_AGGS and data_type != "number":
-        raise invalid_parameter(
-            "agg", f"{agg} applies to number fields; this is a {data_type} field ({kind})"
-        )
+        raise invalid_parameter("agg", f"{agg} applies to number fields only; {field}")
     if agg in aggregates.STATE_AGGS and measurement != "state":
-        raise invalid_parameter(
-            "agg", f"{agg} applies to state fields; this is a {kind} measurement field"
-        )
+        raise invalid_parameter("agg", f"{agg} applies to state fields only; {field}")
     if options.max_points is not None and data_type != "number":
         raise invalid_parameter("maxPoints", f"applies to number fields, not {data_type}")
     if agg is not None:

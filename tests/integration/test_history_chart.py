@@ -334,10 +334,23 @@ async def test_max_points_lttb_and_minmax_keep_real_readings(
         ({"resolution": "hourly", "fill": "sideways"}, "fill: must be one of"),
         ({"resolution": "hourly", "fill": "null", "fillMaxGap": "PT1H"}, "fillMaxGap"),
         ({"resolution": "hourly", "fill": "previous", "fillMaxGap": "soon"}, "fillMaxGap"),
-        ({"resolution": "hourly", "agg": "twa", "field": "door"}, "twa applies to number fields"),
-        ({"resolution": "hourly", "agg": "increase"}, "increase applies to counter fields"),
+        (
+            {"resolution": "hourly", "agg": "twa", "field": "door"},
+            "twa applies to number fields only; this is a string field of measurement state",
+        ),
+        (
+            {"resolution": "hourly", "agg": "increase"},
+            "increase applies to counter fields only; this is a number field of measurement gauge",
+        ),
+        (
+            {"resolution": "hourly", "agg": "integral", "field": "where"},
+            "this is a location field of measurement null",
+        ),
         ({"resolution": "hourly", "agg": "duration", "field": "door"}, "needs state"),
-        ({"resolution": "hourly", "agg": "duration", "state": "x"}, "state fields"),
+        (
+            {"resolution": "hourly", "agg": "duration", "state": "x", "field": "water"},
+            "duration applies to state fields only; this is a number field of measurement counter",
+        ),
         (
             {"resolution": "hourly", "agg": "duration", "field": "open", "state": "yes"},
             "true or false",
