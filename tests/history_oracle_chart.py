@@ -365,26 +365,30 @@ class ChartOracle:
                           FROM spans,
                                generate_series(date_trunc('minute', a), b, interval '1 minute') m
                          WHERE b > a)
-                    SELECT {bucket.format(t="m")} AS bucket,
-                           sum(date_part('epoch', hi - lo)) AS covered,
-                           sum(v * date_part('epoch', hi - lo)) AS total,
-                           sum(abs(v) * date_part('epoch', hi - lo)) AS scale
-                      FROM minutes WHERE hi > lo GROUP BY 1""",
+                    SELECT {bucket.format(t="m")} AS bucket, v,
+                           sum(date_part('epoch', hi - lo)) AS seconds
+                      FROM minutes WHERE hi > lo GROUP BY 1, 2""",
                 *args,
             )
-            out: dict[str, tuple[Any, float]] = {}
+            # Value times seconds in Python: PostgreSQL refuses a float8 product that
+            # underflows (a subnormal value held for a microsecond).
+            sums: dict[str, list[float]] = {}
             for row in rows:
-                covered, total, scale = (
-                    float(row["covered"]),
-                    float(row["total"]),
-                    float(row["scale"]),
-                )
+                covered, total, scale = sums.setdefault(iso(row["bucket"]), [0.0, 0.0, 0.0])
+                seconds, value = float(row["seconds"]), float(row["v"])
+                sums[iso(row["bucket"])] = [
+                    covered + seconds,
+                    total + value * seconds,
+                    scale + abs(value) * seconds,
+                ]
+            out: dict[str, tuple[Any, float]] = {}
+            for label, (covered, total, scale) in sums.items():
                 if request.agg == "twa":
-                    out[iso(row["bucket"])] = (total / covered, scale / covered)
+                    out[label] = (total / covered, scale / covered)
                 elif request.agg == "integral":
-                    out[iso(row["bucket"])] = (total / 3600, scale / 3600)
+                    out[label] = (total / 3600, scale / 3600)
                 else:
-                    out[iso(row["bucket"])] = (total, covered)
+                    out[label] = (total, covered)
             self._newest = {}
             self._non_empty = set(out)
             return out
@@ -479,7 +483,9 @@ def assert_close(got: Any, want: Any, scale: float, context: Any) -> None:
     if want is None or got is None or isinstance(want, str):
         assert got == want, context
         return
-    tolerance = 1e-9 * max(abs(want), scale) if want != 0 else 1e-9 * max(scale, 1.0)
+    # As the history oracle: relative to the values' scale, never below 1e-309 absolute
+    # (subnormal values carry too few bits for a relative bound).
+    tolerance = 1e-9 * max(abs(want), scale, 1e-300)
     assert math.isclose(got, want, rel_tol=0, abs_tol=tolerance), context
 
 

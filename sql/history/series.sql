@@ -55,7 +55,7 @@ SELECT (extract(epoch FROM
 
 -- name: range_num
 -- Every numeric reading of a series ($1 device, $2 field) in [$3, $4), site $5 or NULL, oldest first, at most $6, as arrays; NULLs when none.
-SELECT array_agg((extract(epoch FROM r.time) * 1000000)::bigint) AS times,
+SELECT array_agg(round(date_part('epoch', r.time) * 1000000)::bigint) AS times,
        array_agg(r.value) AS values, array_agg(r.site_num) AS sites,
        (SELECT json_object_agg(s.num, s.id) FROM sites s
          WHERE s.num = ANY (array_agg(r.site_num)))::text AS site_ids
@@ -65,7 +65,7 @@ SELECT array_agg((extract(epoch FROM r.time) * 1000000)::bigint) AS times,
 
 -- name: range_other
 -- Every non-numeric reading of a series in [$3, $4), as range_num; the values one JSON array.
-SELECT array_agg((extract(epoch FROM r.time) * 1000000)::bigint) AS times,
+SELECT array_agg(round(date_part('epoch', r.time) * 1000000)::bigint) AS times,
        to_json(array_agg(r.value))::text AS values, array_agg(r.site_num) AS sites,
        (SELECT json_object_agg(s.num, s.id) FROM sites s
          WHERE s.num = ANY (array_agg(r.site_num)))::text AS site_ids
