@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import asyncpg
 import pytest
@@ -20,8 +21,21 @@ from tests.integration.test_history import iso, nums, parse, record
 
 HISTORY = "/api/v1/devices/{}/history"
 RETENTION_DAYS = 800
-# A fixed past day, well inside retention: readings never depend on the clock.
-DAY = datetime(2026, 6, 10, tzinfo=UTC)
+# A past day well inside retention, at midnight UTC.
+DAY = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=20)
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def local_midnights_of_dst_days() -> tuple[datetime, datetime]:
+    """The UTC instants of local midnight on last year's two DST days in Berlin (the last
+    Sundays of March and October: 23 and 25 local hours)."""
+    year = datetime.now(UTC).year - 1
+    days = []
+    for month in (3, 10):
+        last = datetime(year, month, 31)
+        sunday = last - timedelta(days=(last.weekday() + 1) % 7)
+        days.append(sunday.replace(tzinfo=BERLIN).astimezone(UTC))
+    return days[0], days[1]
 
 
 @dataclass
@@ -161,8 +175,7 @@ async def test_dst_days_are_23_and_25_hours(
     client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
 ) -> None:
     device, num = setup.fresh()
-    # Europe/Berlin: 2026-03-29 has 23 local hours, 2026-10-25 has 25.
-    spring, autumn = datetime(2026, 3, 28, 23, tzinfo=UTC), datetime(2026, 10, 24, 22, tzinfo=UTC)
+    spring, autumn = local_midnights_of_dst_days()
     await write(pool, setup, num, "water", [(spring, 0.0), (autumn, 0.0)])
     await write(pool, setup, num, "temperature", [(spring, 1.0), (autumn, 1.0)])
     for start, hours in ((spring, 23), (autumn, 25)):
@@ -180,7 +193,8 @@ async def test_dst_days_are_23_and_25_hours(
         if hours == 23:
             assert set(values.values()) == {1.0} and len(values) == 23
         else:
-            assert len(values) == 24 and values["2026-10-25T01:00:00Z"] == 2.0
+            repeated = iso(autumn + timedelta(hours=3))  # the later 02:00, 01:00 UTC
+            assert len(values) == 24 and values[repeated] == 2.0
 
 
 # Fill ------------------------------------------------------------------------------------
@@ -226,7 +240,7 @@ async def test_fill_on_dst_day_with_tz(
     client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
 ) -> None:
     device, num = setup.fresh()
-    start = datetime(2026, 10, 24, 22, tzinfo=UTC)  # local midnight of the 25-hour day
+    start = local_midnights_of_dst_days()[1]  # local midnight of the 25-hour day
     await write(pool, setup, num, "temperature", [(start + timedelta(hours=2), 5.0)])
     data = await ok(client, setup, device, field="temperature", resolution="PT6H",
                     tz="Europe/Berlin", fill="previous",
