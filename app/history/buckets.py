@@ -135,11 +135,12 @@ def pieces(lo: int, hi: int, resolution: Resolution, tz: str | None) -> list[Pie
 
 
 def bucket_labels(all_pieces: list[Piece]) -> list[int]:
-    """The distinct buckets of the pieces, in order of their first instant."""
-    seen: dict[int, None] = {}
-    for piece in all_pieces:
-        seen.setdefault(piece.label, None)
-    return list(seen)
+    """The distinct buckets of the pieces, oldest label first. Labels can run backwards
+    in time: where the clock goes back, a bucket of the repeated hour is labelled with
+    its later instant (06:45 UTC for New York's 01:45 on its first night of standard
+    time, a bucket whose readings start at 05:45 UTC), so answers sort by label as
+    time_bucket's GROUP BY does."""
+    return sorted({piece.label for piece in all_pieces})
 
 
 def bucket_of(resolution: Resolution, tz: str | None, micros: int) -> int:

@@ -251,6 +251,29 @@ async def test_fill_on_dst_day_with_tz(
     assert [p["value"] for p in reversed(data["points"])] == [5.0] * 4
 
 
+async def test_fill_sorts_buckets_whose_labels_run_backwards(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    """New York's first night of standard time: 05:59 UTC is 01:59 EDT, in the local
+    bucket 01:45 that time_bucket labels 06:45 UTC (the later 01:45); 06:00 UTC is 01:00
+    EST, labelled 06:00 UTC. Newest first means 06:45, then 06:00 (the oracle's case
+    10,284 answered them in the order of their first instants)."""
+    device, num = setup.fresh()
+    year = datetime.now(UTC).year - 1
+    first = datetime(year, 11, 1, tzinfo=UTC)
+    sunday = first + timedelta(days=(6 - first.weekday()) % 7)  # the first Sunday
+    change = sunday + timedelta(hours=6)  # 02:00 EDT, the clock goes back to 01:00 EST
+    await write(pool, setup, num, "temperature", [(change - timedelta(minutes=1), 3.0)])
+    data = await ok(client, setup, device, field="temperature", resolution="PT15M",
+                    tz="America/New_York", fill="null",
+                    **{"from": iso(change - timedelta(minutes=1)),
+                       "to": iso(change + timedelta(microseconds=1))})  # fmt: skip
+    assert [(p["time"], p["value"], p["filled"]) for p in data["points"]] == [
+        (iso(change + timedelta(minutes=45)), 3.0, False),
+        (iso(change), None, True),
+    ]
+
+
 # Downsampling -------------------------------------------------------------------------------
 
 
