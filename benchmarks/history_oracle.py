@@ -4,6 +4,9 @@ were compared with time_bucket over the raw tables (with and without `tz`), and 
 of cases that compared non-empty answers is printed:
 
     python -m benchmarks.history_oracle --cases 10000
+
+With `--chart`, the cases are those of the chart oracle (tests/history_oracle_chart.py:
+increase, twa, integral, duration, fill and maxPoints, analytics.md section 3).
 """
 
 from __future__ import annotations
@@ -12,11 +15,12 @@ import argparse
 import asyncio
 import sys
 import time
+from typing import Any
 
-from tests.history_oracle import QUERIES_PER_DATASET, Dataset, Request, dataset_cases, make_oracle
+from tests.history_oracle import QUERIES_PER_DATASET, Dataset, dataset_cases, make_oracle
 
 
-async def run_long(cases: int, seed: int | None) -> int:
+async def run_long(cases: int, seed: int | None, chart: bool = False) -> int:
     """Loads random datasets and checks QUERIES_PER_DATASET requests on each."""
     from hypothesis import HealthCheck, given, settings
     from litestar.testing import AsyncTestClient
@@ -32,12 +36,19 @@ async def run_long(cases: int, seed: int | None) -> int:
     checked = 0
     started = time.monotonic()
     async with AsyncTestClient(app=create_app(settings_)) as client:
-        oracle = await make_oracle(client, pool)
+        oracle: Any
+        cases_of: Any
+        if chart:
+            from tests.history_oracle_chart import chart_cases, make_chart_oracle
+
+            oracle, cases_of = await make_chart_oracle(client, pool), chart_cases
+        else:
+            oracle, cases_of = await make_oracle(client, pool), dataset_cases
         loop = asyncio.get_running_loop()
         datasets_needed = max(1, -(-cases // QUERIES_PER_DATASET))
         failures: list[BaseException] = []
 
-        async def one(dataset: Dataset, batch: list[Request]) -> None:
+        async def one(dataset: Dataset, batch: list[Any]) -> None:
             await oracle.load(dataset)
             for request in batch:
                 await oracle.check(request)
@@ -49,8 +60,8 @@ async def run_long(cases: int, seed: int | None) -> int:
             derandomize=seed is not None,
             suppress_health_check=list(HealthCheck),
         )
-        @given(case=dataset_cases)
-        def example(case: tuple[Dataset, list[Request]]) -> None:
+        @given(case=cases_of)
+        def example(case: tuple[Dataset, list[Any]]) -> None:
             nonlocal checked
             dataset, batch = case
             future = asyncio.run_coroutine_threadsafe(one(dataset, batch), loop)
@@ -76,8 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=None, help="derandomize (repeatable run)")
+    parser.add_argument("--chart", action="store_true", help="the chart oracle's cases")
     args = parser.parse_args(argv)
-    return asyncio.run(run_long(args.cases, args.seed))
+    return asyncio.run(run_long(args.cases, args.seed, args.chart))
 
 
 if __name__ == "__main__":

@@ -2,9 +2,9 @@
 
 One partner ("Northwind IoT", API write on, 90 days retention) with three sub-accounts:
 Harbour Offices (sites three levels deep, networks, door and climate sensors, a multicast
-group), Green Farms (meters and climate sensors, own tier) and City Logistics (GPS
-trackers; networks and multi-site switched off for it). About 200 devices over four
-profiles that use every field kind (decoded, static, formula, mapping) and every dataType
+group), Green Farms (energy and water meters and climate sensors, own tier) and City
+Logistics (GPS trackers; networks and multi-site switched off for it). About 200 devices
+over five profiles that use every field kind (decoded, static, formula, mapping) and every dataType
 (number, string, boolean, date, location), a battery role, calibration, retained values,
 alert rules and downlink templates; gateways, users and members (admins, a site-restricted
 operator, an invited user without a password, a locked user), keys of every flavour with
@@ -51,6 +51,10 @@ READ_SCOPES = [str(Scope.DEVICES_READ), str(Scope.TELEMETRY_READ), str(Scope.PRO
 
 HOURS = 48
 UPLINK_EVERY_MINUTES = 240
+# Water meters report hourly, so that a day's consumption (agg=increase) has readings to
+# add up; about one uplink in 40 follows a reset (a battery change starts the count anew).
+WATER_EVERY_MINUTES = 60
+WATER_RESET_CHANCE = 1 / 40
 
 
 def ident(kind: str, name: str | int) -> str:
@@ -131,6 +135,8 @@ def profiles() -> list[dict[str, Any]]:
                     "",
                     "string",
                     "mapping",
+                    # A state: agg=duration&state=open gives the seconds a door stood open.
+                    measurement="state",
                     source="door_raw",
                     map={"0": "closed", "1": "open"},
                     default="unknown",
@@ -164,7 +170,7 @@ def profiles() -> list[dict[str, Any]]:
             "EM-3 energy meter",
             True,
             [
-                field("energy_kwh", "Energy", "kWh", "number", "decoded"),
+                field("energy_kwh", "Energy", "kWh", "number", "decoded", measurement="counter"),
                 field("power_w", "Power", "W", "number", "decoded"),
                 field(
                     "power_kw",
@@ -211,6 +217,20 @@ def profiles() -> list[dict[str, Any]]:
             ],
             downlinkTemplates=[{**interval, "id": ident("template", "GT-5.interval")}],
             alertRules=[{"field": "speed", "op": ">", "value": 90, "level": "alert"}],
+        ),
+        profile(
+            "WM-2",
+            "WM-2 water meter",
+            True,
+            [
+                # A running total that the meter starts anew after a reset: agg=increase
+                # gives the consumption per bucket, the resets counted.
+                field("volume_m3", "Volume", "m³", "number", "decoded", measurement="counter"),
+                field("flow_lph", "Flow", "l/h", "number", "decoded"),
+                field("leak", "Leak", "", "boolean", "decoded"),
+                field("battery", "Battery", "%", "number", "decoded", role="battery_pct"),
+            ],
+            alertRules=[{"field": "leak", "op": "==", "value": True, "level": "alert"}],
         ),
     ]
 
@@ -260,11 +280,12 @@ class Builder:
         battery = rng.uniform(40, 100)
         energy = rng.uniform(1000, 50000)
         lat, lon = 51.9 + rng.uniform(0, 0.2), 4.4 + rng.uniform(0, 0.2)
-        minutes_ago = HOURS * 60 - rng.randrange(UPLINK_EVERY_MINUTES)
+        every = WATER_EVERY_MINUTES if kind == "water" else UPLINK_EVERY_MINUTES
+        minutes_ago = HOURS * 60 - rng.randrange(every)
         moments: list[int] = []
         while minutes_ago > silent_minutes:
             moments.append(minutes_ago)
-            minutes_ago -= UPLINK_EVERY_MINUTES
+            minutes_ago -= every
         moments.append(silent_minutes)
         for ago in moments:
             battery = max(1.0, battery - rng.uniform(0, 0.3))
@@ -279,6 +300,17 @@ class Builder:
                 values = {
                     "door_raw": rng.choice([0, 0, 0, 1]),
                     "tamper": rng.random() < 0.02,
+                    "battery": round(battery),
+                }
+            elif kind == "water":
+                if rng.random() < WATER_RESET_CHANCE:
+                    energy = 0.0  # a reset: the count starts anew
+                flow = rng.choice([0.0, 0.0, rng.uniform(20, 900)])
+                energy += flow / 1000
+                values = {
+                    "volume_m3": round(energy, 3),
+                    "flow_lph": round(flow, 1),
+                    "leak": rng.random() < 0.01,
                     "battery": round(battery),
                 }
             elif kind == "meter":
@@ -381,15 +413,22 @@ def build() -> dict[str, Any]:
     farm_devices = []
     for i in range(60):
         is_meter = i % 2 == 0
+        # Every third meter measures water, the others energy.
+        model = ("WM-2" if i % 6 == 4 else "EM-3") if is_meter else "TH-100"
+        name = {"WM-2": "Water meter", "EM-3": "Meter", "TH-100": "Greenhouse climate"}[model]
         farm_devices.append(
             b.device(
-                f"{'Meter' if is_meter else 'Greenhouse climate'} {i:02d}",
-                "EM-3" if is_meter else "TH-100",
+                f"{name} {i:02d}",
+                model,
                 networkId=farm_net["id"],
                 siteId=farm_sites[1 + i % 2]["id"],
                 downlinkRatePerHour=10 if is_meter else 30,
                 downlinkExpirySeconds=3600 if is_meter else None,
-                **({"calibration": {"power_w": {"scale": 1.02}}} if i % 8 == 0 else {}),
+                **(
+                    {"calibration": {"power_w": {"scale": 1.02}}}
+                    if i % 8 == 0 and model == "EM-3"
+                    else {}
+                ),
             )
         )
     farm_devices[-1]["status"] = "archived"
@@ -416,6 +455,7 @@ def build() -> dict[str, Any]:
         ident("profile", "DOOR-20"): "door",
         ident("profile", "EM-3"): "meter",
         ident("profile", "GT-5"): "tracker",
+        ident("profile", "WM-2"): "water",
     }
     for devices, gateways in accounts:
         for index, device in enumerate(devices):
@@ -426,7 +466,10 @@ def build() -> dict[str, Any]:
                 device, kinds[device["deviceProfileId"]], gateways[index % len(gateways)], silent
             )
     for index, device in enumerate(farm_devices):
-        if kinds[device["deviceProfileId"]] == "meter" and device.get("status") != "archived":
+        if (
+            kinds[device["deviceProfileId"]] in ("meter", "water")
+            and device.get("status") != "archived"
+        ):
             b.status_events.append(
                 {"device": device["id"], "at": "now-PT30M", "battery": "external"}
             )

@@ -141,10 +141,20 @@ FIELD_DOCS: dict[str, str] = {
     "kind": "`decoded`, `static`, `formula` or `mapping`.",
     "role": "The field's or member's role (see the enum).",
     "ProfileField.role": "`battery_pct` for the field holding the battery percentage, else null.",
+    "measurement": "What the readings measure: `gauge` (a level; numbers by default), "
+    "`counter` (a running total that only grows, except when the device resets it; takes "
+    "`increase`), `state` (strings and booleans; takes `duration`), or null (dates and "
+    "locations).",
     "deviceId": "Id of the device.",
     "time": "Time (RFC 3339 UTC).",
     "LatestValues.time": "Time of the newest uplink; null until the device first reports.",
     "HistoryPoint.time": "Time of the reading, or the start of its bucket.",
+    "filled": "With `fill`: true when the bucket is empty and its value comes from the fill "
+    "rule, false otherwise.",
+    "downsampled": "With `maxPoints`, when the range held more readings: how they were reduced.",
+    "Downsampled.method": "`lttb` or `minmax`.",
+    "Downsampled.readings": "How many readings the range holds.",
+    "Downsampled.points": "How many of them the answer keeps.",
     "values": "Latest value by field identifier (static fields and formulas included).",
     "retained": "Fields carried from an earlier uplink, with the time each was last reported; "
     "absent when nothing was carried.",

@@ -16,15 +16,17 @@ from app.auth.tenancy import split_reference
 from app.core.api import parse_timestamp, parse_uuid, utc_now
 from app.core.errors import ErrorCode, forbidden, invalid_parameter, not_found
 from app.core.sql import QUERIES
-from app.history.planner import MAX_BUCKETS, Resolution, bucket_count, parse_resolution
+from app.history import chart
+from app.history.aggregates import NEW_AGGS
+from app.history.planner import MAX_BUCKETS, Resolution, bucket_count, from_micros, parse_resolution
 from app.history.series import NON_NUMERIC_AGGS, Bucketing, Series, read_buckets, read_newest
-from app.history.structs import History
+from app.history.structs import History, HistoryPoint
 from app.history.zones import parse_tz
 from app.profiles.service import profile_fields
 from app.world.times import resolve_time
 
 RAW_LIMIT = 500
-AGGS = ("avg", "min", "max", "sum", "count", "last")
+AGGS = ("avg", "min", "max", "sum", "count", "last", *NEW_AGGS)
 SIGNAL_QUALITY = "signal_quality"
 NO_SITE_MATCH = -1
 
@@ -41,6 +43,8 @@ class HistoryQuery:
     tz: str | None
     # now - the plan's retention, taken once so that the bucket check and the answer agree.
     cutoff: datetime
+    # fill, maxPoints, downsample and state (analytics.md section 3).
+    chart: chart.ChartOptions = chart.NO_CHART
 
 
 def history_time(name: str, text: str, now: datetime) -> datetime:
@@ -79,6 +83,7 @@ def parse_query(
     agg: str | None,
     site_id: str | None,
     tz: str | None = None,
+    **chart_parameters: str | None,
 ) -> HistoryQuery:
     """The checks that need no database: feature switch first, then parameters (D3)."""
     if site_id is not None:
@@ -105,12 +110,15 @@ def parse_query(
             raise invalid_parameter(
                 "resolution", f"the range holds more than {MAX_BUCKETS} buckets"
             )
+    options = chart.parse_chart(bucketed=parsed is not None, agg=agg, now=now, **chart_parameters)
     site = None
     if site_id is not None:
         site = parse_uuid(site_id)
         if site is None:
             raise invalid_parameter("siteId", "must be a UUID")
-    return HistoryQuery(field, begin, finish, parsed, resolution_text, agg, site, zone, cutoff)
+    return HistoryQuery(
+        field, begin, finish, parsed, resolution_text, agg, site, zone, cutoff, options
+    )
 
 
 async def read_history(
@@ -147,6 +155,7 @@ async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQ
         raise not_found("device")
     if query.field == SIGNAL_QUALITY:
         field_num, identifier, data_type, kind = 0, SIGNAL_QUALITY, "number", "decoded"
+        measurement = "gauge"
     elif context["field_num"] is None:
         known = [f.identifier for f in await profile_fields(pool, context["profile_id"])]
         raise invalid_parameter(
@@ -157,11 +166,17 @@ async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQ
     else:
         field_num, identifier = context["field_num"], context["identifier"]
         data_type, kind = context["data_type"], context["kind"]
+        measurement = context["measurement"]
+    chart.check_field(query.chart, query.agg, data_type, measurement)
     numeric = data_type == "number"
     # Signal quality is an integer 0-100 (D15): its readings, min, max, last, sum and
     # count are integers; avg stays a number.
     whole = query.field == SIGNAL_QUALITY
-    if query.agg is not None and not numeric and query.agg not in NON_NUMERIC_AGGS:
+    if (
+        query.agg is not None
+        and not numeric
+        and query.agg not in (*NON_NUMERIC_AGGS, *chart.aggregates.STATE_AGGS)
+    ):
         raise invalid_parameter("agg", f"a {data_type} field takes count or last only")
 
     start, end, cutoff = query.start, query.end, query.cutoff
@@ -197,6 +212,16 @@ async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQ
         multi_site=context["multi_site"],
         static=kind == "static",
     )
+    options = query.chart
+    if query.resolution is None and options.max_points is not None and not series.static:
+        history.points, downsampled = await chart.read_downsampled(
+            pool, context["num"], field_num, start, end, site_num, options, whole,
+            context["multi_site"],
+        )  # fmt: skip
+        history.points.reverse()  # newest first on /history
+        if downsampled is not None:
+            history.downsampled = downsampled
+        return history
     if query.resolution is None:
         history.points = await read_newest(pool, series, start, end, site_num, RAW_LIMIT + 1)
         if len(history.points) > RAW_LIMIT:
@@ -205,8 +230,31 @@ async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQ
         return history
 
     assert query.agg is not None
+    if query.agg in NEW_AGGS and not series.static:
+        buckets = await chart.read_aggregate(
+            pool, numeric, data_type, context["num"], field_num, start, end, cutoff, site_num,
+            query.resolution, query.agg, query.tz, options,
+        )  # fmt: skip
+        history.points = [
+            HistoryPoint(from_micros(label), bucket.value)
+            for label, bucket in sorted(buckets.items())
+        ]
+        if options.fill is not None:
+            history.points = await chart.fill_points(
+                pool, history.points, {k: b.newest for k, b in buckets.items()}, numeric,
+                context["num"], field_num, start, end, cutoff, site_num, query.resolution,
+                query.agg, query.tz, options,
+            )  # fmt: skip
+        history.points.reverse()  # newest first on /history
+        return history
     bucketing = Bucketing(query.resolution, query.agg, query.tz)
     (points,) = await read_buckets(pool, [series], start, end, bucketing, site_num)
+    if options.fill is not None and not series.static:
+        # The fill works oldest first, as the buckets are read.
+        points = await chart.fill_points(
+            pool, points, None, numeric, context["num"], field_num, start, end,
+            cutoff, site_num, query.resolution, query.agg, query.tz, options,
+        )  # fmt: skip
     points.reverse()  # newest first on /history
     history.points = points
     return history

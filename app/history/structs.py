@@ -17,6 +17,16 @@ class HistoryPoint(msgspec.Struct, rename="camel", omit_defaults=True, gc=False)
     value: Any
     # Raw points only: the site at arrival, null when none or multi-site is off.
     site_id: uuid.UUID | msgspec.UnsetType | None = msgspec.UNSET
+    # With fill (analytics.md section 3): whether the value comes from the fill rule.
+    filled: bool | msgspec.UnsetType = msgspec.UNSET
+
+
+class Downsampled(msgspec.Struct, rename="camel"):
+    """How maxPoints reduced a raw series: `readings` in the range, `points` kept."""
+
+    method: str
+    readings: int
+    points: int
 
 
 class History(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
@@ -31,4 +41,5 @@ class History(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
     clamped: bool | msgspec.UnsetType = msgspec.UNSET
     retention_cutoff: datetime | msgspec.UnsetType = msgspec.UNSET
     truncated: bool | msgspec.UnsetType = msgspec.UNSET
+    downsampled: Downsampled | msgspec.UnsetType = msgspec.UNSET
     points: list[HistoryPoint]

@@ -16,6 +16,8 @@ class ProfileField(msgspec.Struct, rename="camel"):
     data_type: Literal["number", "string", "boolean", "date", "location"]
     kind: Literal["decoded", "static", "formula", "mapping"]
     role: Literal["battery_pct"] | None
+    # analytics.md section 3: which aggregates the field takes.
+    measurement: Literal["gauge", "counter", "state"] | None
 
 
 class DeviceProfile(msgspec.Struct, rename="camel"):

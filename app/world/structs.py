@@ -22,6 +22,7 @@ NonNegativeInt = Annotated[int, Meta(ge=0)]
 Name = Annotated[str, Meta(min_length=1)]
 DataType = Literal["number", "string", "boolean", "date", "location"]
 FieldKind = Literal["decoded", "static", "formula", "mapping"]
+Measurement = Literal["gauge", "counter", "state"]
 LayoutType = Literal[
     "uint8",
     "int8",
@@ -134,6 +135,9 @@ class FieldSpec(Spec, kw_only=True):
     data_type: DataType
     kind: FieldKind = "decoded"
     role: Literal["battery_pct"] | None = None
+    # Unset: the default of the data type (gauge for numbers, state for strings and
+    # booleans, none for dates and locations), filled in by the database.
+    measurement: Measurement | None = None
     formula: str | None = None
     source: str | None = None
     map: dict[str, Any] | None = None

@@ -33,6 +33,15 @@ from app.world.times import resolve_time
 
 MAX_SITE_DEPTH = 3
 RESERVED_IDENTIFIERS = frozenset({"signal_quality"})
+# The measurements each data type may set (analytics.md section 3); unset, the database
+# gives the type its default (schema/160-field-measurement.sql).
+MEASUREMENTS: dict[str, tuple[str, ...]] = {
+    "number": ("gauge", "counter"),
+    "string": ("state",),
+    "boolean": ("state",),
+    "date": (),
+    "location": (),
+}
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
 
 
@@ -291,6 +300,13 @@ def check_profile(
         rows.claim("profile_fields", spec.id, item)
         if spec.role == "battery_pct" and spec.data_type != "number":
             raise fail(f"{item}.role", "battery_pct needs dataType number")
+        allowed = MEASUREMENTS[spec.data_type]
+        if spec.measurement is not None and spec.measurement not in allowed:
+            raise fail(
+                f"{item}.measurement",
+                f"a {spec.data_type} field takes "
+                + (" or ".join(allowed) if allowed else "no measurement"),
+            )
         if spec.kind == "formula":
             if not spec.formula or not spec.formula.strip():
                 raise fail(f"{item}.formula", "required for a formula field")
@@ -322,6 +338,7 @@ def check_profile(
                 spec.source,
                 spec.map,
                 spec.default,
+                spec.measurement,
             )
         )
     template_keys: set[str] = set()

@@ -157,7 +157,7 @@ SELECT to_json(n.times)::text AS times, to_json(n.values) AS values, n.sites,
 -- name: device_context
 -- The device by id ($3) or DevEUI ($4) in the key's scope ($1 partner, $2 sub-account or NULL; the rule of auth.resolve_device) with its field by identifier ($5) or id ($6), whether multi-site is on for its sub-account, and the site num of $7 in the key's scope with the feature on; no row when there is no such device.
 SELECT d.id, d.num, d.status, d.profile_id,
-       f.num AS field_num, f.identifier, f.data_type, f.kind,
+       f.num AS field_num, f.identifier, f.data_type, f.kind, f.measurement,
        COALESCE((SELECT af.multi_site FROM sub_account_features af
                   WHERE af.sub_account_id = d.sub_account_id), false) AS multi_site,
        (SELECT s.num
@@ -168,7 +168,7 @@ SELECT d.id, d.num, d.status, d.profile_id,
            AND af.multi_site) AS site_num
   FROM devices d
   LEFT JOIN LATERAL (
-       SELECT f.num, f.identifier, f.data_type, f.kind
+       SELECT f.num, f.identifier, f.data_type, f.kind, f.measurement
          FROM profile_fields f
         WHERE f.profile_id = d.profile_id AND (f.identifier = $5 OR f.id = $6)
         ORDER BY (f.identifier = $5) DESC

@@ -22,7 +22,7 @@ SELECT id, name, retain_last_value, field_count
 
 -- name: profile_fields
 -- The field catalog of one profile ($1), in catalog order.
-SELECT id, identifier, label, unit, data_type, kind, role
+SELECT id, identifier, label, unit, data_type, kind, role, measurement
   FROM profile_fields
  WHERE profile_id = $1
  ORDER BY position, identifier

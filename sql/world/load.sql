@@ -63,10 +63,11 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 INSERT INTO device_profiles (id, partner_id, name, retain_last_value) VALUES ($1, $2, $3, $4)
 
 -- name: insert_field
--- One field of a device profile.
+-- One field of a device profile; a NULL measurement ($14) takes its data type's default
+-- (the trigger of schema/160-field-measurement.sql).
 INSERT INTO profile_fields (id, profile_id, position, identifier, label, unit, data_type, kind,
-                            role, formula, source, mapping, default_value)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                            role, formula, source, mapping, default_value, measurement)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 
 -- name: insert_template
 -- One downlink template of a device profile.

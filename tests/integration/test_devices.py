@@ -387,7 +387,10 @@ async def test_detail_by_id_and_dev_eui_with_profile(client: AsyncTestClient, fl
     assert profile["fieldCount"] == 3
     assert [f["identifier"] for f in profile["fields"]] == ["temperature", "battery", "installed"]
     temperature, battery, installed = profile["fields"]
-    assert set(temperature) == {"id", "identifier", "label", "unit", "dataType", "kind", "role"}
+    assert set(temperature) == {
+        "id", "identifier", "label", "unit", "dataType", "kind", "role", "measurement"
+    }  # fmt: skip
+    assert (temperature["measurement"], installed["measurement"]) == ("gauge", None)
     assert temperature["label"] == "Temperature" and temperature["unit"] == "°C"
     assert temperature["dataType"] == "number" and temperature["kind"] == "decoded"
     assert temperature["role"] is None

@@ -22,6 +22,9 @@ class Setup:
                 w.field("battery", unit="%", label="Battery", role="battery_pct"),
                 w.field("label", dataType="string", kind="static", label="Label"),
                 w.formula("feels", "temperature + 1", label="Feels"),
+                w.field("water", unit="m³", measurement="counter"),
+                w.field("door", dataType="boolean"),
+                w.field("installed", dataType="date"),
             ],
         )  # fmt: skip
         self.only_b = w.profile(self.p, name="Used by B")
@@ -47,7 +50,7 @@ async def test_partner_key_lists_every_profile(client: AsyncTestClient, setup: S
     ]  # fmt: skip
     used = body["data"][2]
     assert used == {
-        "id": setup.used["id"], "name": "Used by A", "retainLastValue": True, "fieldCount": 4,
+        "id": setup.used["id"], "name": "Used by A", "retainLastValue": True, "fieldCount": 7,
     }  # fmt: skip
     assert body["data"][1]["fieldCount"] == 0
 
@@ -70,14 +73,22 @@ async def test_detail_has_every_field(client: AsyncTestClient, setup: Setup) -> 
     )
     assert response.status_code == 200
     data = response.json()["data"]
-    assert data["id"] == setup.used["id"] and data["fieldCount"] == 4
+    assert data["id"] == setup.used["id"] and data["fieldCount"] == 7
     assert data["retainLastValue"] is True
     fields = {f["identifier"]: f for f in data["fields"]}
-    assert list(fields) == ["temperature", "battery", "label", "feels"]
+    assert list(fields) == [
+        "temperature", "battery", "label", "feels", "water", "door", "installed"
+    ]  # fmt: skip
     assert fields["temperature"] == {
         "id": setup.used["fields"][0]["id"], "identifier": "temperature",
         "label": "Temperature", "unit": "°C", "dataType": "number", "kind": "decoded",
-        "role": None,
+        "role": None, "measurement": "gauge",
+    }  # fmt: skip
+    # analytics.md section 3: set in the world file, else the data type's default.
+    measurements = {name: f["measurement"] for name, f in fields.items()}
+    assert measurements == {
+        "temperature": "gauge", "battery": "gauge", "label": "state", "feels": "gauge",
+        "water": "counter", "door": "state", "installed": None,
     }  # fmt: skip
     assert fields["battery"]["role"] == "battery_pct"
     assert fields["label"]["kind"] == "static" and fields["label"]["dataType"] == "string"

@@ -344,6 +344,19 @@ REFUSALS: list[Refusal] = [
     ),
     wrong("bad field kind", f"{PROFILE}.fields[0].kind", "magic", "invalid enum value 'magic'"),
     wrong("bad data type", f"{PROFILE}.fields[0].dataType", "float", "invalid enum value"),
+    wrong("bad measurement", f"{PROFILE}.fields[0].measurement", "rate", "invalid enum value"),
+    wrong(
+        "state on a number field",
+        f"{PROFILE}.fields[0].measurement",
+        "state",
+        "a number field takes gauge or counter",
+    ),
+    wrong(
+        "measurement on a date field",
+        f"{PROFILE}.fields[5].measurement",
+        "gauge",
+        "a date field takes no measurement",
+    ),
     (
         "formula without formula",
         lambda w: w["partners"][0]["profiles"][0]["fields"][3].pop("formula"),

@@ -1,0 +1,305 @@
+"""Chart-ready series (analytics.md section 3): the parameters and the reads behind them.
+
+`parse_chart` checks what needs no database (fill, fillMaxGap, maxPoints, downsample,
+state, and which resolution each applies to); `check_field` what depends on the field (its
+data type and measurement); the reads answer one series, oldest first, so /history (which
+reverses them), POST /query and the exports use the same functions per series:
+
+- `read_aggregate`: increase, twa, integral and duration over the readings of the range
+  and the one before it (app/history/aggregates.py);
+- `fill_points`: the points of every bucket of the range (app/history/fill.py);
+- `read_downsampled`: every reading of the range reduced to `maxPoints`
+  (app/history/downsample.py).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from app.core.errors import invalid_parameter
+from app.core.sql import QUERIES
+from app.history import aggregates, downsample
+from app.history.buckets import bucket_labels, pieces
+from app.history.fill import (
+    Bucket,
+    FillRule,
+    check_fill_agg,
+    fill_buckets,
+    parse_fill,
+    previous_seed,
+)
+from app.history.planner import Resolution, from_micros, plan_segments, to_micros
+from app.history.structs import Downsampled, HistoryPoint
+from app.history.zones import zone_kind
+
+# The most readings one series' read takes into memory (maxPoints and the aggregates that
+# weigh readings by time): a year of readings every 30 seconds. More is a 400 asking for
+# a shorter range, never an unbounded read.
+MAX_RANGE_READINGS = 1_000_000
+_decode_site_ids = msgspec.json.Decoder(dict[int, uuid.UUID]).decode
+_decode_values = msgspec.json.Decoder(list[Any]).decode
+
+
+@dataclass(frozen=True)
+class ChartOptions:
+    fill: FillRule | None = None
+    max_points: int | None = None
+    method: str = "lttb"
+    state: str | None = None
+    # The request's now: fill's buckets and the time-weighted aggregates end there.
+    now: datetime | None = None
+
+
+NO_CHART = ChartOptions()
+
+
+def parse_chart(
+    *,
+    bucketed: bool,
+    agg: str | None,
+    now: datetime,
+    fill: str | None = None,
+    fill_max_gap: str | None = None,
+    max_points: str | None = None,
+    method: str | None = None,
+    state: str | None = None,
+) -> ChartOptions:
+    """The section 3 parameters of a request; a 400 `invalid_parameter` naming the rule."""
+    rule = parse_fill(fill, fill_max_gap, bucketed)
+    points = None
+    if max_points is not None:
+        if bucketed:
+            raise invalid_parameter("maxPoints", "applies to resolution=raw only")
+        try:
+            points = int(max_points)
+        except ValueError:
+            points = None
+        if points is None or not downsample.MIN_POINTS <= points <= downsample.MAX_POINTS:
+            raise invalid_parameter(
+                "maxPoints",
+                f"must be an integer from {downsample.MIN_POINTS} to {downsample.MAX_POINTS}",
+            )
+    if method is not None:
+        if method not in downsample.METHODS:
+            raise invalid_parameter("downsample", "must be lttb or minmax")
+        if points is None:
+            raise invalid_parameter("downsample", "applies only with maxPoints")
+    if state is not None and agg != "duration":
+        raise invalid_parameter("state", "applies only with agg=duration")
+    if agg == "duration" and state is None:
+        raise invalid_parameter("state", "agg=duration needs state=<value> (the state timed)")
+    return ChartOptions(rule, points, method or "lttb", state, now)
+
+
+def check_field(
+    options: ChartOptions, agg: str | None, data_type: str, measurement: str | None
+) -> None:
+    """The rules that depend on the field: each new aggregate on its measurement, maxPoints
+    on numbers, fill=zero with count or sum, linear on numeric aggregates."""
+    field = f"this is a {data_type} field of measurement {measurement or 'null'}"
+    if agg in aggregates.COUNTER_AGGS and measurement != "counter":
+        raise invalid_parameter("agg", f"{agg} applies to counter fields only; {field}")
+    if agg in aggregates.WEIGHTED_AGGS and data_type != "number":
+        raise invalid_parameter("agg", f"{agg} applies to number fields only; {field}")
+    if agg in aggregates.STATE_AGGS and measurement != "state":
+        raise invalid_parameter("agg", f"{agg} applies to state fields only; {field}")
+    if options.max_points is not None and data_type != "number":
+        raise invalid_parameter("maxPoints", f"applies to number fields, not {data_type}")
+    if agg is not None:
+        numeric_value = data_type == "number" or agg == "count" or agg in aggregates.NEW_AGGS
+        check_fill_agg(options.fill, agg, numeric_value)
+
+
+def state_value(options: ChartOptions, data_type: str) -> Any:
+    """The state timed by duration, as the readings hold it (a boolean's true or false)."""
+    if data_type == "boolean":
+        if options.state not in ("true", "false"):
+            raise invalid_parameter("state", "a boolean field's state is true or false")
+        return options.state == "true"
+    return options.state
+
+
+async def read_range(
+    connection: Any,
+    numeric: bool,
+    device: int,
+    field: int,
+    start: datetime,
+    end: datetime,
+    site: int | None,
+) -> Any:
+    """Every reading of the series in [start, end), oldest first, as arrays (a 400 past
+    MAX_RANGE_READINGS)."""
+    row = await connection.fetchrow(
+        QUERIES["history.range_num" if numeric else "history.range_other"],
+        device, field, start, end, site, MAX_RANGE_READINGS + 1,
+    )  # fmt: skip
+    if row["times"] is not None and len(row["times"]) > MAX_RANGE_READINGS:
+        raise invalid_parameter(
+            "from", f"the range holds more than {MAX_RANGE_READINGS} readings; ask a shorter one"
+        )
+    return row
+
+
+async def last_before(
+    connection: Any,
+    numeric: bool,
+    device: int,
+    field: int,
+    cutoff: datetime,
+    start: datetime,
+    site: int | None,
+) -> aggregates.Reading | None:
+    """The last reading before `start` within retention, if any."""
+    row = await connection.fetchrow(
+        QUERIES["history.last_before_num" if numeric else "history.last_before_other"],
+        device, field, cutoff, start, site,
+    )  # fmt: skip
+    if row is None:
+        return None
+    return aggregates.Reading(row["time_us"], row["value"])
+
+
+def _limit(options: ChartOptions, end: datetime) -> datetime:
+    return min(end, options.now) if options.now is not None else end
+
+
+async def read_aggregate(
+    connection: Any,
+    numeric: bool,
+    data_type: str,
+    device: int,
+    field: int,
+    start: datetime,
+    end: datetime,
+    cutoff: datetime,
+    site: int | None,
+    resolution: Resolution,
+    agg: str,
+    tz: str | None,
+    options: ChartOptions,
+) -> dict[int, aggregates.BucketResult]:
+    """increase, twa, integral or duration per bucket label (epoch microseconds)."""
+    row = await read_range(connection, numeric, device, field, start, end, site)
+    before = await last_before(connection, numeric, device, field, cutoff, start, site)
+    times = row["times"] or []
+    if numeric:
+        values = row["values"] or []
+    else:
+        values = _decode_values(row["values"]) if row["values"] is not None else []
+    lo = to_micros(start)
+    if agg == "increase":
+        return aggregates.increase(
+            times, values, before, pieces(lo, to_micros(end), resolution, tz)
+        )
+    limit = to_micros(_limit(options, end))
+    if limit <= lo:
+        return {}
+    state = state_value(options, data_type) if agg == "duration" else None
+    return aggregates.weighted(agg, times, values, before, pieces(lo, limit, resolution, tz), state)
+
+
+async def newest_per_bucket(
+    connection: Any,
+    numeric: bool,
+    device: int,
+    field: int,
+    start: datetime,
+    end: datetime,
+    site: int | None,
+    resolution: Resolution,
+    tz: str | None,
+) -> dict[int, int]:
+    """The time of the newest reading of each non-empty bucket (for fillMaxGap)."""
+    segments = plan_segments(start, end, resolution, zone_kind(tz, start, end))
+    rows = await connection.fetch(
+        QUERIES["history.bucket_newest_num" if numeric else "history.bucket_newest_other"],
+        device, field, start, end, resolution.interval, tz, site,
+        segments.hour_lo, segments.hour_hi,
+    )  # fmt: skip
+    return {row["bucket"]: row["newest"] for row in rows}
+
+
+async def fill_points(
+    connection: Any,
+    points: list[HistoryPoint],
+    newest: dict[int, int] | None,
+    numeric: bool,
+    device: int,
+    field: int,
+    start: datetime,
+    end: datetime,
+    cutoff: datetime,
+    site: int | None,
+    resolution: Resolution,
+    agg: str,
+    tz: str | None,
+    options: ChartOptions,
+) -> list[HistoryPoint]:
+    """`points` (the non-empty buckets, oldest first) with every bucket of the range."""
+    rule = options.fill
+    assert rule is not None
+    limit = to_micros(_limit(options, end))
+    lo = to_micros(start)
+    labels = bucket_labels(pieces(lo, limit, resolution, tz)) if limit > lo else []
+    known = {
+        to_micros(p.time): Bucket(p.value, newest.get(to_micros(p.time)) if newest else None)
+        for p in points
+    }
+    before = None
+    if rule.mode == "previous":
+        if rule.max_gap is not None and newest is None:
+            newest = await newest_per_bucket(
+                connection, numeric, device, field, start, end, site, resolution, tz
+            )
+            known = {label: Bucket(b.value, newest.get(label)) for label, b in known.items()}
+        # The reading before `from` matters only when the range opens with empty buckets.
+        if labels and labels[0] not in known:
+            reading = await last_before(connection, numeric, device, field, cutoff, start, site)
+            if reading is not None:
+                before = Bucket(previous_seed(agg, reading.value), reading.time)
+    filled = fill_buckets(labels, known, rule, before)
+    return [HistoryPoint(from_micros(p.label), p.value, filled=p.filled) for p in filled]
+
+
+async def read_downsampled(
+    connection: Any,
+    device: int,
+    field: int,
+    start: datetime,
+    end: datetime,
+    site: int | None,
+    options: ChartOptions,
+    whole: bool,
+    multi_site: bool,
+) -> tuple[list[HistoryPoint], Downsampled | None]:
+    """Every numeric reading of [start, end) reduced to options.max_points real readings,
+    oldest first, with what was reduced (None when nothing was)."""
+    assert options.max_points is not None
+    row = await read_range(connection, True, device, field, start, end, site)
+    times: list[int] = row["times"] or []
+    values: list[float] = row["values"] or []
+    if options.method == "minmax":
+        kept = downsample.minmax(
+            times, values, to_micros(start), to_micros(end), options.max_points
+        )
+    else:
+        kept = downsample.lttb(times, values, options.max_points)
+    ids = _decode_site_ids(row["site_ids"]) if multi_site and row["site_ids"] else {}
+    sites = row["sites"] or []
+    points = [
+        HistoryPoint(
+            from_micros(times[i]),
+            int(values[i]) if whole else values[i],
+            ids.get(sites[i]) if multi_site else None,
+        )
+        for i in kept
+    ]
+    if len(kept) == len(times):
+        return points, None
+    return points, Downsampled(method=options.method, readings=len(times), points=len(kept))

@@ -1,0 +1,74 @@
+-- Chart-ready series (analytics.md section 3): what fill, downsampling and the
+-- time-weighted and counter aggregates read beside history.sql's buckets.
+
+-- name: last_before_num
+-- The newest numeric reading of a series ($1 device, $2 field) in [$3 retention cutoff, $4 from), site $5 or NULL: its time in epoch microseconds and its value; no row when none.
+SELECT (extract(epoch FROM n.times[1]) * 1000000)::bigint AS time_us, n.values[1] AS value
+  FROM readings_num_newest($1, $2, $3, $4, $5, 1) n
+ WHERE n.times IS NOT NULL
+
+-- name: last_before_other
+-- The newest non-numeric reading of a series in [$3, $4), site $5 or NULL, as last_before_num.
+SELECT (extract(epoch FROM n.times[1]) * 1000000)::bigint AS time_us, n.values[1] AS value
+  FROM readings_other_newest($1, $2, $3, $4, $5, 1) n
+ WHERE n.times IS NOT NULL
+
+-- name: bucket_newest_num
+-- The time (epoch microseconds) of the newest numeric reading of each $5-bucket (zone $6 or UTC) of a series ($1 device, $2 field) in [$3, $4), site $7 or NULL: raw rows and packed readings one by one, packed hours from their partials ($8, $9: the whole hours of the range).
+WITH parts AS (
+    SELECT r.time AS t, r.time AS last_time
+      FROM readings_num_in($1, $2, $3, $4, $7, $8, $9) r
+    UNION ALL
+    SELECT h.bucket, h.last_time
+      FROM packed_hours_num_in($1, $2, $8, $9, $7, $9, $9) h
+)
+SELECT (extract(epoch FROM
+            CASE WHEN $6::text IS NULL THEN time_bucket((SELECT $5::text::interval), t)
+                 ELSE time_bucket((SELECT $5::text::interval), t, $6::text) END)
+        * 1000000)::bigint AS bucket,
+       (extract(epoch FROM max(last_time)) * 1000000)::bigint AS newest
+  FROM parts
+ GROUP BY 1
+
+-- name: bucket_newest_other
+-- As bucket_newest_num for a non-numeric series.
+WITH parts AS (
+    SELECT r.time AS t, r.time AS last_time
+      FROM readings_other_in($1, $2, $3, $4, $7, $8, $9) r
+    UNION ALL
+    SELECT h.bucket, h.last_time
+      FROM packed_hours_other_in($1, $2, $8, $9, $7, $9, $9) h
+)
+SELECT (extract(epoch FROM
+            CASE WHEN $6::text IS NULL THEN time_bucket((SELECT $5::text::interval), t)
+                 ELSE time_bucket((SELECT $5::text::interval), t, $6::text) END)
+        * 1000000)::bigint AS bucket,
+       (extract(epoch FROM max(last_time)) * 1000000)::bigint AS newest
+  FROM parts
+ GROUP BY 1
+
+-- Every reading of a range, oldest first (ties: smallest value, then site: the reverse of
+-- raw_num's order), as one row of arrays: times in epoch microseconds, values, site nums,
+-- and the ids of those sites; at most $6 readings (the caller asks one more than its
+-- bound to see it exceeded). Read by maxPoints and by increase, twa, integral and
+-- duration, which weigh readings by time.
+
+-- name: range_num
+-- Every numeric reading of a series ($1 device, $2 field) in [$3, $4), site $5 or NULL, oldest first, at most $6, as arrays; NULLs when none.
+SELECT array_agg(round(date_part('epoch', r.time) * 1000000)::bigint) AS times,
+       array_agg(r.value) AS values, array_agg(r.site_num) AS sites,
+       (SELECT json_object_agg(s.num, s.id) FROM sites s
+         WHERE s.num = ANY (array_agg(r.site_num)))::text AS site_ids
+  FROM (SELECT * FROM readings_num_in($1, $2, $3, $4, $5) x
+         ORDER BY x.time, x.value, x.site_num
+         LIMIT $6) r
+
+-- name: range_other
+-- Every non-numeric reading of a series in [$3, $4), as range_num; the values one JSON array.
+SELECT array_agg(round(date_part('epoch', r.time) * 1000000)::bigint) AS times,
+       to_json(array_agg(r.value))::text AS values, array_agg(r.site_num) AS sites,
+       (SELECT json_object_agg(s.num, s.id) FROM sites s
+         WHERE s.num = ANY (array_agg(r.site_num)))::text AS site_ids
+  FROM (SELECT * FROM readings_other_in($1, $2, $3, $4, $5) x
+         ORDER BY x.time, x.value::text, x.site_num
+         LIMIT $6) r

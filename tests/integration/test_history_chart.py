@@ -1,0 +1,413 @@
+"""Chart-ready series on GET /devices/{id}/history (analytics.md section 3): fill, maxPoints
+with lttb and minmax, the increase, twa, integral and duration aggregates, and their 400s."""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from fractions import Fraction
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import asyncpg
+import pytest
+from litestar.testing import AsyncTestClient
+
+from tests.factories import World, load
+from tests.helpers import bearer
+from tests.integration.test_history import iso, nums, parse, record
+
+HISTORY = "/api/v1/devices/{}/history"
+RETENTION_DAYS = 800
+# A past day well inside retention, at midnight UTC.
+DAY = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=20)
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def local_midnights_of_dst_days() -> tuple[datetime, datetime]:
+    """The UTC instants of local midnight on last year's two DST days in Berlin (the last
+    Sundays of March and October: 23 and 25 local hours)."""
+    year = datetime.now(UTC).year - 1
+    days = []
+    for month in (3, 10):
+        last = datetime(year, month, 31)
+        sunday = last - timedelta(days=(last.weekday() + 1) % 7)
+        days.append(sunday.replace(tzinfo=BERLIN).astimezone(UTC))
+    return days[0], days[1]
+
+
+@dataclass
+class Setup:
+    key: str
+    devices: list[dict[str, Any]]
+    device_nums: list[int]
+    field_nums: dict[str, int]
+    used: int = 0
+    sites: list[dict[str, Any]] = field(default_factory=list)
+
+    def fresh(self) -> tuple[str, int]:
+        """A device no other test has written to: its id and num."""
+        index = self.used
+        self.used += 1
+        return self.devices[index]["id"], self.device_nums[index]
+
+
+@pytest.fixture(scope="module")
+async def setup(pool: asyncpg.Pool) -> Setup:
+    w = World()
+    tier = {"perMinute": 100000, "perDay": 10000000}
+    partner = w.partner(plan={"retentionDays": RETENTION_DAYS}, tier=tier)
+    sub = w.sub_account(partner)
+    fields = {
+        "temperature": w.field("temperature"),
+        "water": w.field("water", measurement="counter"),
+        "door": w.field("door", dataType="string"),
+        "open": w.field("open", dataType="boolean"),
+        "where": w.field("where", dataType="location"),
+    }
+    profile = w.profile(partner, fields=list(fields.values()))
+    devices = [w.device(sub, profile) for _ in range(40)]
+    key = w.key(partner, scopes=["telemetry:read"])
+    await load(pool, w)
+    device_nums = await nums(pool, "devices", [d["id"] for d in devices])
+    field_nums = await nums(pool, "profile_fields", [f["id"] for f in fields.values()])
+    return Setup(key, devices, device_nums, dict(zip(fields, field_nums, strict=True)))
+
+
+async def history(client: AsyncTestClient, setup: Setup, device: str, **params: Any) -> Any:
+    return await client.get(HISTORY.format(device), params=params, headers=bearer(setup.key))
+
+
+async def ok(client: AsyncTestClient, setup: Setup, device: str, **params: Any) -> Any:
+    response = await history(client, setup, device, **params)
+    assert response.status_code == 200, response.text
+    return response.json()["data"]
+
+
+def at(hours: float = 0, minutes: float = 0, day: datetime = DAY) -> datetime:
+    return day + timedelta(hours=hours, minutes=minutes)
+
+
+async def write(
+    pool: asyncpg.Pool,
+    setup: Setup,
+    device_num: int,
+    name: str,
+    readings: list[tuple[datetime, Any]],
+) -> None:
+    for moment, value in readings:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            await record(pool, device_num, moment, {setup.field_nums[name]: value})
+        else:
+            await record(pool, device_num, moment, others={setup.field_nums[name]: value})
+
+
+def points(data: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [(p["time"], p["value"]) for p in data["points"]]
+
+
+# Aggregates --------------------------------------------------------------------------------
+
+
+async def test_twa_and_integral_weigh_values_by_time(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    device, num = setup.fresh()
+    # The contract's example: 10 at 00:00 and 20 at 00:45 give the hour a twa of 12.5
+    # where avg is 15; 20 then holds through the empty hour 01:00.
+    await write(pool, setup, num, "temperature", [(at(0), 10.0), (at(0, 45), 20.0)])
+    span = {"from": iso(at(0)), "to": iso(at(2)), "resolution": "hourly", "field": "temperature"}
+    avg = await ok(client, setup, device, **span)
+    assert points(avg) == [(iso(at(0)), 15.0)]
+    twa = await ok(client, setup, device, **span, agg="twa")
+    assert twa["agg"] == "twa"
+    assert points(twa) == [(iso(at(1)), 20.0), (iso(at(0)), 12.5)]
+    integral = await ok(client, setup, device, **span, agg="integral")
+    assert points(integral) == [(iso(at(1)), 20.0), (iso(at(0)), 12.5)]
+    # From 00:30 the value at the start is the reading before it (10, held since 00:00).
+    late = await ok(client, setup, device, **{**span, "from": iso(at(0, 30))}, agg="twa")
+    assert late["points"][-1] == {"time": iso(at(0)), "value": pytest.approx(15.0)}
+    # Before the first reading, with none before it, the time starts at the first reading.
+    early = await ok(client, setup, device, **{**span, "from": iso(at(-1))}, agg="twa")
+    assert points(early) == [(iso(at(1)), 20.0), (iso(at(0)), 12.5)]
+
+
+async def test_increase_counts_resets_and_adds_up(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    device, num = setup.fresh()
+    readings = [(at(-1), 100.0), (at(0, 10), 104.0), (at(0, 40), 110.0), (at(1, 20), 3.0),
+                (at(1, 50), 9.0), (at(3, 5), 12.0)]  # fmt: skip
+    await write(pool, setup, num, "water", readings)
+    span = {"from": iso(at(0)), "to": iso(at(4)), "resolution": "hourly", "field": "water"}
+    data = await ok(client, setup, device, **span, agg="increase")
+    # Hour 0: 4 (from the reading before `from`) + 6; hour 1: a reset to 3 counts 3, then
+    # 6; hour 2 empty; hour 3: 3.
+    assert points(data) == [(iso(at(3)), 3.0), (iso(at(1)), 9.0), (iso(at(0)), 10.0)]
+    whole = await ok(client, setup, device, **{**span, "resolution": "PT4H"}, agg="increase")
+    assert points(whole) == [(iso(at(0)), 22.0)]
+    # From 00:30, the hour's first difference is taken from the reading at 00:10.
+    late = await ok(client, setup, device, **{**span, "from": iso(at(0, 30))}, agg="increase")
+    assert late["points"][-1] == {"time": iso(at(0)), "value": 6.0}
+
+
+async def test_duration_of_a_state(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    device, num = setup.fresh()
+    await write(pool, setup, num, "door", [(at(-2), "open"), (at(0, 15), "closed"),
+                                           (at(0, 45), "open"), (at(1, 30), "closed")])  # fmt: skip
+    await write(pool, setup, num, "open", [(at(0, 20), True), (at(0, 50), False)])
+    span = {"from": iso(at(0)), "to": iso(at(3)), "resolution": "hourly"}
+    door = await ok(client, setup, device, **span, field="door", agg="duration", state="open")
+    # 15 + 15 minutes open in hour 0, 30 in hour 1, none in hour 2 (closed held into it).
+    assert points(door) == [(iso(at(2)), 0.0), (iso(at(1)), 1800.0), (iso(at(0)), 1800.0)]
+    closed = await ok(client, setup, device, **span, field="door", agg="duration",
+                      state="closed")  # fmt: skip
+    assert points(closed) == [(iso(at(2)), 3600.0), (iso(at(1)), 1800.0), (iso(at(0)), 1800.0)]
+    flag = await ok(client, setup, device, **span, field="open", agg="duration", state="true")
+    assert points(flag) == [(iso(at(2)), 0.0), (iso(at(1)), 0.0), (iso(at(0)), 1800.0)]
+
+
+async def test_dst_days_are_23_and_25_hours(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    device, num = setup.fresh()
+    spring, autumn = local_midnights_of_dst_days()
+    await write(pool, setup, num, "water", [(spring, 0.0), (autumn, 0.0)])
+    await write(pool, setup, num, "temperature", [(spring, 1.0), (autumn, 1.0)])
+    for start, hours in ((spring, 23), (autumn, 25)):
+        span = {"from": iso(start), "to": iso(start + timedelta(hours=hours)),
+                "resolution": "daily", "tz": "Europe/Berlin", "field": "temperature"}  # fmt: skip
+        data = await ok(client, setup, device, **span, agg="integral")
+        assert points(data) == [(iso(start), float(hours))]
+        # Hourly over the day, local hours as time_bucket forms them: 23 in spring; in
+        # autumn the repeated hour 02:00 is one bucket of two UTC hours (labelled, as
+        # time_bucket labels it, with the later 02:00, 01:00 UTC).
+        hourly = await ok(client, setup, device, **{**span, "resolution": "hourly"},
+                          agg="integral", fill="null")  # fmt: skip
+        values = {p["time"]: p["value"] for p in hourly["points"]}
+        assert sum(values.values()) == hours
+        if hours == 23:
+            assert set(values.values()) == {1.0} and len(values) == 23
+        else:
+            repeated = iso(autumn + timedelta(hours=3))  # the later 02:00, 01:00 UTC
+            assert len(values) == 24 and values[repeated] == 2.0
+
+
+# Fill ------------------------------------------------------------------------------------
+
+
+async def test_fill_modes(client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup) -> None:
+    device, num = setup.fresh()
+    await write(pool, setup, num, "temperature",
+                [(at(-5), 7.0), (at(1, 10), 10.0), (at(4, 20), 40.0)])  # fmt: skip
+    span = {"from": iso(at(0)), "to": iso(at(6)), "resolution": "hourly", "field": "temperature"}
+
+    async def filled(**params: Any) -> list[tuple[str, Any, bool]]:
+        data = await ok(client, setup, device, **span, **params)
+        return [(p["time"], p["value"], p["filled"]) for p in reversed(data["points"])]
+
+    hours = [iso(at(h)) for h in range(6)]
+    plain = await ok(client, setup, device, **span)
+    assert all("filled" not in p for p in plain["points"]) and len(plain["points"]) == 2
+    assert await filled(fill="null") == list(
+        zip(hours, [None, 10.0, None, None, 40.0, None], [True, False, True, True, False, True],
+            strict=True)
+    )  # fmt: skip
+    assert [v for _, v, _ in await filled(fill="zero", agg="count")] == [0, 1, 0, 0, 1, 0]
+    # previous: before the first non-empty bucket, the last reading before `from` (7).
+    assert [v for _, v, _ in await filled(fill="previous")] == [7.0, 10.0, 10.0, 10.0, 40.0, 40.0]
+    assert [v for _, v, _ in await filled(fill="previous", agg="count")] == [1, 1, 1, 1, 1, 1]
+    # fillMaxGap: a bucket starting more than PT2H after the newest reading carried is null.
+    gapped = await filled(fill="previous", fillMaxGap="PT2H")
+    assert [v for _, v, _ in gapped] == [None, 10.0, 10.0, 10.0, 40.0, 40.0]
+    gapped = await filled(fill="previous", fillMaxGap="PT1H")
+    assert [v for _, v, _ in gapped] == [None, 10.0, 10.0, None, 40.0, 40.0]
+    assert [v for _, v, _ in await filled(fill="linear")] == [None, 10.0, 20.0, 30.0, 40.0, None]
+    # A range ending in the future ends its buckets at now.
+    now = datetime.now(UTC)
+    ahead = {"from": iso(now - timedelta(days=2)), "to": iso(now + timedelta(days=5))}
+    future = await ok(
+        client, setup, device, field="temperature", resolution="daily", fill="null", **ahead
+    )
+    assert len(future["points"]) == 3
+
+
+async def test_fill_on_dst_day_with_tz(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    device, num = setup.fresh()
+    start = local_midnights_of_dst_days()[1]  # local midnight of the 25-hour day
+    await write(pool, setup, num, "temperature", [(start + timedelta(hours=2), 5.0)])
+    data = await ok(client, setup, device, field="temperature", resolution="PT6H",
+                    tz="Europe/Berlin", fill="previous",
+                    **{"from": iso(start), "to": iso(start + timedelta(hours=25))})  # fmt: skip
+    times = [parse(p["time"]) for p in reversed(data["points"])]
+    # Local 00:00, 06:00, 12:00 and 18:00: the first bucket is 7 UTC hours long.
+    assert [t - start for t in times] == [timedelta(hours=h) for h in (0, 7, 13, 19)]
+    assert [p["value"] for p in reversed(data["points"])] == [5.0] * 4
+
+
+async def test_fill_sorts_buckets_whose_labels_run_backwards(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    """New York's first night of standard time: 05:59 UTC is 01:59 EDT, in the local
+    bucket 01:45 that time_bucket labels 06:45 UTC (the later 01:45); 06:00 UTC is 01:00
+    EST, labelled 06:00 UTC. Newest first means 06:45, then 06:00 (the oracle's case
+    10,284 answered them in the order of their first instants)."""
+    device, num = setup.fresh()
+    year = datetime.now(UTC).year - 1
+    first = datetime(year, 11, 1, tzinfo=UTC)
+    sunday = first + timedelta(days=(6 - first.weekday()) % 7)  # the first Sunday
+    change = sunday + timedelta(hours=6)  # 02:00 EDT, the clock goes back to 01:00 EST
+    await write(pool, setup, num, "temperature", [(change - timedelta(minutes=1), 3.0)])
+    data = await ok(client, setup, device, field="temperature", resolution="PT15M",
+                    tz="America/New_York", fill="null",
+                    **{"from": iso(change - timedelta(minutes=1)),
+                       "to": iso(change + timedelta(microseconds=1))})  # fmt: skip
+    assert [(p["time"], p["value"], p["filled"]) for p in data["points"]] == [
+        (iso(change + timedelta(minutes=45)), 3.0, False),
+        (iso(change), None, True),
+    ]
+
+
+# Downsampling -------------------------------------------------------------------------------
+
+
+def lttb_reference(times: list[float], values: list[float], threshold: int) -> list[int]:
+    """Steinarsson's LTTB written straight from analytics.md section 3, exact bucket bounds
+    with fractions."""
+    n = len(times)
+    if n <= threshold:
+        return list(range(n))
+    if threshold == 2:
+        return [0, n - 1]
+    every = Fraction(n - 2, threshold - 2)
+    kept, a = [0], 0
+    for i in range(threshold - 2):
+        start, stop = math.floor(i * every) + 1, math.floor((i + 1) * every) + 1
+        next_start, next_stop = stop, min(math.floor((i + 2) * every) + 1, n)
+        if i == threshold - 3:
+            next_start, next_stop = n - 1, n
+        count = next_stop - next_start
+        avg_x = sum(times[next_start:next_stop]) / count
+        avg_y = sum(values[next_start:next_stop]) / count
+        best, best_area = start, -1.0
+        for j in range(start, stop):
+            area = abs((times[a] - avg_x) * (values[j] - values[a])
+                       - (times[a] - times[j]) * (avg_y - values[a])) / 2  # fmt: skip
+            if area > best_area:
+                best, best_area = j, area
+        kept.append(best)
+        a = best
+    kept.append(n - 1)
+    return kept
+
+
+def minmax_reference(times: list[int], values: list[float], lo: int, hi: int, m: int) -> list[int]:
+    if len(times) <= m:
+        return list(range(len(times)))
+    slices = m // 2
+    width = Fraction(hi - lo, slices)
+    kept: list[int] = []
+    for i in range(slices):
+        top = lo + (i + 1) * width if i < slices - 1 else hi
+        inside = [j for j, t in enumerate(times) if lo + i * width <= t < top]
+        if inside:
+            low = min(inside, key=lambda j: (values[j], j))
+            high = min(inside, key=lambda j: (-values[j], j))
+            kept.extend(sorted({low, high}))
+    return kept
+
+
+async def test_max_points_lttb_and_minmax_keep_real_readings(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    device, num = setup.fresh()
+    rng = random.Random(26)
+    moments, values, moment = [], [], at(0)
+    for _ in range(1500):  # uneven intervals, more than the raw cap of 500
+        moment += timedelta(seconds=rng.randrange(20, 200))
+        moments.append(moment)
+        values.append(round(rng.gauss(20, 5), 3))
+    await pool.executemany(
+        "SELECT record_readings($1, 0, $2, ARRAY[$3::integer], ARRAY[$4::float8], '{}', '{}')",
+        [
+            (num, m, setup.field_nums["temperature"], v)
+            for m, v in zip(moments, values, strict=True)
+        ],
+    )
+    start, end = at(0), moment + timedelta(seconds=1)
+    span = {"from": iso(start), "to": iso(end), "field": "temperature"}
+    micros = [int((m - datetime(1970, 1, 1, tzinfo=UTC)) / timedelta(microseconds=1))
+              for m in moments]  # fmt: skip
+    for max_points in (2, 3, 10, 137, 1000):
+        data = await ok(client, setup, device, **span, maxPoints=max_points)
+        expected = lttb_reference([t / 1e6 for t in micros], values, max_points)
+        assert data["downsampled"] == {"method": "lttb", "readings": 1500, "points": len(expected)}
+        assert points(data) == [(iso(moments[i]), values[i]) for i in reversed(expected)]
+        assert "truncated" not in data
+        data = await ok(client, setup, device, **span, maxPoints=max_points, downsample="minmax")
+        lo = int((start - datetime(1970, 1, 1, tzinfo=UTC)) / timedelta(microseconds=1))
+        hi = int((end - datetime(1970, 1, 1, tzinfo=UTC)) / timedelta(microseconds=1))
+        expected = minmax_reference(micros, values, lo, hi, max_points)
+        assert data["downsampled"]["method"] == "minmax"
+        assert points(data) == [(iso(moments[i]), values[i]) for i in reversed(expected)]
+    everything = await ok(client, setup, device, **span, maxPoints=1500)
+    assert "downsampled" not in everything and len(everything["points"]) == 1500
+
+
+# Errors ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("params", "names"),
+    [
+        ({"fill": "null"}, "fill: applies to bucketed resolutions only"),
+        ({"resolution": "hourly", "fill": "zero"}, "zero applies only with agg count or sum"),
+        ({"resolution": "hourly", "fill": "sideways"}, "fill: must be one of"),
+        ({"resolution": "hourly", "fill": "null", "fillMaxGap": "PT1H"}, "fillMaxGap"),
+        ({"resolution": "hourly", "fill": "previous", "fillMaxGap": "soon"}, "fillMaxGap"),
+        (
+            {"resolution": "hourly", "agg": "twa", "field": "door"},
+            "twa applies to number fields only; this is a string field of measurement state",
+        ),
+        (
+            {"resolution": "hourly", "agg": "increase"},
+            "increase applies to counter fields only; this is a number field of measurement gauge",
+        ),
+        (
+            {"resolution": "hourly", "agg": "integral", "field": "where"},
+            "this is a location field of measurement null",
+        ),
+        ({"resolution": "hourly", "agg": "duration", "field": "door"}, "needs state"),
+        (
+            {"resolution": "hourly", "agg": "duration", "state": "x", "field": "water"},
+            "duration applies to state fields only; this is a number field of measurement counter",
+        ),
+        (
+            {"resolution": "hourly", "agg": "duration", "field": "open", "state": "yes"},
+            "true or false",
+        ),
+        ({"resolution": "hourly", "agg": "avg", "state": "open"}, "state: applies only"),
+        ({"maxPoints": "1"}, "maxPoints: must be an integer from 2 to 10000"),
+        ({"maxPoints": "10001"}, "maxPoints: must be an integer from 2 to 10000"),
+        ({"maxPoints": "many"}, "maxPoints: must be an integer"),
+        ({"maxPoints": "10", "field": "door"}, "maxPoints: applies to number fields"),
+        ({"maxPoints": "10", "resolution": "hourly"}, "maxPoints: applies to resolution=raw"),
+        ({"downsample": "lttb"}, "downsample: applies only with maxPoints"),
+        ({"maxPoints": "10", "downsample": "mean"}, "downsample: must be lttb or minmax"),
+    ],
+)
+async def test_rules_broken_are_400_naming_the_rule(
+    client: AsyncTestClient, setup: Setup, params: dict[str, Any], names: str
+) -> None:
+    params = {"field": "temperature", "from": iso(at(0)), "to": iso(at(2)), **params}
+    response = await history(client, setup, setup.devices[-1]["id"], **params)
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == "invalid_parameter"
+    assert names in error["message"]

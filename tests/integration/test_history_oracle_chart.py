@@ -1,0 +1,46 @@
+"""The chart oracle (issue 26): increase, twa, integral, duration, every fill mode and
+maxPoints through the route equal the same computation over a plain copy of the readings
+(tests/history_oracle_chart.py), over packed, raw and mixed weeks, with and without `tz`.
+
+A few hundred cases here; the long mode runs 10,000:
+`python -m benchmarks.history_oracle --chart --cases 10000`.
+"""
+
+from __future__ import annotations
+
+import asyncpg
+import pytest
+from hypothesis import HealthCheck, given, settings
+from litestar.testing import AsyncTestClient
+
+from tests.history_oracle import Dataset
+from tests.history_oracle_chart import ChartOracle, ChartRequest, chart_cases, make_chart_oracle
+
+DATASETS = 20  # x QUERIES_PER_DATASET requests = 240 cases
+
+
+@pytest.fixture(scope="module")
+async def oracle(client: AsyncTestClient, pool: asyncpg.Pool) -> ChartOracle:
+    return await make_chart_oracle(client, pool)
+
+
+@settings(
+    max_examples=DATASETS,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(case=chart_cases)
+async def test_route_equals_the_computation_over_raw(
+    oracle: ChartOracle, case: tuple[Dataset, list[ChartRequest]]
+) -> None:
+    dataset, batch = case
+    await oracle.load(dataset)
+    for request in batch:
+        await oracle.check(request)
+
+
+def test_the_oracle_compared_non_empty_answers(oracle: ChartOracle) -> None:
+    """Runs after the cases above (same module, same oracle)."""
+    assert oracle.stats.get("cases", 0) >= 200, oracle.stats
+    assert oracle.non_empty_share() > 0.5, oracle.stats
