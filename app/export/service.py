@@ -24,8 +24,9 @@ from app.core.sql import QUERIES
 from app.export.structs import FORMATS, LAYOUTS, Column, ExportParams, ExportPlan, Format
 from app.history.planner import MAX_BUCKETS, bucket_count, parse_resolution
 from app.history.series import NON_NUMERIC_AGGS
-from app.history.service import AGGS, parse_range
+from app.history.service import parse_range
 from app.history.zones import parse_tz
+from app.query.structs import QUERY_AGGS
 
 SIGNAL_QUALITY = "signal_quality"
 
@@ -67,8 +68,8 @@ def parse_params(
             raise invalid_parameter("agg", "applies to bucketed resolutions only, not raw")
     else:
         agg = agg if agg is not None else "avg"
-        if agg not in AGGS:
-            raise invalid_parameter("agg", f"must be one of {', '.join(AGGS)}")
+        if agg not in QUERY_AGGS:
+            raise invalid_parameter("agg", f"must be one of {', '.join(QUERY_AGGS)}")
         counted_from = max(begin, cutoff) if finish > cutoff else begin
         if bucket_count(counted_from, finish, parsed, zone) > MAX_BUCKETS:
             raise invalid_parameter(

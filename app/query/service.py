@@ -53,7 +53,7 @@ from app.history.series import (
     read_buckets,
     read_from,
 )
-from app.history.service import AGGS, SIGNAL_QUALITY, parse_range
+from app.history.service import SIGNAL_QUALITY, parse_range
 from app.history.structs import HistoryPoint
 from app.history.zones import parse_tz, zone_kind
 from app.query import cursor as cursors
@@ -62,6 +62,7 @@ from app.query.structs import (
     MAX_DEVICES,
     MAX_FIELDS,
     MAX_SERIES,
+    QUERY_AGGS,
     DeviceSelection,
     QueryBody,
     QueryData,
@@ -241,8 +242,8 @@ def parse_aggs(agg: Any, fields: list[str], bucketed: bool) -> dict[str, list[st
 
 
 def _check_agg(name: str, agg: str) -> None:
-    if agg not in AGGS:
-        raise invalid_body(name, f"must be one of {', '.join(AGGS)}")
+    if agg not in QUERY_AGGS:
+        raise invalid_body(name, f"must be one of {', '.join(QUERY_AGGS)}")
 
 
 def check_chart_parameters(body: QueryBody, bucketed: bool) -> None:
