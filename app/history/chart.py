@@ -24,7 +24,7 @@ import msgspec
 from app.core.errors import invalid_parameter
 from app.core.sql import QUERIES
 from app.history import aggregates, downsample
-from app.history.buckets import bucket_labels, pieces
+from app.history.buckets import labels_in, pieces
 from app.history.fill import (
     Bucket,
     FillRule,
@@ -246,10 +246,11 @@ async def fill_points(
     assert rule is not None
     limit = to_micros(_limit(options, end))
     lo = to_micros(start)
-    labels = bucket_labels(pieces(lo, limit, resolution, tz)) if limit > lo else []
+    labels = labels_in(lo, limit, resolution, tz)
+    by_label = {to_micros(p.time): p for p in points}
     known = {
-        to_micros(p.time): Bucket(p.value, newest.get(to_micros(p.time)) if newest else None)
-        for p in points
+        label: Bucket(p.value, newest.get(label) if newest else None)
+        for label, p in by_label.items()
     }
     before = None
     if rule.mode == "previous":
@@ -263,8 +264,15 @@ async def fill_points(
             reading = await last_before(connection, numeric, device, field, cutoff, start, site)
             if reading is not None:
                 before = Bucket(previous_seed(agg, reading.value), reading.time)
-    filled = fill_buckets(labels, known, rule, before)
-    return [HistoryPoint(from_micros(p.label), p.value, filled=p.filled) for p in filled]
+    out: list[HistoryPoint] = []
+    for point in fill_buckets(labels, known, rule, before):
+        if point.filled:
+            out.append(HistoryPoint(from_micros(point.label), point.value, filled=True))
+        else:  # a non-empty bucket: its own point, marked
+            own = by_label[point.label]
+            own.filled = False
+            out.append(own)
+    return out
 
 
 async def read_downsampled(
