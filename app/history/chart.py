@@ -204,6 +204,35 @@ async def read_aggregate(
     return aggregates.weighted(agg, times, values, before, pieces(lo, limit, resolution, tz), state)
 
 
+async def aggregate_points(
+    connection: Any,
+    numeric: bool,
+    data_type: str,
+    device: int,
+    field: int,
+    start: datetime,
+    end: datetime,
+    cutoff: datetime,
+    site: int | None,
+    resolution: Resolution,
+    agg: str,
+    tz: str | None,
+    options: ChartOptions,
+) -> list[HistoryPoint]:
+    """The points of increase, twa, integral or duration, oldest first, filled when asked."""
+    buckets = await read_aggregate(
+        connection, numeric, data_type, device, field, start, end, cutoff, site, resolution,
+        agg, tz, options,
+    )  # fmt: skip
+    points = [HistoryPoint(from_micros(label), b.value) for label, b in sorted(buckets.items())]
+    if options.fill is None:
+        return points
+    return await fill_points(
+        connection, points, {label: b.newest for label, b in buckets.items()}, numeric, device,
+        field, start, end, cutoff, site, resolution, agg, tz, options,
+    )  # fmt: skip
+
+
 async def newest_per_bucket(
     connection: Any,
     numeric: bool,

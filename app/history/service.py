@@ -22,7 +22,6 @@ from app.history.planner import (
     MAX_BUCKETS,
     Resolution,
     bucket_count,
-    from_micros,
     parse_resolution,
     plan_segments,
 )
@@ -243,20 +242,10 @@ async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQ
 
     assert query.agg is not None
     if query.agg in NEW_AGGS:
-        buckets = await chart.read_aggregate(
+        history.points = await chart.aggregate_points(
             pool, numeric, data_type, context["num"], field_num, start, end, cutoff, site_num,
             query.resolution, query.agg, query.tz, options,
         )  # fmt: skip
-        history.points = [
-            HistoryPoint(from_micros(label), bucket.value)
-            for label, bucket in sorted(buckets.items())
-        ]
-        if options.fill is not None:
-            history.points = await chart.fill_points(
-                pool, history.points, {k: b.newest for k, b in buckets.items()}, numeric,
-                context["num"], field_num, start, end, cutoff, site_num, query.resolution,
-                query.agg, query.tz, options,
-            )  # fmt: skip
         history.points.reverse()  # newest first on /history
         return history
     segments = plan_segments(start, end, query.resolution, zone_kind(query.tz, start, end))
