@@ -184,14 +184,24 @@ async def read_aggregate(
     tz: str | None,
     options: ChartOptions,
 ) -> dict[int, aggregates.BucketResult]:
-    """increase, twa, integral or duration per bucket label (epoch microseconds)."""
-    row = await read_range(connection, numeric, device, field, start, end, site)
-    before = await last_before(connection, numeric, device, field, cutoff, start, site)
+    """increase, twa, integral or duration per bucket label (epoch microseconds), from the
+    readings of the range and the one before it (one statement)."""
+    row = await connection.fetchrow(
+        QUERIES["history.span_num" if numeric else "history.span_other"],
+        device, field, start, end, site, MAX_RANGE_READINGS + 1, cutoff,
+    )  # fmt: skip
     times = row["times"] or []
+    if len(times) > MAX_RANGE_READINGS:
+        raise invalid_parameter(
+            "from", f"the range holds more than {MAX_RANGE_READINGS} readings; ask a shorter one"
+        )
     if numeric:
         values = row["values"] or []
     else:
         values = _decode_values(row["values"]) if row["values"] is not None else []
+    before = None
+    if row["before_time"] is not None:
+        before = aggregates.Reading(row["before_time"], row["before_value"])
     lo = to_micros(start)
     if agg == "increase":
         return aggregates.increase(
