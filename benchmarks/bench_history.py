@@ -13,8 +13,10 @@ many devices of the dataset in turn:
   itself, sequentially, against its own SQL (what auth, parsing and encoding add); the raw
   newest 500 over HTTP is a measure of its own (issue 17), whose details also time the
   same requests over a bare keep-alive socket (what the HTTP client, httpx, adds).
-With its own synthetic load it also reports storage (the suite's `storage` class:
-bytes per reading by part), before and after `telemetry retention run --compact` when asked.
+The chart-ready series of issue 26 (fill, maxPoints, increase, twa) are measured by
+benchmarks/bench_chart.py in the same class. With its own synthetic load it also reports
+storage (the suite's `storage` class: bytes per reading by part), before and after
+`telemetry retention run --compact` when asked.
 
 Targets: daily over a year >= 50x the baseline and p50 <= 3 ms; hourly over 30 days
 >= 10x; raw 500 p50 <= 5 ms (SQL) and <= 3 ms over HTTP; daily over a year in
@@ -339,9 +341,13 @@ async def run(ctx: Context) -> list[Measure]:
 
         async with httpx.AsyncClient(base_url=ctx.server(), timeout=30) as http:
             reps = 30 if ctx.quick else ctx.repetitions
-            return await measure_queries(connection, series, end, reps, http)
+            measures = await measure_queries(connection, series, end, reps, http)
     finally:
         await connection.close()
+    # Chart-ready series (issue 26): each section 3 parameter against its plain request.
+    from benchmarks import bench_chart
+
+    return measures + await bench_chart.run(ctx)
 
 
 async def dataset_series(connection: Any, ctx: Context) -> list[Series]:

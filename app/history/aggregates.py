@@ -86,19 +86,32 @@ def weighted(
     weighted_sum: dict[int, float] = {}
     newest: dict[int, int] = {}
     held, held_time = (before.value, before.time) if before is not None else (None, None)
+    duration = agg == "duration"
     n = len(times)
     j = 0
     for piece in pieces:
+        # The piece's sums in locals, added to its bucket once (a bucket may have several
+        # pieces on days the clock changes).
         at, label = piece.lo, piece.label
+        span_sum, amount = 0, 0.0
         while j < n and times[j] < piece.hi:
             time = times[j]
             if held_time is not None and time > at:
-                _hold(agg, covered, weighted_sum, newest, label, held, held_time, time - at, state)
+                span_sum += time - at
+                amount += _amount(duration, held, time - at, state)
             held, held_time = values[j], time
-            at = max(at, time)
+            if time > at:
+                at = time
             j += 1
         if held_time is not None and piece.hi > at:
-            _hold(agg, covered, weighted_sum, newest, label, held, held_time, piece.hi - at, state)
+            span_sum += piece.hi - at
+            amount += _amount(duration, held, piece.hi - at, state)
+        if span_sum == 0:
+            continue  # no value held in this piece
+        assert held_time is not None
+        covered[label] = covered.get(label, 0) + span_sum
+        weighted_sum[label] = weighted_sum.get(label, 0.0) + amount
+        newest[label] = held_time
     out: dict[int, BucketResult] = {}
     for label, span in covered.items():
         total = weighted_sum[label]
@@ -112,22 +125,9 @@ def weighted(
     return out
 
 
-def _hold(
-    agg: str,
-    covered: dict[int, int],
-    weighted_sum: dict[int, float],
-    newest: dict[int, int],
-    label: int,
-    value: Any,
-    value_time: int,
-    span: int,
-    state: Any,
-) -> None:
-    """`value` (read at `value_time`) held for `span` microseconds in bucket `label`."""
-    covered[label] = covered.get(label, 0) + span
-    if agg == "duration":
-        amount = float(span) if value == state and type(value) is type(state) else 0.0
-    else:
-        amount = value * span
-    weighted_sum[label] = weighted_sum.get(label, 0.0) + amount
-    newest[label] = max(newest.get(label, value_time), value_time)
+def _amount(duration: bool, value: Any, span: int, state: Any) -> float:
+    """What `value` held for `span` microseconds adds: value x time, or for duration the
+    time itself when the value is the state timed."""
+    if duration:
+        return float(span) if value == state and type(value) is type(state) else 0.0
+    return float(value * span)

@@ -143,6 +143,17 @@ def bucket_labels(all_pieces: list[Piece]) -> list[int]:
     return sorted({piece.label for piece in all_pieces})
 
 
+def labels_in(lo: int, hi: int, resolution: Resolution, tz: str | None) -> list[int]:
+    """The buckets with instants in [lo, hi), oldest label first. In UTC with a fixed width
+    they are plain steps (a range of integers: no pieces needed, the common case a chart
+    asks for); otherwise the distinct labels of the pieces."""
+    if hi <= lo:
+        return []
+    if tz is None and not resolution.months:
+        return list(range(local_bucket_start(resolution, lo), hi, resolution.micros))
+    return bucket_labels(pieces(lo, hi, resolution, tz))
+
+
 def bucket_of(resolution: Resolution, tz: str | None, micros: int) -> int:
     """The label of the bucket holding the instant `micros` (time_bucket with tz)."""
     offset = 0 if tz is None else _offset_us(_zone(tz), micros)

@@ -24,7 +24,7 @@ import msgspec
 from app.core.errors import invalid_parameter
 from app.core.sql import QUERIES
 from app.history import aggregates, downsample
-from app.history.buckets import bucket_labels, pieces
+from app.history.buckets import labels_in, pieces
 from app.history.fill import (
     Bucket,
     FillRule,
@@ -184,14 +184,24 @@ async def read_aggregate(
     tz: str | None,
     options: ChartOptions,
 ) -> dict[int, aggregates.BucketResult]:
-    """increase, twa, integral or duration per bucket label (epoch microseconds)."""
-    row = await read_range(connection, numeric, device, field, start, end, site)
-    before = await last_before(connection, numeric, device, field, cutoff, start, site)
+    """increase, twa, integral or duration per bucket label (epoch microseconds), from the
+    readings of the range and the one before it (one statement)."""
+    row = await connection.fetchrow(
+        QUERIES["history.span_num" if numeric else "history.span_other"],
+        device, field, start, end, site, MAX_RANGE_READINGS + 1, cutoff,
+    )  # fmt: skip
     times = row["times"] or []
+    if len(times) > MAX_RANGE_READINGS:
+        raise invalid_parameter(
+            "from", f"the range holds more than {MAX_RANGE_READINGS} readings; ask a shorter one"
+        )
     if numeric:
         values = row["values"] or []
     else:
         values = _decode_values(row["values"]) if row["values"] is not None else []
+    before = None
+    if row["before_time"] is not None:
+        before = aggregates.Reading(row["before_time"], row["before_value"])
     lo = to_micros(start)
     if agg == "increase":
         return aggregates.increase(
@@ -202,6 +212,35 @@ async def read_aggregate(
         return {}
     state = state_value(options, data_type) if agg == "duration" else None
     return aggregates.weighted(agg, times, values, before, pieces(lo, limit, resolution, tz), state)
+
+
+async def aggregate_points(
+    connection: Any,
+    numeric: bool,
+    data_type: str,
+    device: int,
+    field: int,
+    start: datetime,
+    end: datetime,
+    cutoff: datetime,
+    site: int | None,
+    resolution: Resolution,
+    agg: str,
+    tz: str | None,
+    options: ChartOptions,
+) -> list[HistoryPoint]:
+    """The points of increase, twa, integral or duration, oldest first, filled when asked."""
+    buckets = await read_aggregate(
+        connection, numeric, data_type, device, field, start, end, cutoff, site, resolution,
+        agg, tz, options,
+    )  # fmt: skip
+    points = [HistoryPoint(from_micros(label), b.value) for label, b in sorted(buckets.items())]
+    if options.fill is None:
+        return points
+    return await fill_points(
+        connection, points, {label: b.newest for label, b in buckets.items()}, numeric, device,
+        field, start, end, cutoff, site, resolution, agg, tz, options,
+    )  # fmt: skip
 
 
 async def newest_per_bucket(
@@ -246,10 +285,11 @@ async def fill_points(
     assert rule is not None
     limit = to_micros(_limit(options, end))
     lo = to_micros(start)
-    labels = bucket_labels(pieces(lo, limit, resolution, tz)) if limit > lo else []
+    labels = labels_in(lo, limit, resolution, tz)
+    by_label = {to_micros(p.time): p for p in points}
     known = {
-        to_micros(p.time): Bucket(p.value, newest.get(to_micros(p.time)) if newest else None)
-        for p in points
+        label: Bucket(p.value, newest.get(label) if newest else None)
+        for label, p in by_label.items()
     }
     before = None
     if rule.mode == "previous":
@@ -263,8 +303,15 @@ async def fill_points(
             reading = await last_before(connection, numeric, device, field, cutoff, start, site)
             if reading is not None:
                 before = Bucket(previous_seed(agg, reading.value), reading.time)
-    filled = fill_buckets(labels, known, rule, before)
-    return [HistoryPoint(from_micros(p.label), p.value, filled=p.filled) for p in filled]
+    out: list[HistoryPoint] = []
+    for point in fill_buckets(labels, known, rule, before):
+        if point.filled:
+            out.append(HistoryPoint(from_micros(point.label), point.value, filled=True))
+        else:  # a non-empty bucket: its own point, marked
+            own = by_label[point.label]
+            own.filled = False
+            out.append(own)
+    return out
 
 
 async def read_downsampled(

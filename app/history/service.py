@@ -18,9 +18,9 @@ from app.core.errors import ErrorCode, forbidden, invalid_parameter, not_found
 from app.core.sql import QUERIES
 from app.history import chart
 from app.history.aggregates import NEW_AGGS
-from app.history.planner import MAX_BUCKETS, Resolution, bucket_count, from_micros, parse_resolution
+from app.history.planner import MAX_BUCKETS, Resolution, bucket_count, parse_resolution
 from app.history.series import NON_NUMERIC_AGGS, Bucketing, Series, read_buckets, read_newest
-from app.history.structs import History, HistoryPoint
+from app.history.structs import History
 from app.history.zones import parse_tz
 from app.profiles.service import profile_fields
 from app.world.times import resolve_time
@@ -231,20 +231,10 @@ async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQ
 
     assert query.agg is not None
     if query.agg in NEW_AGGS and not series.static:
-        buckets = await chart.read_aggregate(
+        history.points = await chart.aggregate_points(
             pool, numeric, data_type, context["num"], field_num, start, end, cutoff, site_num,
             query.resolution, query.agg, query.tz, options,
         )  # fmt: skip
-        history.points = [
-            HistoryPoint(from_micros(label), bucket.value)
-            for label, bucket in sorted(buckets.items())
-        ]
-        if options.fill is not None:
-            history.points = await chart.fill_points(
-                pool, history.points, {k: b.newest for k, b in buckets.items()}, numeric,
-                context["num"], field_num, start, end, cutoff, site_num, query.resolution,
-                query.agg, query.tz, options,
-            )  # fmt: skip
         history.points.reverse()  # newest first on /history
         return history
     bucketing = Bucketing(query.resolution, query.agg, query.tz)

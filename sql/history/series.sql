@@ -72,3 +72,33 @@ SELECT array_agg(round(date_part('epoch', r.time) * 1000000)::bigint) AS times,
   FROM (SELECT * FROM readings_other_in($1, $2, $3, $4, $5) x
          ORDER BY x.time, x.value::text, x.site_num
          LIMIT $6) r
+
+-- The readings of a range with the last reading before it, in one statement (the
+-- aggregates weighing readings by time need both): times (epoch microseconds) and values
+-- of [$3, $4) oldest first, at most $6, and the newest reading in [$7 retention cutoff,
+-- $3) as before_time and before_value; site $5 or NULL. No sites: the aggregates do not
+-- show them.
+
+-- name: span_num
+WITH r AS (
+    SELECT x.time, x.value FROM readings_num_in($1, $2, $3, $4, $5) x
+     ORDER BY x.time, x.value, x.site_num
+     LIMIT $6),
+b AS (SELECT n.times[1] AS t, n.values[1] AS v FROM readings_num_newest($1, $2, $7, $3, $5, 1) n)
+SELECT array_agg(round(date_part('epoch', r.time) * 1000000)::bigint) AS times,
+       array_agg(r.value) AS values,
+       (SELECT round(date_part('epoch', b.t) * 1000000)::bigint FROM b) AS before_time,
+       (SELECT b.v FROM b) AS before_value
+  FROM r
+
+-- name: span_other
+WITH r AS (
+    SELECT x.time, x.value FROM readings_other_in($1, $2, $3, $4, $5) x
+     ORDER BY x.time, x.value, x.site_num
+     LIMIT $6),
+b AS (SELECT n.times[1] AS t, n.values[1] AS v FROM readings_other_newest($1, $2, $7, $3, $5, 1) n)
+SELECT array_agg(round(date_part('epoch', r.time) * 1000000)::bigint) AS times,
+       to_json(array_agg(r.value))::text AS values,
+       (SELECT round(date_part('epoch', b.t) * 1000000)::bigint FROM b) AS before_time,
+       (SELECT b.v FROM b) AS before_value
+  FROM r
