@@ -61,6 +61,7 @@ class Lease:
 
     __slots__ = (
         "base",
+        "day_used",
         "deadline",
         "demand",
         "key_id",
@@ -80,6 +81,7 @@ class Lease:
         self.deadline = 0.0
         self.left = 0  # unused permits of that second
         self.base = 0  # window sum before the grant
+        self.day_used = 0  # the day's count after the grant (all its permits included)
         self.used = 0  # permits spent since the grant
         self.demand = 0  # requests of this key seen in `second`
         self.last_demand = 0
@@ -89,12 +91,19 @@ class Lease:
 
 class Limited(Exception):
     def __init__(
-        self, outcome: str, limit: int, remaining: int, retry_after: int, hold_s: float
+        self,
+        outcome: str,
+        limit: int,
+        remaining: int,
+        retry_after: int,
+        day_remaining: int,
+        hold_s: float,
     ) -> None:
         self.outcome = outcome
         self.limit = limit
         self.remaining = remaining
         self.retry_after = retry_after
+        self.day_remaining = day_remaining
         self.hold_s = hold_s  # how long to hold the answer so that Retry-After is exact
 
 
@@ -153,7 +162,13 @@ class AuthCache:
         if row is None:
             return None  # unknown keys are not cached
         info = KeyInfo(
-            principal=principal_from_row(row, rate_limit=row["per_minute"], remaining=0),
+            principal=principal_from_row(
+                row,
+                rate_limit=row["per_minute"],
+                remaining=0,
+                day_limit=row["per_day"],
+                day_remaining=0,
+            ),
             per_day=row["per_day"],
             expires_at=_epoch(row["expires_at"]),
             revoked_at=_epoch(row["revoked_at"]),
@@ -164,8 +179,9 @@ class AuthCache:
             self.keys[key_hash] = info
         return info
 
-    async def permit(self, info: KeyInfo) -> int:
-        """Spends one permit of the key; returns X-RateLimit-Remaining or raises Limited."""
+    async def permit(self, info: KeyInfo) -> tuple[int, int]:
+        """Spends one permit of the key; returns what is left of the minute window and of
+        the day (the rate-limit headers), or raises Limited."""
         limit = info.principal.rate_limit
         key_id = info.principal.key_id
         lease = self.leases.get(key_id)
@@ -176,11 +192,11 @@ class AuthCache:
         # (a forgotten lease that was still being granted kept its permits unreturned).
         lease.touched = clock
         if lease.left > 0 and clock < lease.deadline:
-            return self._spend(lease, limit)
+            return self._spend(lease, limit, info.per_day)
         async with lease.lock:
             asked = time.monotonic()
             if lease.left > 0 and asked < lease.deadline:
-                return self._spend(lease, limit)
+                return self._spend(lease, limit, info.per_day)
             if asked < lease.deadline:
                 # Still the lease's second, its permits all spent: ask for what it needed.
                 lease.demand += 1
@@ -206,6 +222,7 @@ class AuthCache:
             lease.second = row["second"]
             lease.deadline = asked + row["valid_ms"] / 1000
             lease.base = row["in_window"]
+            lease.day_used = row["day_used"]
             lease.used = 0
             lease.left = row["granted"]
             if lease.left == 0:
@@ -214,18 +231,26 @@ class AuthCache:
                     limit,
                     max(limit - row["in_window"], 0),
                     row["retry_after"],
+                    max(info.per_day - lease.day_used, 0),
                     row["hold_ms"] / 1000,
                 )
             lease.left -= 1
             lease.used = 1
-            return max(limit - lease.base - 1, 0)
+            return (
+                max(limit - lease.base - 1, 0),
+                max(info.per_day - lease.day_used + lease.left, 0),
+            )
 
     @staticmethod
-    def _spend(lease: Lease, limit: int) -> int:
+    def _spend(lease: Lease, limit: int, per_day: int) -> tuple[int, int]:
         lease.left -= 1
         lease.used += 1
         lease.demand += 1
-        return max(limit - lease.base - lease.used, 0)
+        # The day's count holds every permit of the grant: those not spent yet are left.
+        return (
+            max(limit - lease.base - lease.used, 0),
+            max(per_day - lease.day_used + lease.left, 0),
+        )
 
     async def authenticate(self, key_hash: bytes) -> Principal:
         """The principal of a key hash with its permit spent, or the 401/429 of D2-D4."""
@@ -242,16 +267,23 @@ class AuthCache:
         if info.expires_at <= clock:
             raise unauthorized("key_expired")
         try:
-            remaining = await self.permit(info)
+            remaining, day_remaining = await self.permit(info)
         except Limited as limited:
             if limited.hold_s > 0:
                 # A whole window was granted within this second: its slots free just over
                 # 60 s from now, so the answer waits (under a second) to say 60 truly.
                 await asyncio.sleep(limited.hold_s)
             raise limited_error(
-                limited.outcome, limited.limit, limited.remaining, limited.retry_after
+                limited.outcome,
+                limited.limit,
+                limited.remaining,
+                limited.retry_after,
+                info.per_day,
+                limited.day_remaining,
             ) from None
-        return msgspec.structs.replace(info.principal, remaining=remaining)
+        return msgspec.structs.replace(
+            info.principal, remaining=remaining, day_remaining=day_remaining
+        )
 
     # Returning unused permits --------------------------------------------------------
 

@@ -43,7 +43,14 @@ def outcome_to_principal(row: Any) -> Principal:
     if is_failure(outcome):
         raise unauthorized(outcome)
     if outcome in ("rate_limited", "quota_exceeded"):
-        raise limited_error(outcome, row["rate_limit"], row["remaining"], row["retry_after"])
+        raise limited_error(
+            outcome,
+            row["rate_limit"],
+            row["remaining"],
+            row["retry_after"],
+            row["day_limit"],
+            row["day_remaining"],
+        )
     return principal_from_row(row)
 
 
@@ -76,7 +83,12 @@ class AuthMiddleware:
             row = await scope["app"].state.pool.fetchrow(AUTHENTICATE, hash_secret(key))
             principal = outcome_to_principal(row)
         scope.setdefault("state", {})["principal"] = principal
-        extra = rate_headers(principal.rate_limit, principal.remaining)
+        extra = rate_headers(
+            principal.rate_limit,
+            principal.remaining,
+            principal.day_limit,
+            principal.day_remaining,
+        )
 
         async def send_with_limits(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -34,6 +34,9 @@ class Principal(msgspec.Struct, frozen=True):
     multi_site_enabled: bool
     rate_limit: int
     remaining: int
+    # The daily quota and what is left of it after this request.
+    day_limit: int
+    day_remaining: int
 
     @property
     def is_partner_key(self) -> bool:

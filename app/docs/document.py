@@ -71,6 +71,8 @@ INGEST_SCHEMAS: dict[str, dict[str, Any]] = {
 EXPORT_OPERATIONS = {"exportDeviceTelemetry", "exportFleetTelemetry"}
 PUBLIC_OPERATIONS = {"getHealth", "getIndex", "getApiIndex", "getOpenApiDocument", "getDocs"}
 
+# On every authenticated answer (app/auth/errors.py rate_headers).
+RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "RateLimit-Policy", "RateLimit")
 HEADERS: dict[str, dict[str, Any]] = {
     "X-RateLimit-Limit": {
         "description": "Requests the key may make in any 60 seconds (D4).",
@@ -79,6 +81,25 @@ HEADERS: dict[str, dict[str, Any]] = {
     "X-RateLimit-Remaining": {
         "description": "Requests left in the current 60-second window after this one.",
         "schema": {"type": "integer", "minimum": 0},
+    },
+    "RateLimit-Policy": {
+        "description": "The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-"
+        'headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) '
+        "and the daily quota.",
+        "schema": {
+            "type": "string",
+            "pattern": '^"minute";q=[0-9]+;w=60, "day";q=[0-9]+;w=86400$',
+            "examples": ['"minute";q=600;w=60, "day";q=100000;w=86400'],
+        },
+    },
+    "RateLimit": {
+        "description": "What is left of each policy of RateLimit-Policy after this request "
+        "(`r`), and on a 429 the seconds until the refusing one has room again (`t`).",
+        "schema": {
+            "type": "string",
+            "pattern": '^"minute";r=[0-9]+(;t=[0-9]+)?, "day";r=[0-9]+(;t=[0-9]+)?$',
+            "examples": ['"minute";r=599, "day";r=99412'],
+        },
     },
     "Retry-After": {
         "description": "Whole seconds to wait before retrying (at least 1).",
@@ -242,8 +263,8 @@ def _error_responses(codes: list[ErrorCode], public: bool) -> dict[str, Any]:
         if status == 503:
             headers["Retry-After"] = _ref("Retry-After")
         if not public and status not in (401, 503):
-            headers["X-RateLimit-Limit"] = _ref("X-RateLimit-Limit")
-            headers["X-RateLimit-Remaining"] = _ref("X-RateLimit-Remaining")
+            for name in RATE_LIMIT_HEADERS:
+                headers[name] = _ref(name)
         listed = ", ".join(f"`{code}`" for code in named)
         responses[str(status)] = {
             "description": f"{catalog.STATUS_TEXT[status]}: {listed}.",
@@ -326,8 +347,8 @@ def _success_headers(operation: dict[str, Any], public: bool) -> None:
         headers = response.setdefault("headers", {})
         headers["X-Request-ID"] = _ref("X-Request-ID", required=True)
         if not public:
-            headers["X-RateLimit-Limit"] = _ref("X-RateLimit-Limit", required=True)
-            headers["X-RateLimit-Remaining"] = _ref("X-RateLimit-Remaining", required=True)
+            for name in RATE_LIMIT_HEADERS:
+                headers[name] = _ref(name, required=True)
 
 
 def _latest(operation: dict[str, Any]) -> None:
@@ -352,8 +373,7 @@ def _latest(operation: dict[str, Any]) -> None:
             for name in (
                 "ETag",
                 "Cache-Control",
-                "X-RateLimit-Limit",
-                "X-RateLimit-Remaining",
+                *RATE_LIMIT_HEADERS,
                 "X-Request-ID",
             )
         },

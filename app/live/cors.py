@@ -20,7 +20,8 @@ from app.core.api import API_PREFIX
 ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
 ALLOWED_HEADERS = "Authorization, If-None-Match, Prefer, Content-Type, Last-Event-ID"
 EXPOSED_HEADERS = (
-    "ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Preference-Applied, "
+    "ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, RateLimit-Policy, "
+    "RateLimit, Preference-Applied, "
     "X-Request-ID, Content-Disposition"
 )
 PREFLIGHT_MAX_AGE_S = "600"

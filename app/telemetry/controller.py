@@ -164,7 +164,9 @@ class LatestController(Controller):
             principal = await cache.authenticate(key_hash)
         # The access log names the key (app/observe/requests.py).
         request.scope["state"]["principal"] = principal
-        headers = rate_headers(principal.rate_limit, principal.remaining)
+        headers = rate_headers(
+            principal.rate_limit, principal.remaining, principal.day_limit, principal.day_remaining
+        )
         if SCOPE not in principal.scopes:
             raise ApiError(
                 403, ErrorCode.INSUFFICIENT_SCOPE, f"this API key lacks the scope {SCOPE}", headers

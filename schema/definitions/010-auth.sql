@@ -33,7 +33,9 @@ RETURNS TABLE (
     multi_site_enabled  boolean,
     rate_limit          integer,
     remaining           integer,
-    retry_after         integer
+    retry_after         integer,
+    day_limit           integer,    -- the daily quota, and what is left of it after this request
+    day_remaining       integer
 )
 LANGUAGE plpgsql
 AS $$
@@ -46,17 +48,20 @@ BEGIN
 
     IF NOT FOUND THEN
         RETURN QUERY SELECT 'unauthorized'::text, NULL::uuid, NULL::uuid, NULL::uuid, NULL::text[],
-            NULL::boolean, NULL::integer, NULL::boolean, NULL::boolean, NULL::integer, NULL::integer, NULL::integer;
+            NULL::boolean, NULL::integer, NULL::boolean, NULL::boolean, NULL::integer, NULL::integer, NULL::integer,
+            NULL::integer, NULL::integer;
         RETURN;
     END IF;
     IF k.revoked_at IS NOT NULL AND k.revoked_at <= p_now THEN
         RETURN QUERY SELECT 'key_revoked'::text, k.key_id, k.partner_id, k.sub_account_id, NULL::text[],
-            NULL::boolean, NULL::integer, NULL::boolean, NULL::boolean, NULL::integer, NULL::integer, NULL::integer;
+            NULL::boolean, NULL::integer, NULL::boolean, NULL::boolean, NULL::integer, NULL::integer, NULL::integer,
+            NULL::integer, NULL::integer;
         RETURN;
     END IF;
     IF k.expires_at IS NOT NULL AND k.expires_at <= p_now THEN
         RETURN QUERY SELECT 'key_expired'::text, k.key_id, k.partner_id, k.sub_account_id, NULL::text[],
-            NULL::boolean, NULL::integer, NULL::boolean, NULL::boolean, NULL::integer, NULL::integer, NULL::integer;
+            NULL::boolean, NULL::integer, NULL::boolean, NULL::boolean, NULL::integer, NULL::integer, NULL::integer,
+            NULL::integer, NULL::integer;
         RETURN;
     END IF;
 
@@ -70,17 +75,18 @@ BEGIN
     IF lease.outcome = 'rate_limited' THEN
         RETURN QUERY SELECT 'rate_limited'::text, k.key_id, k.partner_id, k.sub_account_id, k.scopes,
             k.api_write, k.retention_days, k.networks_enabled, k.multi_site_enabled, k.per_minute, 0,
-            lease.retry_after;
+            lease.retry_after, k.per_day, GREATEST(k.per_day - lease.day_used, 0);
         RETURN;
     END IF;
     IF lease.outcome = 'quota_exceeded' THEN
         RETURN QUERY SELECT 'quota_exceeded'::text, k.key_id, k.partner_id, k.sub_account_id, k.scopes,
             k.api_write, k.retention_days, k.networks_enabled, k.multi_site_enabled, k.per_minute,
-            GREATEST(k.per_minute - lease.in_window, 0), lease.retry_after;
+            GREATEST(k.per_minute - lease.in_window, 0), lease.retry_after, k.per_day, 0;
         RETURN;
     END IF;
     RETURN QUERY SELECT 'ok'::text, k.key_id, k.partner_id, k.sub_account_id, k.scopes,
         k.api_write, k.retention_days, k.networks_enabled, k.multi_site_enabled, k.per_minute,
-        GREATEST(k.per_minute - lease.in_window - 1, 0), 0;
+        GREATEST(k.per_minute - lease.in_window - 1, 0), 0, k.per_day,
+        GREATEST(k.per_day - lease.day_used, 0);
 END;
 $$;

@@ -61,6 +61,8 @@ RETURNS TABLE (
     rate_limit          integer,
     remaining           integer,
     retry_after         integer,
+    day_limit           integer,
+    day_remaining       integer,
     device_num          integer,
     status              text,
     latest_body         bytea,
@@ -92,6 +94,7 @@ BEGIN
     retention_days := a.retention_days; networks_enabled := a.networks_enabled;
     multi_site_enabled := a.multi_site_enabled; rate_limit := a.rate_limit;
     remaining := a.remaining; retry_after := a.retry_after;
+    day_limit := a.day_limit; day_remaining := a.day_remaining;
     IF v_num IS NOT NULL THEN
         device_num := v_num;
         status := v_status;

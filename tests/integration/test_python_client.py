@@ -39,6 +39,8 @@ from tests.factories import partner_key
 DEVICE = "70b3d57ed0000001"
 SECOND = "70b3d57ed0000007"
 SECRET = "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"  # 24 bytes, base64
+# The served demo world's partner tier (tests/integration/conftest.py raises it).
+DEMO_PARTNER_PER_DAY = 100_000_000
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +79,10 @@ def test_iterate_reads_every_page_once(client: TelemetryClient) -> None:
     assert [str(device.id) for device in typed] == expected
     assert client.rate_limit.limit == 1_000_000
     assert client.rate_limit.remaining is not None
+    # The daily quota, from the IETF RateLimit-Policy and RateLimit fields.
+    assert client.rate_limit.day_limit == DEMO_PARTNER_PER_DAY
+    assert client.rate_limit.day_remaining is not None
+    assert 0 < client.rate_limit.day_remaining < DEMO_PARTNER_PER_DAY
 
 
 def test_errors_are_the_envelopes_code_and_message(client: TelemetryClient) -> None:

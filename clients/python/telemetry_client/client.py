@@ -76,8 +76,35 @@ class Latest:
 
 @dataclass
 class RateLimit:
+    """The key's limits as the last answer gave them: the per-minute window (`limit`,
+    `remaining`) and the daily quota (`day_limit`, `day_remaining`), read from the IETF
+    `RateLimit-Policy` and `RateLimit` fields where the answer has them."""
+
     limit: int | None
     remaining: int | None
+    day_limit: int | None = None
+    day_remaining: int | None = None
+
+
+_POLICY_ITEM = re.compile(r'"([a-z]+)";q=(\d+);w=(\d+)')
+_LIMIT_ITEM = re.compile(r'"([a-z]+)";r=(\d+)')
+
+
+def read_rate_limit(headers: httpx.Headers) -> RateLimit | None:
+    """The limits of an answer's headers, or None for an answer without them (public
+    routes)."""
+    limit = headers.get("X-RateLimit-Limit")
+    if limit is None or not limit.isdigit():
+        return None
+    remaining = headers.get("X-RateLimit-Remaining")
+    quotas = {m[1]: int(m[2]) for m in _POLICY_ITEM.finditer(headers.get("RateLimit-Policy", ""))}
+    left = {m[1]: int(m[2]) for m in _LIMIT_ITEM.finditer(headers.get("RateLimit", ""))}
+    return RateLimit(
+        int(limit),
+        int(remaining) if remaining and remaining.isdigit() else None,
+        quotas.get("day"),
+        left.get("day"),
+    )
 
 
 class TelemetryClient:
@@ -124,12 +151,9 @@ class TelemetryClient:
         self.close()
 
     def _remember_limits(self, response: httpx.Response) -> None:
-        limit = response.headers.get("X-RateLimit-Limit")
-        remaining = response.headers.get("X-RateLimit-Remaining")
-        if limit is not None and limit.isdigit():
-            self.rate_limit = RateLimit(
-                int(limit), int(remaining) if remaining and remaining.isdigit() else None
-            )
+        limits = read_rate_limit(response.headers)
+        if limits is not None:
+            self.rate_limit = limits
 
     # Plain calls ------------------------------------------------------------------------
 
