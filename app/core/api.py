@@ -112,9 +112,11 @@ def parse_filter_id(
 
 
 _TIMESTAMP_CHARACTERS = re.compile(r"[0-9TtZz:.,+\- ]+")
-# Epoch milliseconds, what Grafana's ${__from} and ${__to} give: 10 to 15 digits (from
-# 1970-04-26 on). Fewer digits are not taken for them: 8 digits are an ISO 8601 basic date.
-_EPOCH_MILLISECONDS = re.compile(r"[0-9]{10,15}")
+# Epoch milliseconds, what Grafana's ${__from} and ${__to} give: 10 to 14 digits (from
+# 1970-04-26 to the year 5138, within the years a timestamp can hold, so that the document's
+# pattern says exactly which are taken). Fewer digits are not taken for them: 8 digits are
+# an ISO 8601 basic date.
+_EPOCH_MILLISECONDS = re.compile(r"[0-9]{10,14}")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 

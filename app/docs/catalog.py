@@ -13,6 +13,9 @@ from typing import Any
 from app.core.enums import DeviceStatus
 from app.core.errors import ErrorCode
 from app.devices.filters import SEARCH_MAX_LENGTH
+from app.history.downsample import MAX_POINTS, METHODS, MIN_POINTS
+from app.history.fill import FILL_MODES
+from app.history.service import AGGS as HISTORY_AGGS
 from app.members.service import EMAIL_PATTERN, MAX_EMAIL, WHITE_SPACE
 
 # Every error code the API answers, with its status and a message it really sends.
@@ -291,7 +294,7 @@ _TIME_PART = "T" + _one_or_more([r"\d{1,6}H", r"\d{1,7}M", r"\d{1,9}S"])
 DURATION = f"P({_DATE_PART}({_TIME_PART})?|{_TIME_PART})"
 RELATIVE_TIME = f"^now([+-]{DURATION})?$"
 # Epoch milliseconds (Grafana's ${__from} and ${__to}), app/core/api.py.
-EPOCH_MILLISECONDS = r"^[0-9]{10,15}$"
+EPOCH_MILLISECONDS = r"^[0-9]{10,14}$"
 TIMESTAMP = {
     "type": "string",
     "anyOf": [
@@ -350,6 +353,12 @@ PARAM_SCHEMAS: dict[str, dict[str, Any]] = {
         "examples": ["temperature,humidity", "signal_quality"],
     },
     "format": {"type": "string", "enum": ["csv", "ndjson", "parquet"], "default": "csv"},
+    # Chart-ready series (analytics.md section 3, app/history/chart.py).
+    "fill": {"type": "string", "enum": list(FILL_MODES), "default": "none"},
+    "fillMaxGap": {"type": "string", "pattern": f"^{DURATION}$", "examples": ["PT6H"]},
+    "maxPoints": {"type": "integer", "minimum": MIN_POINTS, "maximum": MAX_POINTS},
+    "downsample": {"type": "string", "enum": list(METHODS), "default": "lttb"},
+    "state": {"type": "string", "minLength": 1, "examples": ["open", "true"]},
     "layout": {"type": "string", "enum": ["wide", "long"], "default": "wide"},
     "tz": {
         "type": "string",
@@ -421,3 +430,20 @@ PARAM_RULES: dict[str, dict[str, str]] = {
     },
 }
 HISTORY_SITE = {"type": "string", "format": "uuid"}
+# The live routes' `fields`: identifiers (app/live/selection.py), white space around each.
+_IDENTIFIER_ITEM = f"[{WHITE_SPACE}]*[A-Za-z_][A-Za-z0-9_]*[{WHITE_SPACE}]*"
+LIVE_FIELDS = {
+    "type": "string",
+    "pattern": f"^{_IDENTIFIER_ITEM}(,{_IDENTIFIER_ITEM})*$",
+    "examples": ["temperature,humidity"],
+}
+# Where an operation's parameter differs from the parameter of that name elsewhere.
+OPERATION_PARAM_SCHEMAS: dict[str, dict[str, dict[str, Any]]] = {
+    "getFleetLatest": {"fields": LIVE_FIELDS},
+    "streamLatest": {"fields": LIVE_FIELDS},
+    "getDeviceHistory": {
+        "siteId": HISTORY_SITE,
+        # /history has the counter, time-weighted and state aggregates too (section 3).
+        "agg": {"type": "string", "enum": list(HISTORY_AGGS), "default": "avg"},
+    },
+}

@@ -321,8 +321,7 @@ def _complete_parameters(operation: dict[str, Any]) -> None:
     for parameter in operation.get("parameters", []):
         name = parameter["name"]
         schema = catalog.PARAM_SCHEMAS.get(name)
-        if operation["operationId"] == "getDeviceHistory" and name == "siteId":
-            schema = catalog.HISTORY_SITE
+        schema = catalog.OPERATION_PARAM_SCHEMAS.get(operation["operationId"], {}).get(name, schema)
         if schema is not None:
             kept = {k: v for k, v in parameter.get("schema", {}).items() if k in ("description",)}
             parameter["schema"] = {**copy.deepcopy(schema), **kept}

@@ -50,6 +50,18 @@ _RESOLUTION = (
     r"|a duration in months or years cannot also have days or a time part"
     r"|the range holds more than 10000 buckets)"
 )
+# The rules of analytics.md section 3 that tie parameters together or depend on the
+# field's type and measurement (app/history/chart.py, fill.py; the route's description).
+_CHART_RULES = (
+    r"(fill|fillMaxGap): applies (to bucketed resolutions only, not raw|only with fill=previous)",
+    r"fill: zero applies only with agg count or sum, not \w+",
+    r"fill: linear needs a numeric aggregate",
+    r"maxPoints: applies to (resolution=raw only|number fields, not \w+)",
+    r"downsample: applies only with maxPoints",
+    r"state: (applies only with agg=duration|agg=duration needs state=<value> \(the state "
+    r"timed\)|a boolean field's state is true or false)",
+    r"agg: \w+ applies to (counter|number|state) fields only; .*",
+)
 # A new account's name and password (an existing account's are not read).
 _NEW_ACCOUNT = (
     r"(name|password): is required for a new account"
@@ -72,7 +84,10 @@ DOCUMENTED_REFUSALS: dict[str, re.Pattern[str]] = {
             _RESOLUTION,
             _PROFILE_FIELD,
             _KNOWN_ZONE,
+            *_CHART_RULES,
         ),
+        # Ids or filters, not both (the parameter's description says so).
+        "GET /api/v1/latest": (r"deviceIds: cannot be combined with the device filters \(\w+\)",),
         "GET /api/v1/devices/{device_ref}/export": (
             _TO_AFTER_FROM,
             _AGG_BUCKETED,

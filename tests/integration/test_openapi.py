@@ -81,7 +81,17 @@ async def test_contract_details(client: AsyncTestClient) -> None:
     _, _, history = operations["getDeviceHistory"]
     params = {p["name"]: p for p in history["parameters"]}
     assert all(params[n]["required"] for n in ("field", "from", "to"))
-    assert params["agg"]["schema"]["enum"] == ["avg", "min", "max", "sum", "count", "last"]
+    # analytics.md section 3: the counter, time-weighted and state aggregates beside the six.
+    assert params["agg"]["schema"]["enum"] == [
+        *("avg", "min", "max", "sum", "count", "last"),
+        *("increase", "twa", "integral", "duration"),
+    ]
+    assert {k: v for k, v in params["maxPoints"]["schema"].items() if k != "description"} == {
+        "type": "integer",
+        "minimum": 2,
+        "maximum": 10000,
+    }
+    assert params["fill"]["schema"]["enum"] == ["none", "null", "previous", "linear", "zero"]
     assert "pattern" in params["resolution"]["schema"]
     assert set(history["responses"]["403"]["content"]["application/json"]["examples"]) == {
         "insufficient_scope",

@@ -388,6 +388,25 @@ export interface paths {
          *       `time_bucket(interval, time, tz)` does: daily buckets start at local midnight, so a
          *       DST day is 23 or 25 hours long. `time` stays UTC (the instant the local bucket starts)
          *       and the response echoes `tz`. No effect on raw points.
+         *     - Chart-ready series (analytics.md section 3), each rule broken a 400
+         *       `invalid_parameter` naming it:
+         *       - `fill` (bucketed only, not raw) = `none` (default) | `null` | `previous` | `linear` |
+         *         `zero` (with `count` and `sum` only): a point for every bucket that starts in [the
+         *         bucket of `from`, the earlier of `to` and now), with `filled`. `previous` carries the
+         *         last non-empty bucket (before the first one, the single last reading before `from`);
+         *         `fillMaxGap` (an ISO 8601 duration, with `previous` only) leaves null a bucket that
+         *         starts more than that after the newest reading it would carry. `linear` interpolates
+         *         by bucket start between non-empty buckets (null where a side has none).
+         *       - `maxPoints` (2..10,000; raw only, number fields only) with `downsample` = `lttb`
+         *         (default) | `minmax`: every reading of the range (no 500 cap) reduced to at most
+         *         that many real readings, `downsampled: {method, readings, points}` when it reduced.
+         *       - `agg=increase` (counter fields: growth, a lower reading being a reset that counts its
+         *         own value; the first difference from the reading before the bucket), `twa` and
+         *         `integral` (number fields: time-weighted average and value-hours of the step function,
+         *         each reading held until the next, the value at the start from the reading before),
+         *         `duration` (state fields, with `state=<value>`: the seconds that value held). A
+         *         bucket with a value held into it has a twa, integral and duration. Another field's
+         *         measurement is a 400 naming it.
          *     - `signal_quality` is the signal quality series; static fields have no history (no
          *       points); fields by identifier or UUID.
          *     - The range is bounded by the plan's telemetry retention: a range that starts before
@@ -1348,6 +1367,15 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** Downsampled */
+        Downsampled: {
+            /** @description `lttb` or `minmax`. */
+            method: string;
+            /** @description How many readings the range holds. */
+            readings: number;
+            /** @description How many of them the answer keeps. */
+            points: number;
+        };
         /** ErrorBody */
         ErrorBody: {
             /** @description Stable machine-readable error code. */
@@ -1466,6 +1494,8 @@ export interface components {
             retentionCutoff?: string;
             /** @description Raw only: true when more than 500 readings matched; absent otherwise. */
             truncated?: boolean;
+            /** @description With `maxPoints`, when the range held more readings: how they were reduced. */
+            downsampled?: components["schemas"]["Downsampled"];
             /** @description The points, newest first. */
             points: components["schemas"]["HistoryPoint"][];
         };
@@ -1480,6 +1510,8 @@ export interface components {
             value: unknown;
             /** @description Id of its site; null when none or the multi-site feature is off. */
             siteId?: string | null;
+            /** @description With `fill`: true when the bucket is empty and its value comes from the fill rule, false otherwise. */
+            filled?: boolean;
         };
         /** Identity */
         Identity: {
@@ -1799,6 +1831,11 @@ export interface components {
              * @enum {null|string}
              */
             role: "battery_pct" | null;
+            /**
+             * @description What the readings measure: `gauge` (a level; numbers by default), `counter` (a running total that only grows, except when the device resets it; takes `increase`), `state` (strings and booleans; takes `duration`), or null (dates and locations).
+             * @enum {null|string}
+             */
+            measurement: "gauge" | "counter" | "state" | null;
         };
         /** QueryData */
         QueryData: {
@@ -2896,6 +2933,10 @@ export interface components {
         "X-RateLimit-Limit": number;
         /** @description Requests left in the current 60-second window after this one. */
         "X-RateLimit-Remaining": number;
+        /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+        "RateLimit-Policy": string;
+        /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+        RateLimit: string;
         /** @description Whole seconds to wait before retrying (at least 1). */
         "Retry-After": number;
         /** @description `Bearer`: the credentials to send (`Bearer realm="members"` when a member's email and password were refused). */
@@ -3294,6 +3335,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3352,6 +3397,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3369,6 +3416,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3389,6 +3438,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3406,6 +3457,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3457,6 +3510,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3498,6 +3555,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3515,6 +3574,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3532,6 +3593,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3549,6 +3612,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3569,6 +3634,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3586,6 +3653,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3639,6 +3708,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3677,6 +3750,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3712,6 +3787,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3729,6 +3806,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3746,6 +3825,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3766,6 +3847,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3783,6 +3866,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3834,6 +3919,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3856,6 +3945,7 @@ export interface operations {
                      *               "identifier": "temperature",
                      *               "kind": "decoded",
                      *               "label": "Temperature",
+                     *               "measurement": "gauge",
                      *               "role": null,
                      *               "unit": "°C"
                      *             },
@@ -3865,6 +3955,7 @@ export interface operations {
                      *               "identifier": "humidity",
                      *               "kind": "decoded",
                      *               "label": "Humidity",
+                     *               "measurement": "gauge",
                      *               "role": null,
                      *               "unit": "%"
                      *             },
@@ -3874,6 +3965,7 @@ export interface operations {
                      *               "identifier": "battery",
                      *               "kind": "decoded",
                      *               "label": "Battery",
+                     *               "measurement": "gauge",
                      *               "role": "battery_pct",
                      *               "unit": "%"
                      *             }
@@ -3929,6 +4021,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3946,6 +4040,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3963,6 +4059,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3980,6 +4078,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4000,6 +4100,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4017,6 +4119,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4086,6 +4190,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4158,6 +4266,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4193,6 +4303,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4210,6 +4322,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4227,6 +4341,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4247,6 +4363,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4264,6 +4382,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4315,6 +4435,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4366,6 +4490,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4383,6 +4509,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4400,6 +4528,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4417,6 +4547,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4437,6 +4569,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4454,6 +4588,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4519,6 +4655,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4577,6 +4717,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4612,6 +4754,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4629,6 +4773,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4646,6 +4792,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4666,6 +4814,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4683,6 +4833,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4734,6 +4886,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4748,6 +4904,7 @@ export interface operations {
                      *             "identifier": "temperature",
                      *             "kind": "decoded",
                      *             "label": "Temperature",
+                     *             "measurement": "gauge",
                      *             "role": null,
                      *             "unit": "°C"
                      *           },
@@ -4757,6 +4914,7 @@ export interface operations {
                      *             "identifier": "humidity",
                      *             "kind": "decoded",
                      *             "label": "Humidity",
+                     *             "measurement": "gauge",
                      *             "role": null,
                      *             "unit": "%"
                      *           },
@@ -4766,6 +4924,7 @@ export interface operations {
                      *             "identifier": "battery",
                      *             "kind": "decoded",
                      *             "label": "Battery",
+                     *             "measurement": "gauge",
                      *             "role": "battery_pct",
                      *             "unit": "%"
                      *           }
@@ -4803,6 +4962,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4820,6 +4981,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4837,6 +5000,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4854,6 +5019,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4874,6 +5041,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4891,6 +5060,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4944,6 +5115,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4980,6 +5155,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5015,6 +5192,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5032,6 +5211,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5049,6 +5230,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5069,6 +5252,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5086,6 +5271,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5137,6 +5324,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5219,6 +5410,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5236,6 +5429,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5253,6 +5448,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5270,6 +5467,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5290,6 +5489,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5307,6 +5508,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5366,6 +5569,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5416,6 +5623,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5451,6 +5660,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5468,6 +5679,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5485,6 +5698,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5505,6 +5720,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5522,6 +5739,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5573,6 +5792,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5613,6 +5836,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5630,6 +5855,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5647,6 +5874,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5664,6 +5893,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5684,6 +5915,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5701,6 +5934,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5756,6 +5991,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5792,6 +6031,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5827,6 +6068,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5844,6 +6087,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5861,6 +6106,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5881,6 +6128,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5898,6 +6147,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5949,6 +6200,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6009,6 +6264,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6026,6 +6283,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6043,6 +6302,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6060,6 +6321,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6080,6 +6343,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6097,6 +6362,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6152,6 +6419,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6188,6 +6459,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6223,6 +6496,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6240,6 +6515,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6257,6 +6534,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6277,6 +6556,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6294,6 +6575,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6335,12 +6618,22 @@ export interface operations {
                 to: string | unknown | unknown | unknown;
                 /** @description `raw` (default), `hourly`, `daily` or an ISO 8601 duration. A duration is PT1S to P100Y, in years and months or in weeks, days and time, not both; with `from` and `to` it makes at most 10,000 buckets. Else 400 `invalid_parameter`. */
                 resolution?: string;
-                /** @description Bucketed only: avg (default), min, max, sum, count, last. Only with a bucketed `resolution`: with `raw` (the default) any `agg` is 400 `invalid_parameter`. */
-                agg?: "avg" | "min" | "max" | "sum" | "count" | "last";
+                /** @description Bucketed only: avg (default), min, max, sum, count, last, increase (counter fields), twa and integral (number fields), duration (state fields, with `state`). Only with a bucketed `resolution`: with `raw` (the default) any `agg` is 400 `invalid_parameter`. */
+                agg?: "avg" | "min" | "max" | "sum" | "count" | "last" | "increase" | "twa" | "integral" | "duration";
                 /** @description Only readings recorded at this site (needs the multi-site feature, else 403 `multi_site_disabled`). */
                 siteId?: string;
                 /** @description IANA time zone of the buckets (default UTC). A name the tz database does not have is 400 `invalid_parameter`. */
                 tz?: string;
+                /** @description Bucketed only: `none` (default), `null`, `previous`, `linear` or `zero` (count and sum only): a point for every bucket of the range. */
+                fill?: "none" | "null" | "previous" | "linear" | "zero";
+                /** @description With `fill=previous` only: an ISO 8601 duration; a bucket starting more than that after the newest reading it would carry stays null. */
+                fillMaxGap?: string;
+                /** @description Raw, number fields only: 2..10,000; every reading of the range reduced to at most this many real readings (no 500 cap). */
+                maxPoints?: number;
+                /** @description With `maxPoints`: `lttb` (default) or `minmax`. */
+                downsample?: "lttb" | "minmax";
+                /** @description With `agg=duration` (required there): the state value timed (a boolean's as `true` or `false`). */
+                state?: string;
             };
             header?: never;
             path: {
@@ -6360,6 +6653,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6373,6 +6670,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6408,6 +6707,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6425,6 +6726,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6442,6 +6745,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6459,6 +6764,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6479,6 +6786,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6496,6 +6805,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6602,6 +6913,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6688,6 +7003,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6723,6 +7040,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6740,6 +7059,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6757,6 +7078,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6775,6 +7098,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6795,6 +7120,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6812,6 +7139,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6880,6 +7209,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     /** @description `attachment; filename="..."`: the DevEUI (or `fleet`), the range and the format's extension. */
                     "Content-Disposition": string;
                     /** @description `no-store`: an export is never cached. */
@@ -6911,6 +7244,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6946,6 +7281,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6963,6 +7300,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6980,6 +7319,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6997,6 +7338,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7017,6 +7360,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7034,6 +7379,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7113,6 +7460,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     /** @description `attachment; filename="..."`: the DevEUI (or `fleet`), the range and the format's extension. */
                     "Content-Disposition": string;
                     /** @description `no-store`: an export is never cached. */
@@ -7144,6 +7495,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7179,6 +7532,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7196,6 +7551,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7213,6 +7570,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7233,6 +7592,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7250,6 +7611,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7303,6 +7666,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7351,6 +7718,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7368,6 +7737,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7385,6 +7756,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7402,6 +7775,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7422,6 +7797,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7439,6 +7816,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7495,6 +7874,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7529,6 +7912,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7564,6 +7949,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7581,6 +7968,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7598,6 +7987,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7615,6 +8006,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7635,6 +8028,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7652,6 +8047,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7717,6 +8114,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7741,6 +8142,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7776,6 +8179,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7793,6 +8198,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7810,6 +8217,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7827,6 +8236,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7845,6 +8256,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7865,6 +8278,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7882,6 +8297,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7947,6 +8364,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7993,6 +8414,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8028,6 +8451,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8045,6 +8470,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8062,6 +8489,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8079,6 +8508,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8097,6 +8528,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8117,6 +8550,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8134,6 +8569,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8187,6 +8624,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8239,6 +8680,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8274,6 +8717,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8291,6 +8736,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8308,6 +8755,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8328,6 +8777,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8345,6 +8796,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8405,6 +8858,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8432,6 +8889,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8467,6 +8926,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8485,6 +8946,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8502,6 +8965,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8519,6 +8984,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8537,6 +9004,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8555,6 +9024,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8575,6 +9046,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8592,6 +9065,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8643,6 +9118,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8683,6 +9162,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8700,6 +9181,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8718,6 +9201,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8735,6 +9220,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8752,6 +9239,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8772,6 +9261,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8789,6 +9280,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8845,6 +9338,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8874,6 +9371,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8909,6 +9408,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8926,6 +9427,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8943,6 +9446,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8961,6 +9466,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8981,6 +9488,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8998,6 +9507,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9054,6 +9565,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     /** @description Strong validator of the latest values; send it in If-None-Match. */
                     ETag: string;
                     /** @description `private, no-cache`: revalidate with If-None-Match each time. */
@@ -9096,6 +9611,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     /** @description The request's id: the client's `X-Request-ID` when it is 1 to 128 characters of letters, digits and `-._:`, else a generated one. It is in every log line of the request. */
                     "X-Request-ID": string;
                     "Preference-Applied": components["headers"]["Preference-Applied"];
@@ -9127,6 +9646,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9144,6 +9665,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9161,6 +9684,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9178,6 +9703,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9198,6 +9725,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9215,6 +9744,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9291,6 +9822,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
@@ -9335,6 +9870,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     ETag: components["headers"]["ETag"];
@@ -9349,6 +9888,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9384,6 +9925,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9401,6 +9944,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9418,6 +9963,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9438,6 +9985,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9455,6 +10004,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9525,6 +10076,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in the current 60-second window after this one. */
                     "X-RateLimit-Remaining": number;
+                    /** @description The key's limits as the IETF field (draft-ietf-httpapi-ratelimit-headers): `"minute";q=N;w=60, "day";q=M;w=86400`, the per-minute window (D4) and the daily quota. */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of each policy of RateLimit-Policy after this request (`r`), and on a 429 the seconds until the refusing one has room again (`t`). */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9549,6 +10104,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9584,6 +10141,8 @@ export interface operations {
                     "X-Request-ID": string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9601,6 +10160,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9618,6 +10179,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9638,6 +10201,8 @@ export interface operations {
                     "Retry-After": number;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9655,6 +10220,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {

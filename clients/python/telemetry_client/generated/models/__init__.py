@@ -75,6 +75,7 @@ from .downlink_submitted_event_data_error_type_1 import DownlinkSubmittedEventDa
 from .downlink_template import DownlinkTemplate
 from .downlink_template_list import DownlinkTemplateList
 from .downlink_template_sample_data import DownlinkTemplateSampleData
+from .downsampled import Downsampled
 from .error_body import ErrorBody
 from .error_envelope import ErrorEnvelope
 from .execute_multicast_group_body_type_0 import ExecuteMulticastGroupBodyType0
@@ -96,6 +97,8 @@ from .gateway import Gateway
 from .gateway_list import GatewayList
 from .gateway_response import GatewayResponse
 from .get_device_history_agg import GetDeviceHistoryAgg
+from .get_device_history_downsample import GetDeviceHistoryDownsample
+from .get_device_history_fill import GetDeviceHistoryFill
 from .get_fleet_latest_include_descendants import GetFleetLatestIncludeDescendants
 from .get_fleet_latest_network_id_type_1 import GetFleetLatestNetworkIdType1
 from .get_fleet_latest_online import GetFleetLatestOnline
@@ -161,6 +164,9 @@ from .pagination import Pagination
 from .profile_field import ProfileField
 from .profile_field_data_type import ProfileFieldDataType
 from .profile_field_kind import ProfileFieldKind
+from .profile_field_measurement_type_1 import ProfileFieldMeasurementType1
+from .profile_field_measurement_type_2_type_1 import ProfileFieldMeasurementType2Type1
+from .profile_field_measurement_type_3_type_1 import ProfileFieldMeasurementType3Type1
 from .profile_field_role_type_1 import ProfileFieldRoleType1
 from .profile_field_role_type_2_type_1 import ProfileFieldRoleType2Type1
 from .profile_field_role_type_3_type_1 import ProfileFieldRoleType3Type1
@@ -274,6 +280,7 @@ __all__ = (
     "DownlinkTemplate",
     "DownlinkTemplateList",
     "DownlinkTemplateSampleData",
+    "Downsampled",
     "ErrorBody",
     "ErrorEnvelope",
     "ExecuteMulticastGroupBodyType0",
@@ -295,6 +302,8 @@ __all__ = (
     "GatewayList",
     "GatewayResponse",
     "GetDeviceHistoryAgg",
+    "GetDeviceHistoryDownsample",
+    "GetDeviceHistoryFill",
     "GetFleetLatestIncludeDescendants",
     "GetFleetLatestNetworkIdType1",
     "GetFleetLatestOnline",
@@ -360,6 +369,9 @@ __all__ = (
     "ProfileField",
     "ProfileFieldDataType",
     "ProfileFieldKind",
+    "ProfileFieldMeasurementType1",
+    "ProfileFieldMeasurementType2Type1",
+    "ProfileFieldMeasurementType3Type1",
     "ProfileFieldRoleType1",
     "ProfileFieldRoleType2Type1",
     "ProfileFieldRoleType3Type1",

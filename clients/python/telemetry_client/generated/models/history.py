@@ -14,6 +14,7 @@ from uuid import UUID
 import datetime
 
 if TYPE_CHECKING:
+  from ..models.downsampled import Downsampled
   from ..models.history_point import HistoryPoint
 
 
@@ -39,6 +40,7 @@ class History:
             clamped (bool | Unset): True when the range was cut at the retention cutoff; absent otherwise.
             retention_cutoff (datetime.datetime | Unset): The retention cutoff, present with `clamped`.
             truncated (bool | Unset): Raw only: true when more than 500 readings matched; absent otherwise.
+            downsampled (Downsampled | Unset):
      """
 
     device_id: UUID
@@ -52,6 +54,7 @@ class History:
     clamped: bool | Unset = UNSET
     retention_cutoff: datetime.datetime | Unset = UNSET
     truncated: bool | Unset = UNSET
+    downsampled: Downsampled | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -59,6 +62,7 @@ class History:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.downsampled import Downsampled # noqa: PLC0415
         from ..models.history_point import HistoryPoint # noqa: PLC0415
         device_id = str(self.device_id)
 
@@ -108,6 +112,10 @@ class History:
         else:
             truncated = self.truncated
 
+        downsampled: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.downsampled, Unset):
+            downsampled = self.downsampled.to_dict()
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -129,6 +137,8 @@ class History:
             field_dict["retentionCutoff"] = retention_cutoff
         if truncated is not UNSET:
             field_dict["truncated"] = truncated
+        if downsampled is not UNSET:
+            field_dict["downsampled"] = downsampled
 
         return field_dict
 
@@ -136,6 +146,7 @@ class History:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.downsampled import Downsampled # noqa: PLC0415
         from ..models.history_point import HistoryPoint # noqa: PLC0415
         d = dict(src_dict)
         device_id = UUID(d.pop("deviceId"))
@@ -213,6 +224,16 @@ class History:
         truncated = _parse_truncated(d.pop("truncated", UNSET))
 
 
+        _downsampled = d.pop("downsampled", UNSET)
+        downsampled: Downsampled | Unset
+        if isinstance(_downsampled,  Unset):
+            downsampled = UNSET
+        else:
+            downsampled = Downsampled.from_dict(_downsampled)
+
+
+
+
         history = cls(
             device_id=device_id,
             field=field,
@@ -225,6 +246,7 @@ class History:
             clamped=clamped,
             retention_cutoff=retention_cutoff,
             truncated=truncated,
+            downsampled=downsampled,
         )
 
 

@@ -29,11 +29,14 @@ class HistoryPoint:
             time (datetime.datetime): Time of the reading, or the start of its bucket.
             value (Any): The reading (bucketed: the aggregate); its type is the field's.
             site_id (None | Unset | UUID): Id of its site; null when none or the multi-site feature is off.
+            filled (bool | Unset): With `fill`: true when the bucket is empty and its value comes from the fill rule, false
+                otherwise.
      """
 
     time: datetime.datetime
     value: Any
     site_id: None | Unset | UUID = UNSET
+    filled: bool | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -53,6 +56,12 @@ class HistoryPoint:
         else:
             site_id = self.site_id
 
+        filled: bool | Unset
+        if isinstance(self.filled, Unset):
+            filled = UNSET
+        else:
+            filled = self.filled
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -62,6 +71,8 @@ class HistoryPoint:
         })
         if site_id is not UNSET:
             field_dict["siteId"] = site_id
+        if filled is not UNSET:
+            field_dict["filled"] = filled
 
         return field_dict
 
@@ -97,10 +108,19 @@ class HistoryPoint:
         site_id = _parse_site_id(d.pop("siteId", UNSET))
 
 
+        def _parse_filled(data: object) -> bool | Unset:
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | Unset, data)
+
+        filled = _parse_filled(d.pop("filled", UNSET))
+
+
         history_point = cls(
             time=time,
             value=value,
             site_id=site_id,
+            filled=filled,
         )
 
 

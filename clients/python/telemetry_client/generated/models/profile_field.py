@@ -10,6 +10,9 @@ from ..types import UNSET, Unset
 
 from ..models.profile_field_data_type import ProfileFieldDataType
 from ..models.profile_field_kind import ProfileFieldKind
+from ..models.profile_field_measurement_type_1 import ProfileFieldMeasurementType1
+from ..models.profile_field_measurement_type_2_type_1 import ProfileFieldMeasurementType2Type1
+from ..models.profile_field_measurement_type_3_type_1 import ProfileFieldMeasurementType3Type1
 from ..models.profile_field_role_type_1 import ProfileFieldRoleType1
 from ..models.profile_field_role_type_2_type_1 import ProfileFieldRoleType2Type1
 from ..models.profile_field_role_type_3_type_1 import ProfileFieldRoleType3Type1
@@ -37,6 +40,10 @@ class ProfileField:
             kind (ProfileFieldKind): `decoded`, `static`, `formula` or `mapping`.
             role (None | ProfileFieldRoleType1 | ProfileFieldRoleType2Type1 | ProfileFieldRoleType3Type1): `battery_pct` for
                 the field holding the battery percentage, else null.
+            measurement (None | ProfileFieldMeasurementType1 | ProfileFieldMeasurementType2Type1 |
+                ProfileFieldMeasurementType3Type1): What the readings measure: `gauge` (a level; numbers by default), `counter`
+                (a running total that only grows, except when the device resets it; takes `increase`), `state` (strings and
+                booleans; takes `duration`), or null (dates and locations).
      """
 
     id: UUID
@@ -46,6 +53,7 @@ class ProfileField:
     data_type: ProfileFieldDataType
     kind: ProfileFieldKind
     role: None | ProfileFieldRoleType1 | ProfileFieldRoleType2Type1 | ProfileFieldRoleType3Type1
+    measurement: None | ProfileFieldMeasurementType1 | ProfileFieldMeasurementType2Type1 | ProfileFieldMeasurementType3Type1
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -75,6 +83,16 @@ class ProfileField:
         else:
             role = self.role
 
+        measurement: None | str
+        if isinstance(self.measurement, ProfileFieldMeasurementType1):
+            measurement = self.measurement.value
+        elif isinstance(self.measurement, ProfileFieldMeasurementType2Type1):
+            measurement = self.measurement.value
+        elif isinstance(self.measurement, ProfileFieldMeasurementType3Type1):
+            measurement = self.measurement.value
+        else:
+            measurement = self.measurement
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -86,6 +104,7 @@ class ProfileField:
             "dataType": data_type,
             "kind": kind,
             "role": role,
+            "measurement": measurement,
         })
 
         return field_dict
@@ -154,6 +173,44 @@ class ProfileField:
         role = _parse_role(d.pop("role"))
 
 
+        def _parse_measurement(data: object) -> None | ProfileFieldMeasurementType1 | ProfileFieldMeasurementType2Type1 | ProfileFieldMeasurementType3Type1:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                measurement_type_1 = ProfileFieldMeasurementType1(data)
+
+
+
+                return measurement_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                measurement_type_2_type_1 = ProfileFieldMeasurementType2Type1(data)
+
+
+
+                return measurement_type_2_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                measurement_type_3_type_1 = ProfileFieldMeasurementType3Type1(data)
+
+
+
+                return measurement_type_3_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ProfileFieldMeasurementType1 | ProfileFieldMeasurementType2Type1 | ProfileFieldMeasurementType3Type1, data)
+
+        measurement = _parse_measurement(d.pop("measurement"))
+
+
         profile_field = cls(
             id=id,
             identifier=identifier,
@@ -162,6 +219,7 @@ class ProfileField:
             data_type=data_type,
             kind=kind,
             role=role,
+            measurement=measurement,
         )
 
 

@@ -10,6 +10,8 @@ from ... import errors
 
 from ...models.error_envelope import ErrorEnvelope
 from ...models.get_device_history_agg import GetDeviceHistoryAgg
+from ...models.get_device_history_downsample import GetDeviceHistoryDownsample
+from ...models.get_device_history_fill import GetDeviceHistoryFill
 from ...models.history_response import HistoryResponse
 from ...types import UNSET, Unset
 from typing import cast
@@ -27,6 +29,11 @@ def _get_kwargs(
     agg: GetDeviceHistoryAgg | Unset = GetDeviceHistoryAgg.AVG,
     site_id: UUID | Unset = UNSET,
     tz: str | Unset = UNSET,
+    fill: GetDeviceHistoryFill | Unset = GetDeviceHistoryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: GetDeviceHistoryDownsample | Unset = GetDeviceHistoryDownsample.LTTB,
+    state: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -59,6 +66,24 @@ def _get_kwargs(
     params["siteId"] = json_site_id
 
     params["tz"] = tz
+
+    json_fill: str | Unset = UNSET
+    if not isinstance(fill, Unset):
+        json_fill = fill.value
+
+    params["fill"] = json_fill
+
+    params["fillMaxGap"] = fill_max_gap
+
+    params["maxPoints"] = max_points
+
+    json_downsample: str | Unset = UNSET
+    if not isinstance(downsample, Unset):
+        json_downsample = downsample.value
+
+    params["downsample"] = json_downsample
+
+    params["state"] = state
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -172,6 +197,11 @@ def sync_detailed(
     agg: GetDeviceHistoryAgg | Unset = GetDeviceHistoryAgg.AVG,
     site_id: UUID | Unset = UNSET,
     tz: str | Unset = UNSET,
+    fill: GetDeviceHistoryFill | Unset = GetDeviceHistoryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: GetDeviceHistoryDownsample | Unset = GetDeviceHistoryDownsample.LTTB,
+    state: str | Unset = UNSET,
 
 ) -> Response[ErrorEnvelope | HistoryResponse]:
     """ Time series of one device field
@@ -192,6 +222,25 @@ def sync_detailed(
       `time_bucket(interval, time, tz)` does: daily buckets start at local midnight, so a
       DST day is 23 or 25 hours long. `time` stays UTC (the instant the local bucket starts)
       and the response echoes `tz`. No effect on raw points.
+    - Chart-ready series (analytics.md section 3), each rule broken a 400
+      `invalid_parameter` naming it:
+      - `fill` (bucketed only, not raw) = `none` (default) | `null` | `previous` | `linear` |
+        `zero` (with `count` and `sum` only): a point for every bucket that starts in [the
+        bucket of `from`, the earlier of `to` and now), with `filled`. `previous` carries the
+        last non-empty bucket (before the first one, the single last reading before `from`);
+        `fillMaxGap` (an ISO 8601 duration, with `previous` only) leaves null a bucket that
+        starts more than that after the newest reading it would carry. `linear` interpolates
+        by bucket start between non-empty buckets (null where a side has none).
+      - `maxPoints` (2..10,000; raw only, number fields only) with `downsample` = `lttb`
+        (default) | `minmax`: every reading of the range (no 500 cap) reduced to at most
+        that many real readings, `downsampled: {method, readings, points}` when it reduced.
+      - `agg=increase` (counter fields: growth, a lower reading being a reset that counts its
+        own value; the first difference from the reading before the bucket), `twa` and
+        `integral` (number fields: time-weighted average and value-hours of the step function,
+        each reading held until the next, the value at the start from the reading before),
+        `duration` (state fields, with `state=<value>`: the seconds that value held). A
+        bucket with a value held into it has a twa, integral and duration. Another field's
+        measurement is a 400 naming it.
     - `signal_quality` is the signal quality series; static fields have no history (no
       points); fields by identifier or UUID.
     - The range is bounded by the plan's telemetry retention: a range that starts before
@@ -209,10 +258,22 @@ def sync_detailed(
         resolution (str | Unset): `raw` (default), `hourly`, `daily` or an ISO 8601 duration.
             Default: 'raw'.
         agg (GetDeviceHistoryAgg | Unset): Bucketed only: avg (default), min, max, sum, count,
-            last. Default: GetDeviceHistoryAgg.AVG.
+            last, increase (counter fields), twa and integral (number fields), duration (state fields,
+            with `state`). Default: GetDeviceHistoryAgg.AVG.
         site_id (UUID | Unset): Only readings recorded at this site (needs the multi-site feature,
             else 403 `multi_site_disabled`).
         tz (str | Unset): IANA time zone of the buckets (default UTC).
+        fill (GetDeviceHistoryFill | Unset): Bucketed only: `none` (default), `null`, `previous`,
+            `linear` or `zero` (count and sum only): a point for every bucket of the range. Default:
+            GetDeviceHistoryFill.NONE.
+        fill_max_gap (str | Unset): With `fill=previous` only: an ISO 8601 duration; a bucket
+            starting more than that after the newest reading it would carry stays null.
+        max_points (int | Unset): Raw, number fields only: 2..10,000; every reading of the range
+            reduced to at most this many real readings (no 500 cap).
+        downsample (GetDeviceHistoryDownsample | Unset): With `maxPoints`: `lttb` (default) or
+            `minmax`. Default: GetDeviceHistoryDownsample.LTTB.
+        state (str | Unset): With `agg=duration` (required there): the state value timed (a
+            boolean's as `true` or `false`).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -232,6 +293,11 @@ resolution=resolution,
 agg=agg,
 site_id=site_id,
 tz=tz,
+fill=fill,
+fill_max_gap=fill_max_gap,
+max_points=max_points,
+downsample=downsample,
+state=state,
 
     )
 
@@ -252,6 +318,11 @@ def sync(
     agg: GetDeviceHistoryAgg | Unset = GetDeviceHistoryAgg.AVG,
     site_id: UUID | Unset = UNSET,
     tz: str | Unset = UNSET,
+    fill: GetDeviceHistoryFill | Unset = GetDeviceHistoryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: GetDeviceHistoryDownsample | Unset = GetDeviceHistoryDownsample.LTTB,
+    state: str | Unset = UNSET,
 
 ) -> ErrorEnvelope | HistoryResponse | None:
     """ Time series of one device field
@@ -272,6 +343,25 @@ def sync(
       `time_bucket(interval, time, tz)` does: daily buckets start at local midnight, so a
       DST day is 23 or 25 hours long. `time` stays UTC (the instant the local bucket starts)
       and the response echoes `tz`. No effect on raw points.
+    - Chart-ready series (analytics.md section 3), each rule broken a 400
+      `invalid_parameter` naming it:
+      - `fill` (bucketed only, not raw) = `none` (default) | `null` | `previous` | `linear` |
+        `zero` (with `count` and `sum` only): a point for every bucket that starts in [the
+        bucket of `from`, the earlier of `to` and now), with `filled`. `previous` carries the
+        last non-empty bucket (before the first one, the single last reading before `from`);
+        `fillMaxGap` (an ISO 8601 duration, with `previous` only) leaves null a bucket that
+        starts more than that after the newest reading it would carry. `linear` interpolates
+        by bucket start between non-empty buckets (null where a side has none).
+      - `maxPoints` (2..10,000; raw only, number fields only) with `downsample` = `lttb`
+        (default) | `minmax`: every reading of the range (no 500 cap) reduced to at most
+        that many real readings, `downsampled: {method, readings, points}` when it reduced.
+      - `agg=increase` (counter fields: growth, a lower reading being a reset that counts its
+        own value; the first difference from the reading before the bucket), `twa` and
+        `integral` (number fields: time-weighted average and value-hours of the step function,
+        each reading held until the next, the value at the start from the reading before),
+        `duration` (state fields, with `state=<value>`: the seconds that value held). A
+        bucket with a value held into it has a twa, integral and duration. Another field's
+        measurement is a 400 naming it.
     - `signal_quality` is the signal quality series; static fields have no history (no
       points); fields by identifier or UUID.
     - The range is bounded by the plan's telemetry retention: a range that starts before
@@ -289,10 +379,22 @@ def sync(
         resolution (str | Unset): `raw` (default), `hourly`, `daily` or an ISO 8601 duration.
             Default: 'raw'.
         agg (GetDeviceHistoryAgg | Unset): Bucketed only: avg (default), min, max, sum, count,
-            last. Default: GetDeviceHistoryAgg.AVG.
+            last, increase (counter fields), twa and integral (number fields), duration (state fields,
+            with `state`). Default: GetDeviceHistoryAgg.AVG.
         site_id (UUID | Unset): Only readings recorded at this site (needs the multi-site feature,
             else 403 `multi_site_disabled`).
         tz (str | Unset): IANA time zone of the buckets (default UTC).
+        fill (GetDeviceHistoryFill | Unset): Bucketed only: `none` (default), `null`, `previous`,
+            `linear` or `zero` (count and sum only): a point for every bucket of the range. Default:
+            GetDeviceHistoryFill.NONE.
+        fill_max_gap (str | Unset): With `fill=previous` only: an ISO 8601 duration; a bucket
+            starting more than that after the newest reading it would carry stays null.
+        max_points (int | Unset): Raw, number fields only: 2..10,000; every reading of the range
+            reduced to at most this many real readings (no 500 cap).
+        downsample (GetDeviceHistoryDownsample | Unset): With `maxPoints`: `lttb` (default) or
+            `minmax`. Default: GetDeviceHistoryDownsample.LTTB.
+        state (str | Unset): With `agg=duration` (required there): the state value timed (a
+            boolean's as `true` or `false`).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -313,6 +415,11 @@ resolution=resolution,
 agg=agg,
 site_id=site_id,
 tz=tz,
+fill=fill,
+fill_max_gap=fill_max_gap,
+max_points=max_points,
+downsample=downsample,
+state=state,
 
     ).parsed
 
@@ -327,6 +434,11 @@ async def asyncio_detailed(
     agg: GetDeviceHistoryAgg | Unset = GetDeviceHistoryAgg.AVG,
     site_id: UUID | Unset = UNSET,
     tz: str | Unset = UNSET,
+    fill: GetDeviceHistoryFill | Unset = GetDeviceHistoryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: GetDeviceHistoryDownsample | Unset = GetDeviceHistoryDownsample.LTTB,
+    state: str | Unset = UNSET,
 
 ) -> Response[ErrorEnvelope | HistoryResponse]:
     """ Time series of one device field
@@ -347,6 +459,25 @@ async def asyncio_detailed(
       `time_bucket(interval, time, tz)` does: daily buckets start at local midnight, so a
       DST day is 23 or 25 hours long. `time` stays UTC (the instant the local bucket starts)
       and the response echoes `tz`. No effect on raw points.
+    - Chart-ready series (analytics.md section 3), each rule broken a 400
+      `invalid_parameter` naming it:
+      - `fill` (bucketed only, not raw) = `none` (default) | `null` | `previous` | `linear` |
+        `zero` (with `count` and `sum` only): a point for every bucket that starts in [the
+        bucket of `from`, the earlier of `to` and now), with `filled`. `previous` carries the
+        last non-empty bucket (before the first one, the single last reading before `from`);
+        `fillMaxGap` (an ISO 8601 duration, with `previous` only) leaves null a bucket that
+        starts more than that after the newest reading it would carry. `linear` interpolates
+        by bucket start between non-empty buckets (null where a side has none).
+      - `maxPoints` (2..10,000; raw only, number fields only) with `downsample` = `lttb`
+        (default) | `minmax`: every reading of the range (no 500 cap) reduced to at most
+        that many real readings, `downsampled: {method, readings, points}` when it reduced.
+      - `agg=increase` (counter fields: growth, a lower reading being a reset that counts its
+        own value; the first difference from the reading before the bucket), `twa` and
+        `integral` (number fields: time-weighted average and value-hours of the step function,
+        each reading held until the next, the value at the start from the reading before),
+        `duration` (state fields, with `state=<value>`: the seconds that value held). A
+        bucket with a value held into it has a twa, integral and duration. Another field's
+        measurement is a 400 naming it.
     - `signal_quality` is the signal quality series; static fields have no history (no
       points); fields by identifier or UUID.
     - The range is bounded by the plan's telemetry retention: a range that starts before
@@ -364,10 +495,22 @@ async def asyncio_detailed(
         resolution (str | Unset): `raw` (default), `hourly`, `daily` or an ISO 8601 duration.
             Default: 'raw'.
         agg (GetDeviceHistoryAgg | Unset): Bucketed only: avg (default), min, max, sum, count,
-            last. Default: GetDeviceHistoryAgg.AVG.
+            last, increase (counter fields), twa and integral (number fields), duration (state fields,
+            with `state`). Default: GetDeviceHistoryAgg.AVG.
         site_id (UUID | Unset): Only readings recorded at this site (needs the multi-site feature,
             else 403 `multi_site_disabled`).
         tz (str | Unset): IANA time zone of the buckets (default UTC).
+        fill (GetDeviceHistoryFill | Unset): Bucketed only: `none` (default), `null`, `previous`,
+            `linear` or `zero` (count and sum only): a point for every bucket of the range. Default:
+            GetDeviceHistoryFill.NONE.
+        fill_max_gap (str | Unset): With `fill=previous` only: an ISO 8601 duration; a bucket
+            starting more than that after the newest reading it would carry stays null.
+        max_points (int | Unset): Raw, number fields only: 2..10,000; every reading of the range
+            reduced to at most this many real readings (no 500 cap).
+        downsample (GetDeviceHistoryDownsample | Unset): With `maxPoints`: `lttb` (default) or
+            `minmax`. Default: GetDeviceHistoryDownsample.LTTB.
+        state (str | Unset): With `agg=duration` (required there): the state value timed (a
+            boolean's as `true` or `false`).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -387,6 +530,11 @@ resolution=resolution,
 agg=agg,
 site_id=site_id,
 tz=tz,
+fill=fill,
+fill_max_gap=fill_max_gap,
+max_points=max_points,
+downsample=downsample,
+state=state,
 
     )
 
@@ -407,6 +555,11 @@ async def asyncio(
     agg: GetDeviceHistoryAgg | Unset = GetDeviceHistoryAgg.AVG,
     site_id: UUID | Unset = UNSET,
     tz: str | Unset = UNSET,
+    fill: GetDeviceHistoryFill | Unset = GetDeviceHistoryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: GetDeviceHistoryDownsample | Unset = GetDeviceHistoryDownsample.LTTB,
+    state: str | Unset = UNSET,
 
 ) -> ErrorEnvelope | HistoryResponse | None:
     """ Time series of one device field
@@ -427,6 +580,25 @@ async def asyncio(
       `time_bucket(interval, time, tz)` does: daily buckets start at local midnight, so a
       DST day is 23 or 25 hours long. `time` stays UTC (the instant the local bucket starts)
       and the response echoes `tz`. No effect on raw points.
+    - Chart-ready series (analytics.md section 3), each rule broken a 400
+      `invalid_parameter` naming it:
+      - `fill` (bucketed only, not raw) = `none` (default) | `null` | `previous` | `linear` |
+        `zero` (with `count` and `sum` only): a point for every bucket that starts in [the
+        bucket of `from`, the earlier of `to` and now), with `filled`. `previous` carries the
+        last non-empty bucket (before the first one, the single last reading before `from`);
+        `fillMaxGap` (an ISO 8601 duration, with `previous` only) leaves null a bucket that
+        starts more than that after the newest reading it would carry. `linear` interpolates
+        by bucket start between non-empty buckets (null where a side has none).
+      - `maxPoints` (2..10,000; raw only, number fields only) with `downsample` = `lttb`
+        (default) | `minmax`: every reading of the range (no 500 cap) reduced to at most
+        that many real readings, `downsampled: {method, readings, points}` when it reduced.
+      - `agg=increase` (counter fields: growth, a lower reading being a reset that counts its
+        own value; the first difference from the reading before the bucket), `twa` and
+        `integral` (number fields: time-weighted average and value-hours of the step function,
+        each reading held until the next, the value at the start from the reading before),
+        `duration` (state fields, with `state=<value>`: the seconds that value held). A
+        bucket with a value held into it has a twa, integral and duration. Another field's
+        measurement is a 400 naming it.
     - `signal_quality` is the signal quality series; static fields have no history (no
       points); fields by identifier or UUID.
     - The range is bounded by the plan's telemetry retention: a range that starts before
@@ -444,10 +616,22 @@ async def asyncio(
         resolution (str | Unset): `raw` (default), `hourly`, `daily` or an ISO 8601 duration.
             Default: 'raw'.
         agg (GetDeviceHistoryAgg | Unset): Bucketed only: avg (default), min, max, sum, count,
-            last. Default: GetDeviceHistoryAgg.AVG.
+            last, increase (counter fields), twa and integral (number fields), duration (state fields,
+            with `state`). Default: GetDeviceHistoryAgg.AVG.
         site_id (UUID | Unset): Only readings recorded at this site (needs the multi-site feature,
             else 403 `multi_site_disabled`).
         tz (str | Unset): IANA time zone of the buckets (default UTC).
+        fill (GetDeviceHistoryFill | Unset): Bucketed only: `none` (default), `null`, `previous`,
+            `linear` or `zero` (count and sum only): a point for every bucket of the range. Default:
+            GetDeviceHistoryFill.NONE.
+        fill_max_gap (str | Unset): With `fill=previous` only: an ISO 8601 duration; a bucket
+            starting more than that after the newest reading it would carry stays null.
+        max_points (int | Unset): Raw, number fields only: 2..10,000; every reading of the range
+            reduced to at most this many real readings (no 500 cap).
+        downsample (GetDeviceHistoryDownsample | Unset): With `maxPoints`: `lttb` (default) or
+            `minmax`. Default: GetDeviceHistoryDownsample.LTTB.
+        state (str | Unset): With `agg=duration` (required there): the state value timed (a
+            boolean's as `true` or `false`).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -468,5 +652,10 @@ resolution=resolution,
 agg=agg,
 site_id=site_id,
 tz=tz,
+fill=fill,
+fill_max_gap=fill_max_gap,
+max_points=max_points,
+downsample=downsample,
+state=state,
 
     )).parsed

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+class ProfileFieldMeasurementType2Type1(StrEnum):
+    COUNTER = "counter"
+    GAUGE = "gauge"
+    STATE = "state"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+class ProfileFieldMeasurementType3Type1(StrEnum):
+    COUNTER = "counter"
+    GAUGE = "gauge"
+    STATE = "state"
+
+    def __str__(self) -> str:
+        return str(self.value)
