@@ -97,9 +97,10 @@ def route_args(q: QueryClass, s: Series, end: datetime, with_site: bool) -> tupl
     resolution = parse_resolution(q.resolution)
     assert resolution is not None
     seg = plan_segments(start, end, resolution, zone_kind(q.tz, start, end))
+    # The bucketed statement reads a batch of series (app/history/series.py): here one.
     return QUERIES["history.bucketed_num"], [
-        s.device_num,
-        s.field_num,
+        [s.device_num],
+        [s.field_num],
         start,
         end,
         resolution.interval,
