@@ -25,6 +25,18 @@ from app.core.enums import DeviceStatus
 from app.core.errors import invalid_parameter
 
 STATUSES = tuple(DeviceStatus)
+# The selecting filters of GET /devices by their parameter names, which fleet latest, the
+# stream and POST /query (its `devices` object) take too; `status` is not one of them
+# there (those select assigned devices only).
+DEVICE_FILTERS = (
+    "subAccountId",
+    "deviceProfileId",
+    "networkId",
+    "siteId",
+    "includeDescendants",
+    "online",
+    "search",
+)
 
 # The query parameters of the directory filters, declared once for every route that takes
 # them, so that a parameter has one name and one description in the OpenAPI document. They

@@ -20,6 +20,7 @@ from app.auth.principal import Principal
 from app.auth.tenancy import split_reference
 from app.core.errors import invalid_parameter
 from app.devices.filters import (
+    DEVICE_FILTERS,
     like_patterns,
     parse_bool,
     parse_network_filter,
@@ -28,15 +29,7 @@ from app.devices.filters import (
 )
 
 MAX_IDS = 200
-FILTERS = (
-    "subAccountId",
-    "deviceProfileId",
-    "networkId",
-    "siteId",
-    "includeDescendants",
-    "online",
-    "search",
-)
+FILTERS = DEVICE_FILTERS
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

@@ -34,8 +34,10 @@ from app.auth.tenancy import split_reference
 from app.core.body import read_json_body, translate_error
 from app.core.errors import ApiError, ErrorCode, forbidden, invalid_body
 from app.core.sql import QUERIES
-from app.devices.filters import fleet_filters
+from app.devices.filters import DEVICE_FILTERS, fleet_filters
 from app.export.service import fleet_devices
+from app.history.downsample import METHODS
+from app.history.fill import FILL_MODES
 from app.history.planner import (
     MAX_BUCKETS,
     Resolution,
@@ -80,17 +82,9 @@ MAX_BATCH = 50
 # Series x days per bucketed statement that reads its buckets from the readings one by one
 # (a zone or width no partial nests in): about 100,000 readings at 15-minute readings.
 SERIES_DAYS_PER_STATEMENT = 1_000
-FILTER_KEYS = (
-    "subAccountId",
-    "deviceProfileId",
-    "networkId",
-    "siteId",
-    "includeDescendants",
-    "online",
-    "search",
-)
-FILLS = ("none", "null", "previous", "linear", "zero")
-DOWNSAMPLES = ("lttb", "minmax")
+FILTER_KEYS = DEVICE_FILTERS
+FILLS = FILL_MODES
+DOWNSAMPLES = METHODS
 _digest_encode = msgspec.json.Encoder(order="deterministic").encode
 
 
