@@ -1,5 +1,5 @@
 """Tenants across two clusters: the test database of the project's cluster ("a") and a
-second cluster started by the CLI on TELEMETRY_DB_PORT + 30 ("b"), one API instance with a
+second cluster started by the CLI on a free port ("b"), one API instance with a
 placement file in front of both, and the key directory filled by `telemetry placement sync`.
 """
 
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import tempfile
 import time
@@ -21,10 +20,10 @@ import asyncpg
 import httpx
 import pytest
 
-from app.core.config import DEFAULT_PORT
 from app.core.db import init_connection
 from app.ops import cluster
 from app.telemetry.pipeline import Outcome, Uplink, store_uplink
+from benchmarks.common import free_port
 from tests.conftest import LiveServer, start_server
 from tests.factories import World, load
 from tests.helpers import bearer, ingest_context
@@ -32,7 +31,9 @@ from tests.integration import test_ingest_helpers as cs
 from tests.integration import test_tts_ingest as tts
 from tests.integration.test_replication import cli
 
-SECOND_PORT = int(os.environ.get("TELEMETRY_DB_PORT", DEFAULT_PORT)) + 30
+# A free port of its own, not an offset of the project's cluster port (another checkout's
+# cluster on this host may sit there).
+SECOND_PORT = free_port()
 
 
 class Tenant:

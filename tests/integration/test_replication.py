@@ -1,7 +1,7 @@
 """A primary and a hot standby started as users start them, and two API instances.
 
-The cluster pair is the module's own (a fresh primary in a temporary directory on the
-port of TELEMETRY_DB_PORT + 10, its standby on + 20), so pausing replay or killing the
+The cluster pair is the module's own (a fresh primary in a temporary directory on a free
+port, its standby on another), so pausing replay or killing the
 standby touches nothing else. Which server answered is shown by behaviour, not by a header:
 with the standby's replay paused it answers with what was there before the pause, the
 primary with what was written after it.
@@ -26,18 +26,19 @@ import asyncpg
 import httpx
 import pytest
 
-from app.core.config import DEFAULT_PORT
 from app.core.db import init_connection
 from app.core.errors import UNAVAILABLE_RETRY_AFTER_S
 from app.ops import cluster
+from benchmarks.common import free_port
 from tests.conftest import LiveServer, start_server
 from tests.factories import World, load
 from tests.helpers import bearer
 from tests.integration import test_ingest_helpers as cs
 from tests.integration.test_admin_cli import TELEMETRY
 
-BASE_PORT = int(os.environ.get("TELEMETRY_DB_PORT", DEFAULT_PORT))
-PRIMARY_PORT, STANDBY_PORT = BASE_PORT + 10, BASE_PORT + 20
+# Free ports of their own, not offsets of the project's cluster port: another checkout's
+# cluster on this host may sit at such an offset (two checkouts with default settings).
+PRIMARY_PORT, STANDBY_PORT = free_port(), free_port()
 # TELEMETRY_MAX_STALENESS of the servers under test: room for a busy CI box to make a
 # few requests while a paused standby is still within it.
 BOUND_S = 4.0
