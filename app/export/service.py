@@ -22,9 +22,8 @@ from app.core.config import Settings
 from app.core.errors import ErrorCode, forbidden, invalid_parameter
 from app.core.sql import QUERIES
 from app.export.structs import FORMATS, LAYOUTS, Column, ExportParams, ExportPlan, Format
-from app.history.planner import MAX_BUCKETS, bucket_count, parse_resolution
 from app.history.series import NON_NUMERIC_AGGS
-from app.history.service import parse_range
+from app.history.service import parse_bucketing, parse_range
 from app.history.zones import parse_tz
 from app.query.structs import QUERY_AGGS
 
@@ -62,19 +61,10 @@ def parse_params(
     cutoff = now - timedelta(days=principal.retention_days)
     # Bucketed as /history buckets (analytics.md section 2): the same checks of resolution,
     # agg and the 10,000-bucket bound (D12), counted on the range read.
-    parsed = parse_resolution(resolution) if resolution is not None else None
-    if parsed is None:
-        if agg is not None:
-            raise invalid_parameter("agg", "applies to bucketed resolutions only, not raw")
-    else:
-        agg = agg if agg is not None else "avg"
-        if agg not in QUERY_AGGS:
-            raise invalid_parameter("agg", f"must be one of {', '.join(QUERY_AGGS)}")
-        counted_from = max(begin, cutoff) if finish > cutoff else begin
-        if bucket_count(counted_from, finish, parsed, zone) > MAX_BUCKETS:
-            raise invalid_parameter(
-                "resolution", f"the range holds more than {MAX_BUCKETS} buckets"
-            )
+    parsed, agg = parse_bucketing(
+        resolution if resolution is not None else "raw", agg, QUERY_AGGS, begin, finish, cutoff,
+        zone,
+    )  # fmt: skip
     return ExportParams(
         fields=wanted,
         start=begin,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -94,22 +95,7 @@ def parse_query(
     zone = parse_tz(tz)
     cutoff = now - timedelta(days=principal.retention_days)
     resolution_text = resolution if resolution is not None else "raw"
-    parsed = parse_resolution(resolution_text)
-    if parsed is None:
-        if agg is not None:
-            raise invalid_parameter("agg", "applies to bucketed resolutions only, not raw")
-    else:
-        agg = agg if agg is not None else "avg"
-        if agg not in AGGS:
-            raise invalid_parameter("agg", f"must be one of {', '.join(AGGS)}")
-        # Counted on the range actually read: clamped to the cutoff when it ends inside
-        # retention; a range entirely outside is counted whole, so its 400 still comes
-        # before the 403 outside_retention (D3).
-        counted_from = max(begin, cutoff) if finish > cutoff else begin
-        if bucket_count(counted_from, finish, parsed, zone) > MAX_BUCKETS:
-            raise invalid_parameter(
-                "resolution", f"the range holds more than {MAX_BUCKETS} buckets"
-            )
+    parsed, agg = parse_bucketing(resolution_text, agg, AGGS, begin, finish, cutoff, zone)
     options = chart.parse_chart(bucketed=parsed is not None, agg=agg, now=now, **chart_parameters)
     site = None
     if site_id is not None:
@@ -119,6 +105,34 @@ def parse_query(
     return HistoryQuery(
         field, begin, finish, parsed, resolution_text, agg, site, zone, cutoff, options
     )
+
+
+def parse_bucketing(
+    resolution: str,
+    agg: str | None,
+    aggs: Sequence[str],
+    begin: datetime,
+    finish: datetime,
+    cutoff: datetime,
+    zone: str | None,
+) -> tuple[Resolution | None, str | None]:
+    """The resolution (None: raw) and aggregate of a read that may be bucketed (/history,
+    the exports): `agg` only when bucketed, one of `aggs` (default avg), and at most
+    MAX_BUCKETS buckets (D12) counted on the range actually read: clamped to the cutoff
+    when it ends inside retention; a range entirely outside is counted whole, so its 400
+    still comes before the 403 outside_retention (D3)."""
+    parsed = parse_resolution(resolution)
+    if parsed is None:
+        if agg is not None:
+            raise invalid_parameter("agg", "applies to bucketed resolutions only, not raw")
+        return None, None
+    agg = agg if agg is not None else "avg"
+    if agg not in aggs:
+        raise invalid_parameter("agg", f"must be one of {', '.join(aggs)}")
+    counted_from = max(begin, cutoff) if finish > cutoff else begin
+    if bucket_count(counted_from, finish, parsed, zone) > MAX_BUCKETS:
+        raise invalid_parameter("resolution", f"the range holds more than {MAX_BUCKETS} buckets")
+    return parsed, agg
 
 
 async def read_history(
