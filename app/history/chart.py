@@ -58,6 +58,25 @@ class ChartOptions:
 NO_CHART = ChartOptions()
 
 
+@dataclass(frozen=True)
+class SeriesSpan:
+    """One series' bucketed read of a chart request: which series, the range, the retention
+    cutoff, the buckets and the options; what the aggregates and the fill read by."""
+
+    numeric: bool
+    data_type: str
+    device: int
+    field: int
+    start: datetime
+    end: datetime
+    cutoff: datetime
+    site: int | None
+    resolution: Resolution
+    agg: str
+    tz: str | None
+    options: ChartOptions
+
+
 def parse_chart(
     *,
     bucketed: bool,
@@ -169,78 +188,49 @@ def _limit(options: ChartOptions, end: datetime) -> datetime:
     return min(end, options.now) if options.now is not None else end
 
 
-async def read_aggregate(
-    connection: Any,
-    numeric: bool,
-    data_type: str,
-    device: int,
-    field: int,
-    start: datetime,
-    end: datetime,
-    cutoff: datetime,
-    site: int | None,
-    resolution: Resolution,
-    agg: str,
-    tz: str | None,
-    options: ChartOptions,
-) -> dict[int, aggregates.BucketResult]:
+async def read_aggregate(connection: Any, span: SeriesSpan) -> dict[int, aggregates.BucketResult]:
     """increase, twa, integral or duration per bucket label (epoch microseconds), from the
     readings of the range and the one before it (one statement)."""
     row = await connection.fetchrow(
-        QUERIES["history.span_num" if numeric else "history.span_other"],
-        device, field, start, end, site, MAX_RANGE_READINGS + 1, cutoff,
+        QUERIES["history.span_num" if span.numeric else "history.span_other"],
+        span.device, span.field, span.start, span.end, span.site, MAX_RANGE_READINGS + 1,
+        span.cutoff,
     )  # fmt: skip
     times = row["times"] or []
     if len(times) > MAX_RANGE_READINGS:
         raise invalid_parameter(
             "from", f"the range holds more than {MAX_RANGE_READINGS} readings; ask a shorter one"
         )
-    if numeric:
+    if span.numeric:
         values = row["values"] or []
     else:
         values = _decode_values(row["values"]) if row["values"] is not None else []
     before = None
     if row["before_time"] is not None:
         before = aggregates.Reading(row["before_time"], row["before_value"])
-    lo = to_micros(start)
-    if agg == "increase":
+    lo = to_micros(span.start)
+    if span.agg == "increase":
         return aggregates.increase(
-            times, values, before, pieces(lo, to_micros(end), resolution, tz)
+            times, values, before, pieces(lo, to_micros(span.end), span.resolution, span.tz)
         )
-    limit = to_micros(_limit(options, end))
+    limit = to_micros(_limit(span.options, span.end))
     if limit <= lo:
         return {}
-    state = state_value(options, data_type) if agg == "duration" else None
-    return aggregates.weighted(agg, times, values, before, pieces(lo, limit, resolution, tz), state)
+    state = state_value(span.options, span.data_type) if span.agg == "duration" else None
+    return aggregates.weighted(
+        span.agg, times, values, before, pieces(lo, limit, span.resolution, span.tz), state
+    )
 
 
-async def aggregate_points(
-    connection: Any,
-    numeric: bool,
-    data_type: str,
-    device: int,
-    field: int,
-    start: datetime,
-    end: datetime,
-    cutoff: datetime,
-    site: int | None,
-    resolution: Resolution,
-    agg: str,
-    tz: str | None,
-    options: ChartOptions,
-) -> list[HistoryPoint]:
+async def aggregate_points(connection: Any, span: SeriesSpan) -> list[HistoryPoint]:
     """The points of increase, twa, integral or duration, oldest first, filled when asked."""
-    buckets = await read_aggregate(
-        connection, numeric, data_type, device, field, start, end, cutoff, site, resolution,
-        agg, tz, options,
-    )  # fmt: skip
+    buckets = await read_aggregate(connection, span)
     points = [HistoryPoint(from_micros(label), b.value) for label, b in sorted(buckets.items())]
-    if options.fill is None:
+    if span.options.fill is None:
         return points
     return await fill_points(
-        connection, points, {label: b.newest for label, b in buckets.items()}, numeric, device,
-        field, start, end, cutoff, site, resolution, agg, tz, options,
-    )  # fmt: skip
+        connection, points, {label: b.newest for label, b in buckets.items()}, span
+    )
 
 
 async def newest_per_bucket(
@@ -265,27 +255,14 @@ async def newest_per_bucket(
 
 
 async def fill_points(
-    connection: Any,
-    points: list[HistoryPoint],
-    newest: dict[int, int] | None,
-    numeric: bool,
-    device: int,
-    field: int,
-    start: datetime,
-    end: datetime,
-    cutoff: datetime,
-    site: int | None,
-    resolution: Resolution,
-    agg: str,
-    tz: str | None,
-    options: ChartOptions,
+    connection: Any, points: list[HistoryPoint], newest: dict[int, int] | None, span: SeriesSpan
 ) -> list[HistoryPoint]:
     """`points` (the non-empty buckets, oldest first) with every bucket of the range."""
-    rule = options.fill
+    rule = span.options.fill
     assert rule is not None
-    limit = to_micros(_limit(options, end))
-    lo = to_micros(start)
-    labels = labels_in(lo, limit, resolution, tz)
+    limit = to_micros(_limit(span.options, span.end))
+    lo = to_micros(span.start)
+    labels = labels_in(lo, limit, span.resolution, span.tz)
     by_label = {to_micros(p.time): p for p in points}
     known = {
         label: Bucket(p.value, newest.get(label) if newest else None)
@@ -295,14 +272,18 @@ async def fill_points(
     if rule.mode == "previous":
         if rule.max_gap is not None and newest is None:
             newest = await newest_per_bucket(
-                connection, numeric, device, field, start, end, site, resolution, tz
-            )
+                connection, span.numeric, span.device, span.field, span.start, span.end,
+                span.site, span.resolution, span.tz,
+            )  # fmt: skip
             known = {label: Bucket(b.value, newest.get(label)) for label, b in known.items()}
         # The reading before `from` matters only when the range opens with empty buckets.
         if labels and labels[0] not in known:
-            reading = await last_before(connection, numeric, device, field, cutoff, start, site)
+            reading = await last_before(
+                connection, span.numeric, span.device, span.field, span.cutoff, span.start,
+                span.site,
+            )  # fmt: skip
             if reading is not None:
-                before = Bucket(previous_seed(agg, reading.value), reading.time)
+                before = Bucket(previous_seed(span.agg, reading.value), reading.time)
     out: list[HistoryPoint] = []
     for point in fill_buckets(labels, known, rule, before):
         if point.filled:

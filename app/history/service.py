@@ -244,21 +244,19 @@ async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQ
         return history
 
     assert query.agg is not None
+    span = chart.SeriesSpan(
+        numeric, data_type, context["num"], field_num, start, end, cutoff, site_num,
+        query.resolution, query.agg, query.tz, options,
+    )  # fmt: skip
     if query.agg in NEW_AGGS and not series.static:
-        history.points = await chart.aggregate_points(
-            pool, numeric, data_type, context["num"], field_num, start, end, cutoff, site_num,
-            query.resolution, query.agg, query.tz, options,
-        )  # fmt: skip
+        history.points = await chart.aggregate_points(pool, span)
         history.points.reverse()  # newest first on /history
         return history
     bucketing = Bucketing(query.resolution, query.agg, query.tz)
     (points,) = await read_buckets(pool, [series], start, end, bucketing, site_num)
     if options.fill is not None and not series.static:
         # The fill works oldest first, as the buckets are read.
-        points = await chart.fill_points(
-            pool, points, None, numeric, context["num"], field_num, start, end,
-            cutoff, site_num, query.resolution, query.agg, query.tz, options,
-        )  # fmt: skip
+        points = await chart.fill_points(pool, points, None, span)
     points.reverse()  # newest first on /history
     history.points = points
     return history
