@@ -21,8 +21,8 @@ import asyncpg
 from app.core.config import Settings, settings
 from app.core.db import close_pool, create_pool
 from app.downlinks.dispatch import run_dispatcher
-from app.history.retention import run_retention_job
-from app.mqtt.runner import run_mqtt
+from app.history.maintenance import run_retention_job
+from app.ingest.mqtt_runner import run_mqtt
 from app.webhooks.dispatcher import run_webhooks
 
 Loop = Callable[[asyncpg.Pool, Settings, asyncio.Event], Coroutine[Any, Any, None]]

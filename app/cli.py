@@ -117,15 +117,15 @@ def cmd_standby(args: argparse.Namespace) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
-    from app.core.server import granian_server
     from app.observe.multiproc import prepare_multiprocess_dir
+    from app.server.granian import granian_server
 
     check_port_free(args.host, args.port)
     # Before anything imports prometheus-client (app.main does): every worker writes its
     # counters into this directory, which the client finds in the environment.
     metrics_dir = prepare_multiprocess_dir()
+    from app.latest.generations import create_table_file
     from app.main import load_app
-    from app.telemetry.generations import create_table_file
 
     configured = settings()
     metrics_port = configured.metrics_port if args.metrics_port is None else args.metrics_port
@@ -252,7 +252,7 @@ def cmd_mqtt(args: argparse.Namespace) -> None:
 
 def cmd_ingest(args: argparse.Namespace) -> None:
     from app.background import run_alone
-    from app.mqtt.runner import run_mqtt
+    from app.ingest.mqtt_runner import run_mqtt
 
     uvloop.run(run_alone(run_mqtt))
 
@@ -265,7 +265,7 @@ def cmd_dispatch(args: argparse.Namespace) -> None:
 
 
 def cmd_retention(args: argparse.Namespace) -> None:
-    from app.history.retention import compact_closed_chunks, pack_closed_weeks, run_retention
+    from app.history.maintenance import compact_closed_chunks, pack_closed_weeks, run_retention
 
     if args.pack:
         packed = run_with_connection(lambda c: pack_closed_weeks(c, settings().pack_after_s))
@@ -277,7 +277,7 @@ def cmd_retention(args: argparse.Namespace) -> None:
 
 
 def cmd_placement(args: argparse.Namespace) -> None:
-    from app.core.placement import load_placement, sync_directory
+    from app.ops.placement import load_placement, sync_directory
 
     placement_file = settings().placement_file
     if not placement_file:

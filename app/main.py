@@ -28,12 +28,14 @@ from app.core.config import settings as process_settings
 from app.core.db import create_pool
 from app.core.deadline import DeadlineMiddleware, deadlines_lifespan
 from app.core.errors import handle_exception
-from app.core.face import ServerFace, allow_every_method
 from app.core.listener import Listener
 from app.core.routing import RoutingMiddleware, routing_lifespan
 from app.core.tasks import running
 from app.docs import DocsController
 from app.docs.index import API_VERSION, ApiIndexController, RootIndexController
+from app.ingest.receive import Receiver
+from app.latest.cache import LatestCache
+from app.latest.generations import Generations
 from app.live.cors import Cors
 from app.live.hub import LiveHub
 from app.live.shutdown import install as answer_held_requests_on_stop
@@ -42,11 +44,9 @@ from app.live.wait import drain
 from app.observe.logs import access_log_lifespan, configure_logging
 from app.observe.metrics import metrics_lifespan
 from app.observe.requests import RequestObserver
+from app.profiles.contexts import DeviceContexts
 from app.routes import api_route_handlers, public_route_handlers
-from app.telemetry.catalog import DeviceContexts
-from app.telemetry.generations import Generations
-from app.telemetry.latest_cache import LatestCache
-from app.telemetry.receive import Receiver
+from app.server.face import ServerFace, allow_every_method
 
 log = logging.getLogger(__name__)
 # At shutdown, the time held requests and streams get to answer before the worker closes.
@@ -118,7 +118,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         app.state.settings = settings
         app.state.latest_generations = Generations(settings.latest_generations)
         # What is cached of one database belongs to its app (in placement mode a worker
-        # runs one app per cluster): app/telemetry/catalog.py, app/telemetry/receive.py.
+        # runs one app per cluster): app/profiles/contexts.py, app/ingest/receive.py.
         app.state.device_contexts = DeviceContexts()
         app.state.receiver = Receiver(
             app.state.pool, app.state.device_contexts, app.state.latest_generations
@@ -212,10 +212,10 @@ def route_handlers(app: Litestar) -> list[Any]:
 
 def build_app(settings: Settings) -> Any:
     """One app, or one per cluster behind the placement dispatcher when the Settings name
-    a placement file (TELEMETRY_PLACEMENT, app/core/placement.py), behind the checks made
-    before routing (app/core/face.py)."""
+    a placement file (TELEMETRY_PLACEMENT, app/ops/placement.py), behind the checks made
+    before routing (app/server/face.py)."""
     if settings.placement_file:
-        from app.core.placement import PlacementApp
+        from app.ops.placement import PlacementApp
 
         return ServerFace(PlacementApp(settings, create_app))
     return ServerFace(create_app(settings))

@@ -15,6 +15,7 @@ def api_route_handlers() -> list[Any]:
     from app.export.controller import ExportController
     from app.gateways.controller import GatewayController
     from app.history.controller import HistoryController
+    from app.latest.controller import LatestController
     from app.live.controller import FleetLatestController, StreamController
     from app.members.controller import MembersController
     from app.multicast.controller import MulticastGroupController
@@ -23,7 +24,6 @@ def api_route_handlers() -> list[Any]:
     from app.profiles.controller import ProfileController
     from app.query.controller import QueryController
     from app.sites.controller import SiteController
-    from app.telemetry.controller import LatestController
 
     return [
         DeviceController,
@@ -45,8 +45,8 @@ def api_route_handlers() -> list[Any]:
 
 
 def public_route_handlers() -> list[Any]:
+    from app.ingest.chirpstack_http import IngestController
+    from app.ingest.tts_http import TtsIngestController
     from app.live.page import LivePageController
-    from app.telemetry.ingest import IngestController
-    from app.tts.controller import TtsIngestController
 
     return [IngestController, TtsIngestController, LivePageController]

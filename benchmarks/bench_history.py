@@ -394,7 +394,7 @@ SELECT d, f, t, round((random() * 100)::numeric, 2)::float8,
 async def synthetic(
     devices: int, days: int, compact: bool, repetitions: int, database: str
 ) -> list[Measure]:
-    from app.history.retention import compact_closed_chunks
+    from app.history.maintenance import compact_closed_chunks
     from benchmarks.common import scratch_database
     from benchmarks.suite import storage_measures
 

@@ -21,7 +21,7 @@ Target: >= 5,000 uplinks/s of 4 fields (issue 17). Each 204 means one committed 
 uplink writes: 5 raw readings (4 fields + signal quality; no rollups, which the packing
 job materialises later), device state with the recomputed /latest body, the dedup row, the
 gateway, the device's presence. Concurrent uplinks are grouped into one transaction per
-batch (app/telemetry/batch.py). On the S dataset every device gets several uplinks a
+batch (app/ingest/batch.py). On the S dataset every device gets several uplinks a
 second (50 devices), far more than real sensors, so uplinks of one device queue behind
 each other's row locks; a real fleet spreads them.
 

@@ -8,7 +8,7 @@ count of the run (64 first):
   returning a constant 150-byte body, no database), taken from the suite's floors when
   run inside it, measured here otherwise;
 - the database part alone: the route's one SQL statement (authentication, rate limit and
-  device lookup, `telemetry.latest_with_auth`) through asyncpg from 16 connections;
+  device lookup, `latest.latest_with_auth`) through asyncpg from 16 connections;
 - the cost of observing requests: `/latest` 304 @64 on fresh servers as served (access
   log and metrics on) and with both off (ACCESS_LOG=off, METRICS_PORT=0), two of each,
   alternated, with req/s and the servers' own CPU time per request; target: CPU per
@@ -42,7 +42,7 @@ from benchmarks.common import (
     write_requests,
 )
 
-LATEST_SQL_NAME = "telemetry.latest_with_auth"
+LATEST_SQL_NAME = "latest.latest_with_auth"
 
 
 def _migrate(database_url: str) -> None:

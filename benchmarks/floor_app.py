@@ -1,7 +1,7 @@
 """The HTTP floor: the product's server configuration serving a constant JSON body.
 
 Benchmark-only (never mounted in the product). It runs on the granian server of
-`telemetry serve` (app/core/server.py: ASGI, uvloop, the same backlog, access log off)
+`telemetry serve` (app/server/granian.py: ASGI, uvloop, the same backlog, access log off)
 with Litestar and msgspec, so the difference between a product route and `/floor` is the
 route's own work: authentication, the database round trip and the encoding of its answer.
 
@@ -31,7 +31,7 @@ def app_factory() -> Litestar:
 
 
 def main() -> None:
-    from app.core.server import granian_server
+    from app.server.granian import granian_server
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--host", default="127.0.0.1")

@@ -10,7 +10,7 @@ import asyncpg
 import httpx
 from litestar.testing import AsyncTestClient
 
-from app.telemetry.catalog import DeviceContext, DeviceContexts
+from app.profiles.contexts import DeviceContext, DeviceContexts
 
 
 def bearer(key: str, **extra: str) -> dict[str, str]:

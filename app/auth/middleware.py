@@ -72,7 +72,7 @@ class AuthMiddleware:
         if scope["route_handler"].opt.get("inline_auth"):
             # The handler authenticates in the same SQL statement as its own lookup (one
             # round trip) and adds the rate-limit headers itself; see
-            # app/telemetry/controller.py.
+            # app/latest/controller.py.
             scope.setdefault("state", {})["key_hash"] = hash_secret(key)
             await self.app(scope, receive, send)
             return

@@ -56,7 +56,7 @@ by the library when it is imported; `serve` points it at a fresh directory for i
 (app/observe/multiproc.py).
 
 `latest_generations` has no variable: `telemetry serve` sets it for its workers (the path
-of the instance's /latest generation table, app/telemetry/generations.py).
+of the instance's /latest generation table, app/latest/generations.py).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class Settings(msgspec.Struct, frozen=True):
     db_command_timeout_s: float = 6.0
     health_timeout_s: float = 2.0
     # The shared-memory table by which the workers of one `serve` instance see each other's
-    # new /latest bodies at once (app/telemetry/generations.py); "" for a private table.
+    # new /latest bodies at once (app/latest/generations.py); "" for a private table.
     latest_generations: str = ""
     # The local cluster of `telemetry db start|stop`.
     db_port: int = DEFAULT_PORT
@@ -129,7 +129,7 @@ class Settings(msgspec.Struct, frozen=True):
     # Exports streaming at once per worker: each holds a pool connection while it runs.
     export_concurrency: int = 4
     # Hot standbys for stale-tolerant reads and the bound on their staleness
-    # (app/core/routing.py); a placement file for tenants across clusters (app/core/placement.py).
+    # (app/core/routing.py); a placement file for tenants across clusters (app/ops/placement.py).
     database_read_urls: tuple[str, ...] = ()
     max_staleness_s: float = 1.0
     placement_file: str | None = None

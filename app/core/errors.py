@@ -29,7 +29,7 @@ class ErrorCode(StrEnum):
     CONFLICT = "conflict"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
-    # Requests the HTTP server refuses before routing (app/core/face.py).
+    # Requests the HTTP server refuses before routing (app/server/face.py).
     URI_TOO_LONG = "uri_too_long"
     HEADERS_TOO_LARGE = "headers_too_large"
     RATE_LIMITED = "rate_limited"

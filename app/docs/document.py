@@ -2,7 +2,7 @@
 
 Litestar derives paths, parameters and schemas from the handlers and structs. This adds
 what the types cannot say, from the routes' own declarations (`opt`: scope, key flavour,
-plan write access, feature switches) and the tables of app/docs/catalog.py:
+plan write access, feature switches) and the tables of app/docs/descriptions.py:
 every error response with its codes and real messages in our envelope, the rate-limit,
 `Retry-After`, `WWW-Authenticate`, `ETag` and `X-Request-ID` headers, `If-None-Match`,
 parameter schemas (enums, formats, patterns, required), descriptions of every field,
@@ -22,11 +22,11 @@ from litestar.routes import HTTPRoute
 
 from app.core.body import inline_schema
 from app.core.errors import ErrorCode
-from app.docs import catalog
+from app.docs import descriptions
 from app.docs.examples import BODY_EXAMPLES, RESPONSE_EXAMPLES
 from app.docs.live import complete_live_document, complete_live_operation
 from app.docs.webhooks import add_webhooks
-from app.tts.structs import ApplicationUp
+from app.ingest.tts_messages import ApplicationUp
 
 ENVELOPE = {"$ref": "#/components/schemas/ErrorEnvelope"}
 _GENERIC = re.compile(r"^(Single|Listing)_(.+)_$")
@@ -34,7 +34,7 @@ _FEATURE_CODES = {
     "networks": ErrorCode.NETWORKS_DISABLED,
     "multi_site": ErrorCode.MULTI_SITE_DISABLED,
 }
-# Statuses app/core/face.py can answer before the application (and its request id).
+# Statuses app/server/face.py can answer before the application (and its request id).
 FACE_STATUSES = {404, 413, 414, 431}
 INGEST_OPERATIONS = {
     "ingestChirpStack": "A ChirpStack v4 integration event, JSON marshaler; its shape depends "
@@ -62,7 +62,7 @@ def _timestamps(node: Any, names: frozenset[str]) -> Any:
     return node
 
 
-# The Things Stack's message as the service reads it (app/tts/structs.py). A ChirpStack
+# The Things Stack's message as the service reads it (app/ingest/tts_messages.py). A ChirpStack
 # body's shape depends on the `event` parameter, which a JSON Schema cannot follow.
 INGEST_SCHEMAS: dict[str, dict[str, Any]] = {
     "ingestChirpStack": {"type": "object"},
@@ -169,12 +169,14 @@ def _rename_schemas(document: dict[str, Any]) -> None:
 def _describe_fields(document: dict[str, Any]) -> None:
     for schema_name, schema in document["components"]["schemas"].items():
         for name, prop in (schema.get("properties") or {}).items():
-            pattern = catalog.FIELD_PATTERNS.get(name)
+            pattern = descriptions.FIELD_PATTERNS.get(name)
             if pattern is not None and prop.get("type") == "string":
                 prop["pattern"] = pattern
             if _has_description(prop):
                 continue
-            text = catalog.FIELD_DOCS.get(f"{schema_name}.{name}") or catalog.FIELD_DOCS.get(name)
+            text = descriptions.FIELD_DOCS.get(
+                f"{schema_name}.{name}"
+            ) or descriptions.FIELD_DOCS.get(name)
             if text:
                 prop["description"] = text
 
@@ -204,7 +206,7 @@ def _handler_options(app: Litestar) -> dict[str, dict[str, Any]]:
 def _codes(operation: dict[str, Any], opt: dict[str, Any], public: bool) -> list[ErrorCode]:
     """Every error code the operation can answer, in the order of decisions D3."""
     operation_id = operation["operationId"]
-    # The server's face (app/core/face.py) answers these on every route before routing.
+    # The server's face (app/server/face.py) answers these on every route before routing.
     codes: list[ErrorCode] = [
         ErrorCode.PAYLOAD_TOO_LARGE,
         ErrorCode.URI_TOO_LONG,
@@ -237,7 +239,7 @@ def _codes(operation: dict[str, Any], opt: dict[str, Any], public: bool) -> list
         ]
     if any(p["in"] == "path" for p in parameters):
         codes.append(ErrorCode.NOT_FOUND)
-    codes += catalog.ROUTE_CODES.get(operation_id, ())
+    codes += descriptions.ROUTE_CODES.get(operation_id, ())
     if operation_id != "getHealth":
         codes += [ErrorCode.UNAVAILABLE, ErrorCode.TIMEOUT]
     seen: dict[ErrorCode, None] = {}
@@ -249,7 +251,7 @@ def _codes(operation: dict[str, Any], opt: dict[str, Any], public: bool) -> list
 def _error_responses(codes: list[ErrorCode], public: bool) -> dict[str, Any]:
     by_status: dict[int, list[ErrorCode]] = {}
     for code in codes:
-        by_status.setdefault(catalog.ERROR_CODES[code][0], []).append(code)
+        by_status.setdefault(descriptions.ERROR_CODES[code][0], []).append(code)
     responses: dict[str, Any] = {}
     for status, named in sorted(by_status.items()):
         # The face's refusals come before the request has an id.
@@ -267,7 +269,7 @@ def _error_responses(codes: list[ErrorCode], public: bool) -> dict[str, Any]:
                 headers[name] = _ref(name)
         listed = ", ".join(f"`{code}`" for code in named)
         responses[str(status)] = {
-            "description": f"{catalog.STATUS_TEXT[status]}: {listed}.",
+            "description": f"{descriptions.STATUS_TEXT[status]}: {listed}.",
             "headers": headers,
             "content": {
                 "application/json": {
@@ -287,7 +289,7 @@ def _error_responses(codes: list[ErrorCode], public: bool) -> dict[str, Any]:
                             "value": {
                                 "error": {
                                     "code": code.value,
-                                    "message": catalog.ERROR_CODES[code][1],
+                                    "message": descriptions.ERROR_CODES[code][1],
                                 }
                             },
                         }
@@ -304,10 +306,10 @@ _CONSTRAINED = {"pattern", "format", "enum", "anyOf", "oneOf"}
 
 
 def _refuse_nul(node: Any) -> None:
-    """Adds catalog.NO_NUL to every free-text string schema under `node`."""
+    """Adds descriptions.NO_NUL to every free-text string schema under `node`."""
     if isinstance(node, dict):
         if node.get("type") == "string" and not _CONSTRAINED & node.keys():
-            node["pattern"] = catalog.NO_NUL
+            node["pattern"] = descriptions.NO_NUL
         for value in node.values():
             _refuse_nul(value)
     elif isinstance(node, list):
@@ -316,17 +318,19 @@ def _refuse_nul(node: Any) -> None:
 
 
 def _complete_parameters(operation: dict[str, Any]) -> None:
-    required = catalog.REQUIRED_PARAMS.get(operation["operationId"], ())
-    rules = catalog.PARAM_RULES.get(operation["operationId"], {})
+    required = descriptions.REQUIRED_PARAMS.get(operation["operationId"], ())
+    rules = descriptions.PARAM_RULES.get(operation["operationId"], {})
     for parameter in operation.get("parameters", []):
         name = parameter["name"]
-        schema = catalog.PARAM_SCHEMAS.get(name)
-        schema = catalog.OPERATION_PARAM_SCHEMAS.get(operation["operationId"], {}).get(name, schema)
+        schema = descriptions.PARAM_SCHEMAS.get(name)
+        schema = descriptions.OPERATION_PARAM_SCHEMAS.get(operation["operationId"], {}).get(
+            name, schema
+        )
         if schema is not None:
             kept = {k: v for k, v in parameter.get("schema", {}).items() if k in ("description",)}
             parameter["schema"] = {**copy.deepcopy(schema), **kept}
         if not parameter.get("description"):
-            parameter["description"] = catalog.PARAM_DOCS.get(name, "")
+            parameter["description"] = descriptions.PARAM_DOCS.get(name, "")
         if name in rules:
             parameter["description"] = f"{parameter['description']} {rules[name]}".strip()
         # The ingest routes ignore an event type they do not read, whatever its characters.
@@ -459,9 +463,9 @@ def _export(operation: dict[str, Any]) -> None:
 def _body_rules(body: dict[str, Any]) -> None:
     """NUL refused in every string of a JSON body, stated in its schema where a string is
     declared and in its description for the members a client may add (they are ignored,
-    but their strings are checked too); the body fields' own rules (catalog.BODY_FIELDS)."""
+    but their strings are checked too); the body fields' own rules (descriptions.BODY_FIELDS)."""
     schema = body["content"]["application/json"]["schema"]
-    for name, rule in catalog.BODY_FIELDS.items():
+    for name, rule in descriptions.BODY_FIELDS.items():
         declared = schema.get("properties", {}).get(name)
         if declared is not None:
             declared.update(copy.deepcopy(rule))

@@ -26,6 +26,8 @@ from app.devices.filters import (
     check_features,
     features,
 )
+from app.latest.controller import matches
+from app.latest.structs import LatestValues
 from app.live.fleet import kept_answer, read_fleet
 from app.live.hub import current_hub
 from app.live.selection import FILTERS, check_known, parse_selection
@@ -39,8 +41,6 @@ from app.live.stream import (
     stream_members,
 )
 from app.live.wait import hold, if_none_match, requested_wait
-from app.telemetry.controller import matches
-from app.telemetry.structs import LatestValues
 
 SCOPE = "telemetry:read"
 FLEET_PARAMETERS = frozenset({"deviceIds", "fields", "limit", "offset", *FILTERS})

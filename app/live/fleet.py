@@ -1,7 +1,7 @@
 """GET /api/v1/latest: the latest values of many devices in one answer (analytics.md 1).
 
 The answer is made of the stored bodies of `/devices/{id}/latest`, taken from the worker's
-/latest cache (app/telemetry/latest_cache.py) when it holds them and read in one
+/latest cache (app/latest/cache.py) when it holds them and read in one
 statement otherwise. With `deviceIds` whose devices are all in the cache, an answer (a
 304 above all) costs no database round trip; a selection by filters reads its members
 (nums and ids of one page, and their count) in one statement first. The ETag is the MD5
@@ -23,12 +23,12 @@ import msgspec
 from app.auth.principal import Principal
 from app.core.api import Page
 from app.core.sql import QUERIES
+from app.latest.cache import LatestCache, LatestKey, current_latest_cache
+from app.latest.controller import static_body
 from app.live.hub import current_hub
 from app.live.selection import Selection, restrict
 from app.live.wait import Answer
-from app.telemetry.catalog import DeviceContexts
-from app.telemetry.controller import static_body
-from app.telemetry.latest_cache import LatestCache, LatestKey, current_latest_cache
+from app.profiles.contexts import DeviceContexts
 
 FLEET_MEMBERS = QUERIES["live.fleet_members"]
 BODIES_BY_NUM = QUERIES["live.bodies_by_num"]
@@ -247,7 +247,7 @@ def kept_answer(app: Any, principal: Principal, query: bytes) -> Answer | None:
     """The answer to the same query (tenancy and query string) kept by `keep_answer`,
     while it is certainly current: no move or reset since (the hub's membership
     generation), and for each of its devices no change heard since it was read and the
-    same generation slot (app/telemetry/generations.py) as its cached body had. A refresh
+    same generation slot (app/latest/generations.py) as its cached body had. A refresh
     of an unchanged page then costs a few integer lookups per device."""
     latest = current_latest_cache(app)
     hub = current_hub(app)

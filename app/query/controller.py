@@ -15,7 +15,7 @@ from app.auth.principal import Principal
 from app.core.enums import Scope
 from app.core.errors import error_responses
 from app.core.routing import reader
-from app.docs.catalog import PARAM_SCHEMAS
+from app.docs.descriptions import PARAM_SCHEMAS
 from app.query.service import answer
 from app.query.structs import QueryBody, QueryPage
 

@@ -17,16 +17,16 @@ from typing import Any
 
 from app.core.api import normalize_eui, parse_uuid
 from app.core.sql import QUERIES
-from app.telemetry.catalog import DeviceContexts
-from app.telemetry.pipeline import Outcome, Uplink, status_battery, store_event, store_uplink
+from app.ingest.pipeline import Outcome, Uplink, status_battery, store_event, store_uplink
+from app.profiles.contexts import DeviceContexts
 from app.world.errors import fail
 from app.world.times import resolve_time
 
 log = logging.getLogger("telemetry.world")
 
-DEVICES_BY_REFERENCE = QUERIES["telemetry.devices_by_reference"]
-GATEWAYS_BY_REFERENCE = QUERIES["telemetry.gateways_by_reference"]
-GATEWAY_STATS = QUERIES["telemetry.gateway_stats"]
+DEVICES_BY_REFERENCE = QUERIES["world.devices_by_reference"]
+GATEWAYS_BY_REFERENCE = QUERIES["world.gateways_by_reference"]
+GATEWAY_STATS = QUERIES["world.gateway_stats"]
 
 
 class TelemetryNotSupported(Exception):

@@ -1,6 +1,6 @@
 -- Tenancy, the rule written once (decisions D2, D6, D9): whether an API key sees one
 -- device or gateway. Every lookup of a single device or gateway in a key's scope goes
--- through it (sql/auth/tenancy.sql resolve_device, sql/telemetry/latest.sql, api_latest,
+-- through it (sql/auth/tenancy.sql resolve_device, sql/latest/latest.sql, api_latest,
 -- sql/gateways/gateways.sql), so another tenant's resource is exactly as missing as an
 -- unknown one. A LANGUAGE sql expression: PostgreSQL inlines it into the calling query,
 -- so the indexes on id, EUI and partner are used as before.

@@ -1,6 +1,6 @@
 -- The latest values object (GET /devices/{id}/latest, api-spec 2.4, D11): how its body and
 -- ETag are built (the only place), the one-round-trip read, and the notification that
--- keeps the workers' caches (app/telemetry/latest_cache.py) current. Re-runnable.
+-- keeps the workers' caches (app/latest/cache.py) current. Re-runnable.
 
 -- Timestamps exactly as msgspec writes them (RFC 3339 UTC with Z; a fraction only when
 -- there is one), so stored bodies and API responses look alike.
@@ -17,7 +17,7 @@ $$;
 -- fields older than `time`) and `derived` (a profile with formulas, mappings or
 -- calibration) are left out when NULL. Ingest stores it with every uplink
 -- (ingest_uplink_next_state); a device that has not reported yet is answered with its static
--- values through the same function (sql/telemetry/latest.sql `static_body`).
+-- values through the same function (sql/latest/latest.sql `static_body`).
 CREATE OR REPLACE FUNCTION latest_body(
     p_device_id uuid,
     p_time      timestamptz,
@@ -105,7 +105,7 @@ BEGIN
 END;
 $$;
 
--- Invalidation of the per-worker /latest caches (app/telemetry/latest_cache.py): a change
+-- Invalidation of the per-worker /latest caches (app/latest/cache.py): a change
 -- of a device's stored latest body or ETag, or of its status or tenancy, notifies
 -- `latest_changed` with the device's num at commit ('*' for all on TRUNCATE).
 CREATE OR REPLACE FUNCTION latest_changed_notify() RETURNS trigger

@@ -1,7 +1,7 @@
 -- The ingest write path (api-spec 2.3, 2.4; decisions D11, D15, D17, D18): the one SQL
--- function family behind every stored uplink, live (app/telemetry/batch.py), one by one
+-- function family behind every stored uplink, live (app/ingest/batch.py), one by one
 -- (the batch fallback), replayed from a world file or loaded by the benchmarks. Python
--- (app/telemetry/pipeline.py) matches, coerces, calibrates and computes formula and
+-- (app/ingest/pipeline.py) matches, coerces, calibrates and computes formula and
 -- mapping values; everything else happens here, in the caller's transaction, so a batch
 -- of live uplinks costs one round trip. Re-runnable: applied on every migrate.
 --
@@ -54,7 +54,7 @@ $$;
 -- before this uplink) as it is after it: field state, signal quality, battery and the
 -- stored /latest body and ETag (latest_body, schema/definitions/020-latest.sql). Writes
 -- nothing: ingest_uplinks writes the row (at once when a webhook event is to read it,
--- else once per device and batch). Arguments as computed by app/telemetry/pipeline.py
+-- else once per device and batch). Arguments as computed by app/ingest/pipeline.py
 -- (UplinkRecord):
 --   p_values         identifier -> stored value of this uplink (decoded after calibration,
 --                    formula and mapping outputs); p_derived (a JSON array) names the
@@ -225,7 +225,7 @@ $$;
 -- lock afterwards, and the gateway rows are locked in one global order (num). A row is
 -- held only from here to commit, and once per batch, not once per uplink. (A world-file
 -- load replays its events in one transaction and so calls this mid-transaction; should it
--- ever deadlock with live ingest, PostgreSQL aborts one side, and app/telemetry/batch.py
+-- ever deadlock with live ingest, PostgreSQL aborts one side, and app/ingest/batch.py
 -- retries a failed batch uplink by uplink.)
 CREATE OR REPLACE FUNCTION touch_gateways(
     p_partner_id    uuid[],
@@ -370,9 +370,9 @@ $$;
 
 -- THE write path of uplinks: stores a batch of uplinks in the caller's transaction and
 -- returns the outcome of each, in order. Live ingest groups the uplinks that arrive while a
--- previous batch commits (app/telemetry/batch.py); the fallback, world replay and bulk
+-- previous batch commits (app/ingest/batch.py); the fallback, world replay and bulk
 -- loads pass a batch of one. Uplinks come sorted by device and time, so locks are taken in
--- one global order. Every argument is one column of app/telemetry/pipeline.py's
+-- one global order. Every argument is one column of app/ingest/pipeline.py's
 -- UplinkRecord (`record_columns` builds them): per-uplink arrays indexed 1..n (p_derived,
 -- p_static_derived and p_gateways are JSON arrays of string arrays, p_meta a JSON array
 -- of {fPort, fCnt}); rules and readings are flat, with the index of their uplink.
@@ -391,7 +391,7 @@ $$;
 --                 in this transaction. The NOTIFY that wakes the dispatcher is deferred
 --                 past the commit, since one inside the transaction serialises the commits
 --                 of concurrent batches: live ingest sends it after its commit
---                 (app/telemetry/batch.py, through app/webhooks/nudge.py); otherwise the
+--                 (app/ingest/batch.py, through app/webhooks/nudge.py); otherwise the
 --                 dispatcher's tick (1 s) finds them
 --   4. readings   record_readings: the raw readings of every admitted uplink
 --   5. gateways   touch_gateways: lastSeenAt of the relaying gateways, last (lock order)

@@ -410,7 +410,7 @@ BEGIN
 END;
 $generate$;
 
--- The packing job (app/history/retention.py; `telemetry retention run --pack`): packs raw
+-- The packing job (app/history/maintenance.py; `telemetry retention run --pack`): packs raw
 -- chunks closed for at least p_closed_for, oldest first, at most p_limit of them (all when
 -- NULL), and drops them. Each chunk is locked against inserts (SHARE) before it is read, so
 -- a late reading either commits before and is packed, or waits and fails when the chunk is

@@ -1,5 +1,5 @@
 -- Retention of our own (issue 4). The Apache edition has no retention policies, so a
--- periodic job (app/history/retention.py: a task in every app worker, and
+-- periodic job (app/history/maintenance.py: a task in every app worker, and
 -- `telemetry retention run`) calls this function. It drops whole chunks of readings,
 -- packed weeks and daily rollups that no plan may read any more: older than the longest
 -- plan retention plus a margin, so that a daily rollup bucket straddling a cutoff is never

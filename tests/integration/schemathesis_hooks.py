@@ -16,7 +16,7 @@ refusals that no JSON Schema can state and that the document states in words ins
 
 A generated request meets them only by chance (a random `from` is after a random `to`
 half the time; a random field name is no device's field). These 400s, with exactly these
-messages, are the ones the document describes (app/docs/catalog.py `PARAM_RULES`, and the
+messages, are the ones the document describes (app/docs/descriptions.py `PARAM_RULES`, and the
 downlink operations' descriptions); any other refusal of a schema-valid request still
 fails the run.
 """
@@ -30,7 +30,7 @@ import schemathesis
 from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
 from app.downlinks.events import EVENTS as DOWNLINK_EVENTS
-from app.telemetry.chirpstack import DECODERS
+from app.ingest.chirpstack_events import DECODERS
 
 # The ChirpStack event types the service reads; it answers 204 to any other at once.
 READ_EVENTS = frozenset(DECODERS) | frozenset(DOWNLINK_EVENTS)

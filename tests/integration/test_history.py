@@ -15,7 +15,7 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from app.history.retention import pack_closed_weeks
+from app.history.maintenance import pack_closed_weeks
 from tests.factories import ReadDevices, World, load, telemetry_keys
 from tests.helpers import bearer
 

@@ -15,7 +15,7 @@ import uuid
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from app.core.server import MAX_HEAD_BUFFER_BYTES
+from app.server.granian import MAX_HEAD_BUFFER_BYTES
 from tests.conftest import LiveServer
 from tests.factories import World, load, partner_key
 from tests.helpers import assert_error

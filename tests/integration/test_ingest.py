@@ -14,8 +14,8 @@ from litestar.testing import AsyncTestClient
 
 from app.core.config import Settings
 from app.core.db import connect
+from app.ingest.pipeline import Uplink, store_uplink
 from app.ops.admin import set_device_status
-from app.telemetry.pipeline import Uplink, store_uplink
 from tests.factories import World, load
 from tests.helpers import assert_error, ingest_context
 from tests.integration import test_ingest_helpers as cs

@@ -10,15 +10,15 @@ import asyncpg
 import pytest
 
 from app.auth.principal import hash_secret
-from app.telemetry.batch import Batcher
-from app.telemetry.catalog import DeviceContext
-from app.telemetry.pipeline import (
+from app.ingest.batch import Batcher
+from app.ingest.pipeline import (
     Uplink,
     UplinkRecord,
     store_uplink,
     store_uplinks,
     uplink_record,
 )
+from app.profiles.contexts import DeviceContext
 from tests.factories import Entity, World, load
 from tests.helpers import ingest_context
 from tests.integration import test_ingest_helpers as cs

@@ -14,7 +14,7 @@ import asyncpg
 from litestar.routes import HTTPRoute
 from litestar.testing import AsyncTestClient
 
-from app.docs.catalog import ERROR_CODES, PARAM_RULES
+from app.docs.descriptions import ERROR_CODES, PARAM_RULES
 from app.main import create_app
 from tests.factories import World, load
 from tests.helpers import bearer
@@ -210,7 +210,7 @@ async def test_options_lists_every_method_of_a_path(client: AsyncTestClient) -> 
         concrete = re.sub(r"\{[^}]+\}", "70b3d57ed0000001", path)
         response = await client.options(concrete)
         assert response.status_code == 204, (path, response.text)
-        # The server's face adds HEAD next to GET (app/core/face.py); this app has no face.
+        # The server's face adds HEAD next to GET (app/server/face.py); this app has no face.
         allowed = {method.strip() for method in response.headers["allow"].split(",")}
         assert allowed == documented, path
 

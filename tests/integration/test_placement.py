@@ -21,8 +21,8 @@ import httpx
 import pytest
 
 from app.core.db import init_connection
+from app.ingest.pipeline import Outcome, Uplink, store_uplink
 from app.ops import cluster
-from app.telemetry.pipeline import Outcome, Uplink, store_uplink
 from benchmarks.common import free_port
 from tests.conftest import LiveServer, start_server
 from tests.factories import World, load

@@ -8,11 +8,11 @@ import uuid
 import msgspec
 import pytest
 
-from app.telemetry.catalog import build_catalog, build_context
-from app.telemetry.chirpstack import DECODERS
-from app.telemetry.controller import matches
-from app.telemetry.pipeline import compute_derived, prepare_uplink
-from app.telemetry.values import (
+from app.ingest.chirpstack_events import DECODERS
+from app.ingest.pipeline import compute_derived, prepare_uplink
+from app.latest.controller import matches
+from app.profiles.contexts import build_catalog, build_context
+from app.profiles.values import (
     battery_percent,
     best_signal,
     breaks_rule,

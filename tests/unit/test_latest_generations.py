@@ -13,8 +13,8 @@ import pytest
 
 from app.core.config import Settings
 from app.core.listener import Listener
-from app.telemetry.generations import SHM_DIR, SLOTS, Generations, create_table_file
-from app.telemetry.latest_cache import LatestCache, LatestKey
+from app.latest.cache import LatestCache, LatestKey
+from app.latest.generations import SHM_DIR, SLOTS, Generations, create_table_file
 
 KEY: LatestKey = (uuid.uuid4(), None, uuid.uuid4(), None)
 

@@ -2061,6 +2061,13 @@ export interface components {
             /** @description Where this page is in the whole list. */
             pagination: components["schemas"]["Pagination"];
         };
+        /** LatestValuesList */
+        LatestValuesList: {
+            /** @description The result. */
+            data: components["schemas"]["LatestValues"][];
+            /** @description Where this page is in the whole list. */
+            pagination: components["schemas"]["Pagination"];
+        };
         /** MemberList */
         MemberList: {
             /** @description The result. */
@@ -2093,13 +2100,6 @@ export interface components {
         SiteList: {
             /** @description The result. */
             data: components["schemas"]["Site"][];
-            /** @description Where this page is in the whole list. */
-            pagination: components["schemas"]["Pagination"];
-        };
-        /** LatestValuesList */
-        LatestValuesList: {
-            /** @description The result. */
-            data: components["schemas"]["LatestValues"][];
             /** @description Where this page is in the whole list. */
             pagination: components["schemas"]["Pagination"];
         };
@@ -2148,6 +2148,11 @@ export interface components {
             /** @description The result. */
             data: components["schemas"]["History"];
         };
+        /** LatestValuesResponse */
+        LatestValuesResponse: {
+            /** @description The result. */
+            data: components["schemas"]["LatestValues"];
+        };
         /** AddedMemberResponse */
         AddedMemberResponse: {
             /** @description The result. */
@@ -2187,11 +2192,6 @@ export interface components {
         SiteResponse: {
             /** @description The result. */
             data: components["schemas"]["Site"];
-        };
-        /** LatestValuesResponse */
-        LatestValuesResponse: {
-            /** @description The result. */
-            data: components["schemas"]["LatestValues"];
         };
         /**
          * DeviceAlertClearedEvent

@@ -1,6 +1,6 @@
 """Profile catalogs and per-device ingest contexts (`DeviceContexts`, cached per
 database), and the formula and mapping fields computed over them (`compute_derived`, used
-for static values here and for each uplink by app/telemetry/pipeline.py).
+for static values here and for each uplink by app/ingest/pipeline.py).
 
 Profiles, their fields and rules, and a device's static values and calibration are written
 once (world file) and never edited afterwards, so they can be cached; the short TTL only
@@ -20,7 +20,7 @@ import asyncpg
 import msgspec
 
 from app.core.sql import QUERIES
-from app.telemetry.values import Evaluator, coerce, string_form
+from app.profiles.values import Evaluator, coerce, string_form
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -251,7 +251,7 @@ class DeviceContexts:
     A device's num and a profile's id are identities of one database, so these caches
     belong to whatever serves one database, never to the process: an app
     (`app.state.device_contexts`, made by its lifespan in app/main.py), an MQTT consumer,
-    a world load. In placement mode (app/core/placement.py) the apps of several clusters
+    a world load. In placement mode (app/ops/placement.py) the apps of several clusters
     share a worker process, and num 5 of cluster b is another device than num 5 of
     cluster a: a shared cache stored b's uplinks with a's context (refused, and lost) and
     built b's /latest from a's static values. A hit is also checked against the device id
@@ -267,8 +267,8 @@ class DeviceContexts:
     ) -> Catalog:
         catalog = self.catalogs.get(profile_id)
         if catalog is None:
-            fields = await connection.fetch(QUERIES["telemetry.profile_fields"], profile_id)
-            rules = await connection.fetch(QUERIES["telemetry.profile_rules"], profile_id)
+            fields = await connection.fetch(QUERIES["profiles.context_fields"], profile_id)
+            rules = await connection.fetch(QUERIES["profiles.context_rules"], profile_id)
             catalog = self.catalogs.put(profile_id, build_catalog(fields, rules))
         return catalog
 
@@ -294,7 +294,7 @@ class DeviceContexts:
     def cached(self, num: int) -> DeviceContext | None:
         """The cached context of device `num`, for a caller that knows no more of the
         device: it must check that the context is the device's (as /latest does in the
-        statement that uses it, app/telemetry/controller.py)."""
+        statement that uses it, app/latest/controller.py)."""
         return self.contexts.get(num)
 
     def forget(self, num: int) -> None:

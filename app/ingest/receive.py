@@ -1,10 +1,10 @@
 """The receive flow of every network server and transport (operations.md section 3,
-integrations.md 2): ChirpStack's HTTP integration and MQTT (app/telemetry/ingest.py,
-app/mqtt/consumer.py) and The Things Stack's webhook (app/tts/controller.py).
+integrations.md 2): ChirpStack's HTTP integration and MQTT (app/ingest/chirpstack_http.py,
+app/ingest/mqtt_consumer.py) and The Things Stack's webhook (app/ingest/tts_http.py).
 
 `Receiver.receive` is the one flow, the steps of an uplink: the integration token's
 partner (401), the adapter's translation of the payload (400, or ignored), the device
-(404), storing (through the group commit of app/telemetry/batch.py for uplinks,
+(404), storing (through the group commit of app/ingest/batch.py for uplinks,
 `store_event` for other device events), the ingest metric, the generation bump, and the
 refusal of what the storing transaction refused. A network's adapter (`Network`) only
 names its tokens and translates its payloads into a source-neutral `Message`; it never
@@ -15,7 +15,7 @@ never retries, so the path is kept short: a cached device context and one SQL ca
 What the flow caches (the partner of each token, the context of each device) is read from
 one database, so it belongs to the app (cluster) that owns the Receiver: one per app
 (`app.state.receiver`, made by its lifespan in app/main.py) and one per MQTT consumer,
-never one per process (see `DeviceContexts` in app/telemetry/catalog.py for why).
+never one per process (see `DeviceContexts` in app/profiles/contexts.py for why).
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ from app.core.api import normalize_eui
 from app.core.errors import ApiError, ErrorCode, not_found
 from app.core.sql import QUERIES
 from app.downlinks import events as downlink_events
+from app.ingest.batch import batcher_for
+from app.ingest.pipeline import DeviceEvent, Outcome, Uplink, store_event
+from app.latest.generations import Generations
 from app.observe.metrics import observe_ingest
-from app.telemetry.batch import batcher_for
-from app.telemetry.catalog import DeviceContext, DeviceContexts, TtlCache
-from app.telemetry.generations import Generations
-from app.telemetry.pipeline import DeviceEvent, Outcome, Uplink, store_event
+from app.profiles.contexts import DeviceContext, DeviceContexts, TtlCache
 
-DEVICE_FOR_PARTNER = QUERIES["telemetry.device_for_partner"]
+DEVICE_FOR_PARTNER = QUERIES["ingest.device_for_partner"]
 
 
 class Message(msgspec.Struct, frozen=True):

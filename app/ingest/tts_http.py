@@ -1,7 +1,7 @@
 """POST /ingest/tts: The Things Stack's webhook integration (integrations.md 2.2).
 
 The same receive flow and answers as `POST /ingest/chirpstack` (operations.md section 3,
-app/telemetry/receive.py): 204 once committed (or for a message type the service
+app/ingest/receive.py): 204 once committed (or for a message type the service
 ignores), 400 for a body that cannot be read, 401 for a token that is not a `tts`
 integration's, 404 for an unknown or unassigned device. `TTS` is The Things Stack's
 adapter to that flow: uplinks, join-accepts and solved locations become `up`, `join` and
@@ -19,9 +19,9 @@ from app.core.api import normalize_eui
 from app.core.body import UNREADABLE, unreadable
 from app.core.errors import error_responses, invalid_body
 from app.core.sql import QUERIES
-from app.telemetry.pipeline import DeviceEvent, Uplink, dedup_key, event_time
-from app.telemetry.receive import Message, Network, Receiver, Translated
-from app.tts.structs import DECODER, ApplicationUp
+from app.ingest.pipeline import DeviceEvent, Uplink, dedup_key, event_time
+from app.ingest.receive import Message, Network, Receiver, Translated
+from app.ingest.tts_messages import DECODER, ApplicationUp
 
 
 def translate(body: bytes, _event: str) -> Translated:
@@ -86,7 +86,9 @@ def uplink_of(message: ApplicationUp) -> Uplink:
     )
 
 
-TTS = Network(QUERIES["tts.partner_for_token"], "The Things Stack integration token", translate)
+TTS = Network(
+    QUERIES["ingest.tts_partner_for_token"], "The Things Stack integration token", translate
+)
 
 
 class TtsIngestController(Controller):

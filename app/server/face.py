@@ -10,7 +10,7 @@ defects 11 and 12): the outermost ASGI layer, around the Litestar app that grani
   64 KiB as a POST: 413 `payload_too_large` instead of being read and ignored.
 - A request target over 8 KiB is 414 `uri_too_long`, headers over 32 KiB are 431
   `headers_too_large`, both in the envelope. granian's own parser limits lie above these
-  (app/core/server.py): it still refuses, with an empty body, a target over 65,534 bytes,
+  (app/server/granian.py): it still refuses, with an empty body, a target over 65,534 bytes,
   more than 100 header fields and a head over its 1 MiB buffer before any Python runs; the
   README lists every such input ("Before routing").
 - A body that ends before its declared length, or whose chunked encoding is malformed

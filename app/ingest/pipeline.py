@@ -1,8 +1,8 @@
 """The ingest pipeline: the one code path of every stored uplink and device event.
 
 `store_uplink` and `store_event` are the entry points: the receive flow of every network
-server (app/telemetry/receive.py, uplinks through the group commit of
-app/telemetry/batch.py) and the world file (app/world/telemetry.py) hand them a
+server (app/ingest/receive.py, uplinks through the group commit of
+app/ingest/batch.py) and the world file (app/world/telemetry.py) hand them a
 source-neutral `Uplink` or `DeviceEvent` and get an `Outcome`.
 
 Per uplink, in Python (`uplink_record`): decoded values are matched to the profile's
@@ -29,13 +29,13 @@ import asyncpg
 import msgspec
 
 from app.core.sql import QUERIES
-from app.telemetry.catalog import DeviceContext, compute_derived
-from app.telemetry.values import battery_percent, best_signal, breaks_rule, coerce, finite
+from app.profiles.contexts import DeviceContext, compute_derived
+from app.profiles.values import battery_percent, best_signal, breaks_rule, coerce, finite
 
 log = logging.getLogger("telemetry.ingest")
 
-INGEST_UPLINKS = QUERIES["telemetry.ingest_uplinks"]
-INGEST_EVENT = QUERIES["telemetry.ingest_event"]
+INGEST_UPLINKS = QUERIES["ingest.ingest_uplinks"]
+INGEST_EVENT = QUERIES["ingest.ingest_event"]
 
 
 # The window of event times taken as given (README, "Ingest"). A device or gateway with a
@@ -291,7 +291,7 @@ async def store_uplinks(
     """Stores records sorted by device and time in one transaction (the caller's, or its
     own on a pool); returns the outcome of each, in order. Their webhook events are in the
     outbox at commit, but `ingest_uplinks` defers the dispatcher's wake-up: live ingest
-    sends it after the commit (app/telemetry/batch.py), other callers leave the events to
+    sends it after the commit (app/ingest/batch.py), other callers leave the events to
     the dispatcher's next tick (within a second)."""
     outcomes: list[str] = await connection.fetchval(INGEST_UPLINKS, *record_columns(records))
     return [Outcome(o) for o in outcomes]
@@ -311,7 +311,7 @@ async def store_uplink(
     seen before), NOT_FOUND (the device is gone or not assigned) or UNAUTHORIZED (the token
     was revoked). On a connection inside a transaction the uplink commits with it;
     on a pool it is durable when this returns. Live HTTP ingest goes through
-    app/telemetry/batch.py instead, which groups concurrent uplinks into one call.
+    app/ingest/batch.py instead, which groups concurrent uplinks into one call.
     """
     (outcome,) = await store_uplinks(connection, [uplink_record(context, uplink, token_hash)])
     return outcome

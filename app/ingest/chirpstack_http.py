@@ -2,8 +2,8 @@
 
 Answers 204 once the event is committed (or deliberately ignored), 400 for a body that
 cannot be read, 401 for a bad token, 404 for an unknown or unassigned device. `CHIRPSTACK`
-is ChirpStack's adapter to the receive flow of app/telemetry/receive.py, which this route
-and the MQTT consumer (app/mqtt/consumer.py) both go through: it only translates an event
+is ChirpStack's adapter to the receive flow of app/ingest/receive.py, which this route
+and the MQTT consumer (app/ingest/mqtt_consumer.py) both go through: it only translates an event
 (the type from `?event=` or the topic, the JSON body) into a source-neutral message.
 `txack`, `ack` and `log` events are reports on downlinks, for app/downlinks/events.py.
 """
@@ -21,9 +21,9 @@ from app.core.body import UNREADABLE, unreadable
 from app.core.errors import error_responses, invalid_body
 from app.core.sql import QUERIES
 from app.downlinks import events as downlink_events
-from app.telemetry.chirpstack import DECODERS, LocationEvent, StatusEvent, UplinkEvent
-from app.telemetry.pipeline import DeviceEvent, Uplink, dedup_key, event_time, status_battery
-from app.telemetry.receive import DownlinkReport, Message, Network, Receiver, Translated
+from app.ingest.chirpstack_events import DECODERS, LocationEvent, StatusEvent, UplinkEvent
+from app.ingest.pipeline import DeviceEvent, Uplink, dedup_key, event_time, status_battery
+from app.ingest.receive import DownlinkReport, Message, Network, Receiver, Translated
 
 
 def translate(body: bytes, event: str) -> Translated:
@@ -83,7 +83,7 @@ def _uplink(parsed: UplinkEvent) -> Uplink:
     )
 
 
-CHIRPSTACK = Network(QUERIES["telemetry.partner_for_token"], "integration token", translate)
+CHIRPSTACK = Network(QUERIES["ingest.chirpstack_partner_for_token"], "integration token", translate)
 
 
 class IngestController(Controller):

@@ -8,11 +8,11 @@ clean start off, a session that never expires) under the integration's `clientId
 messages published while no consumer runs wait in the broker.
 
 paho runs its network loop in its own thread; each message is handed to the event loop
-and goes through the receive flow of app/telemetry/receive.py with ChirpStack's adapter,
+and goes through the receive flow of app/ingest/receive.py with ChirpStack's adapter,
 the very flow behind `POST /ingest/chirpstack`. The consumer has a Receiver of its own
 (its caches are of its pool's database, like an app's).
 Messages are handled concurrently, so uplinks share the group commit of
-app/telemetry/batch.py (one transaction per batch), and each is acknowledged after its
+app/ingest/batch.py (one transaction per batch), and each is acknowledged after its
 batch commits, in the order the broker sent them.
 
 A message id is only valid on the connection that delivered it: after a reconnect the
@@ -37,9 +37,9 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from app.core.errors import ApiError
-from app.telemetry.catalog import DeviceContexts
-from app.telemetry.ingest import CHIRPSTACK
-from app.telemetry.receive import Receiver
+from app.ingest.chirpstack_http import CHIRPSTACK
+from app.ingest.receive import Receiver
+from app.profiles.contexts import DeviceContexts
 
 log = logging.getLogger("telemetry.mqtt")
 

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from granian.server import MPServer, MTServer
 
 # The request head (request line and header fields) granian's HTTP/1 parser buffers before
-# it gives up with its own empty 431. Every head up to this size reaches app/core/face.py,
+# it gives up with its own empty 431. Every head up to this size reaches app/server/face.py,
 # whose limits (a target over 8 KiB, headers over 32 KiB) answer in the envelope; only a
 # head 32 times the header limit is refused by granian first. It bounds the memory a
 # connection can hold while its head arrives (granian's default is 408 KiB).

@@ -1,4 +1,4 @@
--- name: integrations
+-- name: mqtt_integrations
 -- Every ChirpStack integration with an MQTT broker to consume.
 SELECT id, token_hash, mqtt_url, mqtt_topic, mqtt_client_id
   FROM integrations

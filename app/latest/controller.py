@@ -25,17 +25,17 @@ from app.core.api import Single
 from app.core.errors import ApiError, ErrorCode, error_responses
 from app.core.routing import fetchrow_unless_changed
 from app.core.sql import QUERIES
+from app.latest.cache import LatestCache, current_latest_cache
+from app.latest.structs import LatestValues
 from app.live.wait import Answer, hold, requested_wait
-from app.telemetry.catalog import DeviceContext, DeviceContexts
-from app.telemetry.latest_cache import LatestCache, current_latest_cache
-from app.telemetry.structs import LatestValues
+from app.profiles.contexts import DeviceContext, DeviceContexts
 
 SCOPE = "telemetry:read"
-LATEST_WITH_AUTH = QUERIES["telemetry.latest_with_auth"]
-LATEST_BY_ID = QUERIES["telemetry.latest_by_id"]
-LATEST_BY_EUI = QUERIES["telemetry.latest_by_eui"]
-DEVICE_BY_NUM = QUERIES["telemetry.device_by_num"]
-STATIC_BODY = QUERIES["telemetry.static_body"]
+LATEST_WITH_AUTH = QUERIES["latest.latest_with_auth"]
+LATEST_BY_ID = QUERIES["latest.latest_by_id"]
+LATEST_BY_EUI = QUERIES["latest.latest_by_eui"]
+DEVICE_BY_NUM = QUERIES["profiles.context_device_by_num"]
+STATIC_BODY = QUERIES["latest.static_body"]
 
 
 def _if_none_match(raw_headers: Any) -> str | None:

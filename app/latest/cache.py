@@ -6,7 +6,7 @@ stored body) needs no database round trip. An entry is dropped when PostgreSQL n
 commit of a new stored body or of a change of the device's status or tenancy): that
 covers every app instance, a little after the commit. Within one `serve` instance a new
 body is seen at once: each entry keeps the device's slot of the generation table
-(app/telemetry/generations.py) as read before the database read it came from, and a hit
+(app/latest/generations.py) as read before the database read it came from, and a hit
 whose slot has changed since (an ingest worker bumps it after its commit, before its 204)
 is a miss. A device's num is known only after its first read, so a reference is cached
 from its second miss on.
@@ -23,7 +23,7 @@ import uuid
 from typing import Any
 
 from app.core.listener import Listener
-from app.telemetry.generations import Generations
+from app.latest.generations import Generations
 
 CHANNEL = "latest_changed"
 MAX_ENTRIES = 100_000

@@ -18,7 +18,7 @@ from app.core.errors import is_unavailable
 from app.core.exclusive import run_exclusively, wait_for
 from app.core.sql import QUERIES
 from app.core.tasks import Outage
-from app.mqtt.consumer import Consumer, Integration
+from app.ingest.mqtt_consumer import Consumer, Integration
 
 log = logging.getLogger("telemetry.mqtt")
 
@@ -50,7 +50,7 @@ async def run_mqtt(pool: asyncpg.Pool, settings: Settings, stop: asyncio.Event) 
     try:
         while True:
             try:
-                rows = await pool.fetch(QUERIES["mqtt.integrations"])
+                rows = await pool.fetch(QUERIES["ingest.mqtt_integrations"])
                 outage.ended()
             except Exception as exc:
                 if not is_unavailable(exc):

@@ -1,6 +1,6 @@
 """Group commit for live uplinks: the uplinks that arrive while earlier ones are being
 committed are stored together, in one transaction and one round trip (one call of
-`ingest_uplinks` with the columns of `app.telemetry.pipeline.record_columns`).
+`ingest_uplinks` with the columns of `app.ingest.pipeline.record_columns`).
 
 A request still gets its answer only after its own uplink is committed, and a lone uplink
 is sent at once (no waiting for company): batches form only under load, where they save a
@@ -28,13 +28,13 @@ import asyncpg
 from app.core.db import PerPool
 from app.core.errors import is_unavailable
 from app.core.sql import QUERIES
-from app.telemetry.catalog import DeviceContext
-from app.telemetry.pipeline import Outcome, Uplink, record_columns, store_uplink, uplink_record
+from app.ingest.pipeline import Outcome, Uplink, record_columns, store_uplink, uplink_record
+from app.profiles.contexts import DeviceContext
 from app.webhooks.nudge import nudger_for
 
 log = logging.getLogger("telemetry.ingest")
 
-INGEST_LIVE = QUERIES["telemetry.ingest_uplinks_live"]
+INGEST_LIVE = QUERIES["ingest.ingest_uplinks_live"]
 MAX_BATCH = 32
 MAX_IN_FLIGHT = 2
 

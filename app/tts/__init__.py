@@ -1,1 +1,0 @@
-"""The Things Stack webhooks (integrations.md 2.2)."""
