@@ -20,12 +20,7 @@ from app.devices.filters import (
     SubAccountFilter,
     check_features,
     features,
-    like_patterns,
-    parse_bool,
-    parse_network_filter,
-    parse_plain_id,
-    parse_site_filter,
-    parse_statuses,
+    parse_filters,
 )
 from app.devices.structs import Device, DeviceDetail, converted_columns, device_from_row
 from app.profiles.service import profile_fields
@@ -69,31 +64,34 @@ class DeviceController(Controller):
         *,
         page: Page,
     ) -> Listing[Device]:
-        network = parse_network_filter(principal, network_id)
-        site = parse_site_filter(principal, site_id)
-        statuses = parse_statuses(principal, status)
-        sub_account = parse_plain_id("subAccountId", sub_account_id)
-        profile = parse_plain_id("deviceProfileId", device_profile_id)
-        wanted_online = parse_bool("online", online)
-        descendants = parse_bool("includeDescendants", include_descendants) or False
-        name_pattern, eui_pattern = like_patterns(search)
-        if statuses == []:
+        filters = parse_filters(
+            principal,
+            sub_account_id=sub_account_id,
+            device_profile_id=device_profile_id,
+            network_id=network_id,
+            status=status,
+            site_id=site_id,
+            include_descendants=include_descendants,
+            online=online,
+            search=search,
+        )
+        if filters.statuses == []:
             return empty_page(page)
         return await list_owned(
             principal,
             device_from_row,
-            list_query(statuses, wanted_online),
-            sub_account,
-            profile,
-            network.id,
-            network.none,
-            statuses,
-            wanted_online,
-            name_pattern,
-            eui_pattern,
-            site.id,
-            site.none,
-            descendants,
+            list_query(filters.statuses, filters.online),
+            filters.sub_account,
+            filters.profile,
+            filters.network.id,
+            filters.network.none,
+            filters.statuses,
+            filters.online,
+            filters.name_pattern,
+            filters.eui_pattern,
+            filters.site.id,
+            filters.site.none,
+            filters.descendants,
             page=page,
         )
 

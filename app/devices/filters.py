@@ -181,35 +181,72 @@ def like_patterns(search: str | None) -> tuple[str | None, str | None]:
     return f"%{escaped}%", eui
 
 
-def fleet_filters(
+class ListFilters(msgspec.Struct, frozen=True):
+    """The directory filters of one request, parsed: each a value ready for the SQL
+    parameters of a list (the device, gateway and network lists, the fleet's devices)."""
+
+    sub_account: uuid.UUID | None
+    profile: uuid.UUID | None
+    network: IdFilter
+    site: IdFilter
+    # None: every status (no filter); an empty list: nothing can match (parse_statuses).
+    statuses: list[str] | None
+    online: bool | None
+    descendants: bool
+    name_pattern: str | None
+    eui_pattern: str | None
+
+
+def parse_filters(
     principal: Principal,
     *,
     sub_account_id: str | None = None,
     device_profile_id: str | None = None,
     network_id: str | None = None,
+    status: str | None = None,
     site_id: str | None = None,
     include_descendants: str | None = None,
     online: str | None = None,
     search: str | None = None,
-) -> list[Any]:
-    """The filters of `GET /devices` (status aside) as the arguments of the fleet's
-    assigned devices (sql/export/export.sql fleet_devices, in its order): one reading of
-    them for the fleet export, fleet reads and POST /query. Feature switches first, then
-    each parameter strictly, with a 400 naming it."""
+) -> ListFilters:
+    """The directory filters a list takes (those it does not take left None), in the one
+    order every list checks them: the feature switches of `networkId` and `siteId` first
+    (D3), then each parameter strictly, with a 400 naming the first malformed one."""
     network = parse_network_filter(principal, network_id)
     site = parse_site_filter(principal, site_id)
+    statuses = parse_statuses(principal, status)
     sub_account = parse_plain_id("subAccountId", sub_account_id)
     profile = parse_plain_id("deviceProfileId", device_profile_id)
     wanted_online = parse_bool("online", online)
     descendants = parse_bool("includeDescendants", include_descendants) or False
-    return [
+    name_pattern, eui_pattern = like_patterns(search)
+    return ListFilters(
         sub_account,
         profile,
-        network.id,
-        network.none,
-        site.id,
-        site.none,
-        descendants,
+        network,
+        site,
+        statuses,
         wanted_online,
-        *like_patterns(search),
+        descendants,
+        name_pattern,
+        eui_pattern,
+    )
+
+
+def fleet_filters(principal: Principal, **texts: str | None) -> list[Any]:
+    """The filters of `GET /devices` (status aside; `texts` as `parse_filters` takes them)
+    as the arguments of the fleet's assigned devices (sql/export/export.sql fleet_devices,
+    in its order): one reading of them for the fleet export, fleet reads and POST /query."""
+    filters = parse_filters(principal, **texts)
+    return [
+        filters.sub_account,
+        filters.profile,
+        filters.network.id,
+        filters.network.none,
+        filters.site.id,
+        filters.site.none,
+        filters.descendants,
+        filters.online,
+        filters.name_pattern,
+        filters.eui_pattern,
     ]

@@ -19,11 +19,7 @@ from app.devices.filters import (
     SubAccountFilter,
     check_features,
     features,
-    parse_bool,
-    parse_network_filter,
-    parse_plain_id,
-    parse_site_filter,
-    parse_statuses,
+    parse_filters,
 )
 from app.gateways.structs import Gateway, gateway_from_row
 
@@ -58,26 +54,29 @@ class GatewayController(Controller):
         *,
         page: Page,
     ) -> Listing[Gateway]:
-        network = parse_network_filter(principal, network_id)
-        site = parse_site_filter(principal, site_id)
-        statuses = parse_statuses(principal, status)
-        sub_account = parse_plain_id("subAccountId", sub_account_id)
-        wanted_online = parse_bool("online", online)
-        descendants = parse_bool("includeDescendants", include_descendants) or False
-        if statuses == []:
+        filters = parse_filters(
+            principal,
+            sub_account_id=sub_account_id,
+            network_id=network_id,
+            status=status,
+            site_id=site_id,
+            include_descendants=include_descendants,
+            online=online,
+        )
+        if filters.statuses == []:
             return empty_page(page)
         return await list_owned(
             principal,
             gateway_from_row,
             LIST_GATEWAYS,
-            sub_account,
-            statuses,
-            network.id,
-            network.none,
-            wanted_online,
-            site.id,
-            site.none,
-            descendants,
+            filters.sub_account,
+            filters.statuses,
+            filters.network.id,
+            filters.network.none,
+            filters.online,
+            filters.site.id,
+            filters.site.none,
+            filters.descendants,
             page=page,
         )
 

@@ -15,9 +15,7 @@ from app.devices.filters import (
     SubAccountFilter,
     check_features,
     features,
-    parse_bool,
-    parse_plain_id,
-    parse_site_filter,
+    parse_filters,
 )
 from app.networks.structs import (
     Network,
@@ -60,17 +58,20 @@ class NetworkController(Controller):
         *,
         page: Page,
     ) -> Listing[Network]:
-        site = parse_site_filter(principal, site_id)
-        sub_account = parse_plain_id("subAccountId", sub_account_id)
-        descendants = parse_bool("includeDescendants", include_descendants) or False
+        filters = parse_filters(
+            principal,
+            sub_account_id=sub_account_id,
+            site_id=site_id,
+            include_descendants=include_descendants,
+        )
         return await list_owned(
             principal,
             lambda row: from_row(Network, row, **offline_counts(row)),
             LIST_NETWORKS,
-            sub_account,
-            site.id,
-            site.none,
-            descendants,
+            filters.sub_account,
+            filters.site.id,
+            filters.site.none,
+            filters.descendants,
             page=page,
         )
 
