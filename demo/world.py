@@ -74,6 +74,11 @@ def field(
     }
 
 
+def formula(identifier: str, label: str, unit: str, expression: str) -> dict[str, Any]:
+    """A number field computed from the others of its profile."""
+    return field(identifier, label, unit, "number", "formula", formula=expression)
+
+
 def profile(
     code: str, name: str, retain: bool, fields: list[dict[str, Any]], **more: Any
 ) -> dict[str, Any]:
@@ -88,6 +93,8 @@ def profile(
 
 
 def profiles() -> list[dict[str, Any]]:
+    # Every battery-powered model reports its charge the same way.
+    battery = field("battery", "Battery", "%", "number", "decoded", role="battery_pct")
     interval = {
         "id": "",
         "key": "set_interval",
@@ -105,15 +112,8 @@ def profiles() -> list[dict[str, Any]]:
             [
                 field("temperature", "Temperature", "°C", "number", "decoded"),
                 field("humidity", "Humidity", "%", "number", "decoded"),
-                field("battery", "Battery", "%", "number", "decoded", role="battery_pct"),
-                field(
-                    "temp_f",
-                    "Temperature (°F)",
-                    "°F",
-                    "number",
-                    "formula",
-                    formula="temperature * 9 / 5 + 32",
-                ),
+                battery,
+                formula("temp_f", "Temperature (°F)", "°F", "temperature * 9 / 5 + 32"),
                 field("installed", "Installed", "", "date", "static", default="2026-01-01"),
             ],
             downlinkTemplates=[{**interval, "id": ident("template", "TH-100.interval")}],
@@ -142,7 +142,7 @@ def profiles() -> list[dict[str, Any]]:
                     default="unknown",
                 ),
                 field("tamper", "Tamper", "", "boolean", "decoded"),
-                field("battery", "Battery", "%", "number", "decoded", role="battery_pct"),
+                battery,
                 field("room", "Room", "", "string", "static", default="unassigned"),
             ],
             downlinkTemplates=[
@@ -172,14 +172,7 @@ def profiles() -> list[dict[str, Any]]:
             [
                 field("energy_kwh", "Energy", "kWh", "number", "decoded", measurement="counter"),
                 field("power_w", "Power", "W", "number", "decoded"),
-                field(
-                    "power_kw",
-                    "Power (kW)",
-                    "kW",
-                    "number",
-                    "formula",
-                    formula="power_w / 1000",
-                ),
+                formula("power_kw", "Power (kW)", "kW", "power_w / 1000"),
                 field("state", "State", "", "string", "decoded"),
                 field("phase_count", "Phases", "", "number", "static", default=3),
             ],
@@ -204,15 +197,8 @@ def profiles() -> list[dict[str, Any]]:
                 field("position", "Position", "", "location", "decoded"),
                 field("speed", "Speed", "km/h", "number", "decoded"),
                 field("moving", "Moving", "", "boolean", "decoded"),
-                field("battery", "Battery", "%", "number", "decoded", role="battery_pct"),
-                field(
-                    "speed_ms",
-                    "Speed (m/s)",
-                    "m/s",
-                    "number",
-                    "formula",
-                    formula="speed / 3.6",
-                ),
+                battery,
+                formula("speed_ms", "Speed (m/s)", "m/s", "speed / 3.6"),
                 field("firmware", "Firmware", "", "string", "static", default="1.4.2"),
             ],
             downlinkTemplates=[{**interval, "id": ident("template", "GT-5.interval")}],
@@ -228,7 +214,7 @@ def profiles() -> list[dict[str, Any]]:
                 field("volume_m3", "Volume", "m³", "number", "decoded", measurement="counter"),
                 field("flow_lph", "Flow", "l/h", "number", "decoded"),
                 field("leak", "Leak", "", "boolean", "decoded"),
-                field("battery", "Battery", "%", "number", "decoded", role="battery_pct"),
+                battery,
             ],
             alertRules=[{"field": "leak", "op": "==", "value": True, "level": "alert"}],
         ),

@@ -19,33 +19,40 @@ PREFERENCE_APPLIED = {
     "on every answer to a request with `If-None-Match` and a readable `Prefer: wait=N`.",
     "schema": {"type": "string", "pattern": "^wait=[0-9]+$"},
 }
-PREFER = {
-    "name": "Prefer",
-    "in": "header",
-    "required": False,
-    "description": "`wait=N` (whole seconds, 1 to 60; more is taken as 60) with "
+
+
+def _optional_header(name: str, description: str, example: str) -> dict[str, Any]:
+    """The OpenAPI parameter of an optional request header that takes a string."""
+    return {
+        "name": name,
+        "in": "header",
+        "required": False,
+        "description": description,
+        "schema": {"type": "string", "examples": [example]},
+    }
+
+
+PREFER = _optional_header(
+    "Prefer",
+    "`wait=N` (whole seconds, 1 to 60; more is taken as 60) with "
     "`If-None-Match`: an unchanged answer is held until it changes (200 with the new body, "
     "within 1 s of the commit) or N seconds pass (304). Counts once. Anything else, `wait=0` "
     "included, cannot be read and is ignored (RFC 7240).",
-    "schema": {"type": "string", "examples": ["wait=30"]},
-}
-IF_NONE_MATCH = {
-    "name": "If-None-Match",
-    "in": "header",
-    "required": False,
-    "description": "The ETag of an earlier answer (a list, `*`, or weak `W/` tags): 304 with "
+    "wait=30",
+)
+IF_NONE_MATCH = _optional_header(
+    "If-None-Match",
+    "The ETag of an earlier answer (a list, `*`, or weak `W/` tags): 304 with "
     "an empty body while nothing in the answer changed.",
-    "schema": {"type": "string", "examples": ['"9e107d9d372bb6826bd81d3542a419d6"']},
-}
-LAST_EVENT_ID = {
-    "name": "Last-Event-ID",
-    "in": "header",
-    "required": False,
-    "description": "The `id:` of the last event received, sent back when reconnecting: only "
+    '"9e107d9d372bb6826bd81d3542a419d6"',
+)
+LAST_EVENT_ID = _optional_header(
+    "Last-Event-ID",
+    "The `id:` of the last event received, sent back when reconnecting: only "
     "what changed after it is sent when it lies within the last 5 minutes; otherwise "
     "`event: reset` and the whole first send.",
-    "schema": {"type": "string", "examples": ["1795785956656155"]},
-}
+    "1795785956656155",
+)
 STREAM_DESCRIPTION = (
     "Server-Sent Events. `event: latest` (data: a latest values object, as fleet latest "
     "gives it) first for every selected device, then on each change; `event: removed` "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Annotated, Any
 
 import anyio
@@ -62,11 +62,18 @@ Fields = Annotated[
 ]
 
 
-async def check_fleet_parameters(request: Request[Any, Any, Any]) -> None:
-    """`before_request`: the feature switches (403) first, then unknown parameters (400)."""
-    await check_features(request)
-    if request.method != "OPTIONS":
-        check_known(request.query_params, FLEET_PARAMETERS)
+def checking_parameters(
+    known: frozenset[str],
+) -> Callable[[Request[Any, Any, Any]], Awaitable[None]]:
+    """The `before_request` hook of a route that takes only the query parameters `known`:
+    the feature switches (403) first, then a parameter it does not take (400)."""
+
+    async def check(request: Request[Any, Any, Any]) -> None:
+        await check_features(request)
+        if request.method != "OPTIONS":
+            check_known(request.query_params, known)
+
+    return check
 
 
 def raw(content: bytes, status: int, headers: dict[str, str]) -> Response[Any]:
@@ -78,7 +85,7 @@ def raw(content: bytes, status: int, headers: dict[str, str]) -> Response[Any]:
 class FleetLatestController(Controller):
     path = "/latest"
     tags = ["Devices"]
-    before_request = staticmethod(check_fleet_parameters)
+    before_request = staticmethod(checking_parameters(FLEET_PARAMETERS))
 
     @get(
         operation_id="getFleetLatest",
@@ -147,17 +154,10 @@ STREAM_PARAMETERS = frozenset({"deviceIds", "fields", *FILTERS})
 STREAM_RETRY_AFTER_S = "5"
 
 
-async def check_stream_parameters(request: Request[Any, Any, Any]) -> None:
-    """`before_request`: the feature switches (403) first, then unknown parameters (400)."""
-    await check_features(request)
-    if request.method != "OPTIONS":
-        check_known(request.query_params, STREAM_PARAMETERS)
-
-
 class StreamController(Controller):
     path = "/stream"
     tags = ["Devices"]
-    before_request = staticmethod(check_stream_parameters)
+    before_request = staticmethod(checking_parameters(STREAM_PARAMETERS))
 
     @get(
         operation_id="streamLatest",

@@ -63,40 +63,37 @@ async def hold(
     if hub is None:
         await asyncio.sleep(seconds)
         return None
-    with hub.held():
-        return await _hold(hub, seconds, first, read, follows_moves, read_at)
-
-
-async def _hold(
-    hub: LiveHub,
-    seconds: int,
-    first: Answer,
-    read: Callable[[], Awaitable[Answer]],
-    follows_moves: bool,
-    read_at: float,
-) -> Answer | None:
     deadline = time.monotonic() + seconds
     nums, _, etag = first
-    while True:
-        watcher = hub.watch(Watcher(nums, moves=follows_moves))
+    with hub.held():
+        while True:
+            watcher = Watcher(nums, moves=follows_moves)
+            if not await _notified(hub, watcher, read_at, deadline) or hub.closing:
+                return None
+            read_at = time.time()
+            answer = await read()
+            if answer[2] != etag:
+                return answer
+            nums = answer[0]
+
+
+async def _notified(hub: LiveHub, watcher: Watcher, read_at: float, deadline: float) -> bool:
+    """Whether a notification for `watcher` came after `read_at` (one the hub already
+    had, or one before `deadline`); False when the deadline passed first."""
+    hub.watch(watcher)
+    try:
+        if hub.missed(watcher, read_at):
+            return True
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
         try:
-            if not hub.missed(watcher, read_at):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return None
-                try:
-                    await asyncio.wait_for(watcher.event.wait(), left)
-                except TimeoutError:
-                    return None
-        finally:
-            hub.unwatch(watcher)
-        if hub.closing:
-            return None
-        read_at = time.time()
-        answer = await read()
-        if answer[2] != etag:
-            return answer
-        nums = answer[0]
+            await asyncio.wait_for(watcher.event.wait(), left)
+        except TimeoutError:
+            return False
+        return True
+    finally:
+        hub.unwatch(watcher)
 
 
 async def drain(hub: LiveHub, timeout_s: float) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, TypeAlias, TypeVar
 
 import msgspec
 from msgspec import Meta
@@ -94,14 +94,18 @@ class QueryBody(msgspec.Struct, rename="camel", forbid_unknown_fields=True, kw_o
 BODY_DECODER = msgspec.json.Decoder(QueryBody)
 
 
+T = TypeVar("T")
+# A member the answer carries only where it applies (the structs omit defaults).
+OrUnset: TypeAlias = T | msgspec.UnsetType
+
+
 class QuerySeries(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
     device_id: uuid.UUID
     dev_eui: str
     field: Annotated[str, Meta(description="The field identifier as asked.")]
-    agg: (
+    agg: OrUnset[
         Annotated[str, Meta(description="The aggregate of the buckets (bucketed only).")]
-        | msgspec.UnsetType
-    ) = msgspec.UNSET
+    ] = msgspec.UNSET
     points: Annotated[
         list[HistoryPoint],
         Meta(description="Oldest first; on a continued page, the rest of the series."),
@@ -114,17 +118,15 @@ class QueryData(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True
     ] = msgspec.field(name="from")
     to: Annotated[datetime, Meta(description="End of the range (exclusive).")]
     resolution: Annotated[str, Meta(description="The resolution as asked (`raw` by default).")]
-    tz: (
-        Annotated[str, Meta(description="The zone of the buckets, when asked.")] | msgspec.UnsetType
-    ) = msgspec.UNSET
-    clamped: (
+    tz: OrUnset[Annotated[str, Meta(description="The zone of the buckets, when asked.")]] = (
+        msgspec.UNSET
+    )
+    clamped: OrUnset[
         Annotated[bool, Meta(description="True when retention moved `from` to the cutoff.")]
-        | msgspec.UnsetType
-    ) = msgspec.UNSET
-    retention_cutoff: (
+    ] = msgspec.UNSET
+    retention_cutoff: OrUnset[
         Annotated[datetime, Meta(description="The oldest time the plan keeps (when clamped).")]
-        | msgspec.UnsetType
-    ) = msgspec.UNSET
+    ] = msgspec.UNSET
     series: Annotated[
         list[QuerySeries],
         Meta(description="The page's series: by device id, then fields, then aggregates."),
