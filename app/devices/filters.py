@@ -181,7 +181,7 @@ def like_patterns(search: str | None) -> tuple[str | None, str | None]:
     return f"%{escaped}%", eui
 
 
-class ListFilters(msgspec.Struct, frozen=True):
+class ListFilters(msgspec.Struct, frozen=True, kw_only=True):
     """The directory filters of one request, parsed: each a value ready for the SQL
     parameters of a list (the device, gateway and network lists, the fleet's devices)."""
 
@@ -221,15 +221,15 @@ def parse_filters(
     descendants = parse_bool("includeDescendants", include_descendants) or False
     name_pattern, eui_pattern = like_patterns(search)
     return ListFilters(
-        sub_account,
-        profile,
-        network,
-        site,
-        statuses,
-        wanted_online,
-        descendants,
-        name_pattern,
-        eui_pattern,
+        sub_account=sub_account,
+        profile=profile,
+        network=network,
+        site=site,
+        statuses=statuses,
+        online=wanted_online,
+        descendants=descendants,
+        name_pattern=name_pattern,
+        eui_pattern=eui_pattern,
     )
 
 
