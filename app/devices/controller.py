@@ -11,6 +11,7 @@ from app.core.api import Listing, Page, Single
 from app.core.reads import empty_page, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
+    FILTER_FEATURES,
     DescendantsFilter,
     NetworkFilter,
     OnlineFilter,
@@ -19,7 +20,6 @@ from app.devices.filters import (
     StatusFilter,
     SubAccountFilter,
     check_features,
-    features,
     parse_filters,
 )
 from app.devices.structs import Device, DeviceDetail, converted_columns, device_from_row
@@ -48,7 +48,7 @@ class DeviceController(Controller):
             "(`:` and `-` are ignored for DevEUIs). `includeDescendants=true` widens "
             "`siteId` to the site's subtree."
         ),
-        opt=features(networkId="networks", siteId="multi_site"),
+        opt=FILTER_FEATURES,
     )
     async def list_devices(
         self,

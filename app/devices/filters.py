@@ -77,6 +77,11 @@ def features(*route: str, **params: str) -> dict[str, Any]:
     return {"features": checks}
 
 
+# The feature switches of the filters that name a network or a site (`networkId` needs
+# the Networks feature, `siteId` the multi-site one): the `opt` of a route that takes both.
+FILTER_FEATURES = features(networkId="networks", siteId="multi_site")
+
+
 async def check_features(request: Request[Any, Any, Any]) -> None:
     """`before_request` hook: the route's feature switches, before its parameters are parsed.
 

@@ -11,6 +11,7 @@ from app.core.api import Listing, Page, Single
 from app.core.reads import empty_page, fetch_owned, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
+    FILTER_FEATURES,
     DescendantsFilter,
     NetworkFilter,
     OnlineFilter,
@@ -18,7 +19,6 @@ from app.devices.filters import (
     StatusFilter,
     SubAccountFilter,
     check_features,
-    features,
     parse_filters,
 )
 from app.gateways.structs import Gateway, gateway_from_row
@@ -40,7 +40,7 @@ class GatewayController(Controller):
             "Ordered by name, then id; `status` as for devices. A gateway is online when "
             "assigned and it reported (stats or a relayed uplink) within 30 minutes."
         ),
-        opt=features(networkId="networks", siteId="multi_site"),
+        opt=FILTER_FEATURES,
     )
     async def list_gateways(
         self,

@@ -17,6 +17,7 @@ from app.auth.principal import Principal
 from app.core.api import Listing, Page
 from app.core.errors import ApiError, ErrorCode, error_responses
 from app.devices.filters import (
+    FILTER_FEATURES,
     DescendantsFilter,
     NetworkFilter,
     OnlineFilter,
@@ -24,7 +25,6 @@ from app.devices.filters import (
     SiteFilter,
     SubAccountFilter,
     check_features,
-    features,
 )
 from app.latest.controller import matches
 from app.latest.structs import LatestValues
@@ -98,7 +98,7 @@ class FleetLatestController(Controller):
             "`Prefer: wait=N` an unchanged answer is held until it changes (200) or N "
             "seconds pass (304); `Preference-Applied` then says the wait applied."
         ),
-        opt={"scope": SCOPE, **features(networkId="networks", siteId="multi_site")},
+        opt={"scope": SCOPE, **FILTER_FEATURES},
         responses=error_responses(400, 403),
     )
     async def fleet_latest(
@@ -172,7 +172,7 @@ class StreamController(Controller):
             "the key's revocation or expiry. At most 10 open streams per key (429). "
             "Opening counts as one request; events do not count."
         ),
-        opt={"scope": SCOPE, **features(networkId="networks", siteId="multi_site")},
+        opt={"scope": SCOPE, **FILTER_FEATURES},
         responses=error_responses(400, 403),
         media_type="text/event-stream",
     )
