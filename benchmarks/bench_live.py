@@ -52,9 +52,9 @@ from benchmarks.common import (
     percentiles,
     run_wrk,
     start_floor_server,
-    start_server,
     write_requests,
 )
+from testkit.processes import start_server
 
 FLEET_SIZE = 200
 POLLS = 1_000
@@ -492,7 +492,7 @@ async def _stream_keys(ctx: Context, like: str, count: int) -> list[str]:
     import hashlib
     import uuid
 
-    from benchmarks.common import connect
+    from testkit.databases import connect
 
     connection = await connect(ctx.database_url)
     try:

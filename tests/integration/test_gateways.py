@@ -10,8 +10,8 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import Switched, loaded
-from tests.helpers import assert_error, bearer, names_listed
+from testkit.factories import Switched, loaded
+from tests.support.helpers import assert_error, bearer, names_listed
 
 GATEWAY_KEYS = {
     "id", "gatewayEui", "name", "status", "subAccountId", "networkId", "siteId", "online",

@@ -19,9 +19,9 @@ from app.telemetry.pipeline import (
     store_uplinks,
     uplink_record,
 )
-from tests.factories import Entity, World, load
-from tests.helpers import ingest_context
-from tests.integration import test_ingest_helpers as cs
+from testkit.factories import Entity, World, load
+from tests.support import chirpstack as cs
+from tests.support.helpers import ingest_context
 
 # Per device, its readings (numbers, with signal quality as field 0) as stored: each once.
 READINGS_STORED = """

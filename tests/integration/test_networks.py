@@ -11,9 +11,9 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load, loaded
-from tests.helpers import assert_error, bearer, get_ok
-from tests.integration.test_devices import set_state
+from testkit.factories import World, load, loaded
+from tests.support.devices import set_state
+from tests.support.helpers import assert_error, bearer, get_ok
 
 NETWORK_KEYS = {
     "id", "name", "siteId", "subAccountId", "deviceCount", "gatewayCount",

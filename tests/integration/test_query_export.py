@@ -11,8 +11,8 @@ from typing import Any
 import pyarrow.parquet as pq
 from litestar.testing import AsyncTestClient
 
-from tests.helpers import bearer
-from tests.integration.test_query import NOW, START, Setup, ask, iso, setup
+from tests.support.helpers import bearer
+from tests.support.query import NOW, START, Setup, ask, iso, setup
 
 __all__ = ["setup"]  # the module fixture of test_query, shared
 

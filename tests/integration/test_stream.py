@@ -17,12 +17,12 @@ import asyncpg
 import httpx
 
 from app.live.hub import BACKLOG_LIMIT
-from tests.conftest import LiveServer
-from tests.factories import World, load
-from tests.helpers import assert_error, bearer
-from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_fleet_latest import fleet_world
-from tests.integration.test_ingest import post
+from testkit.factories import World, load
+from tests.support import chirpstack as cs
+from tests.support.chirpstack import post
+from tests.support.fleet import fleet_world
+from tests.support.helpers import assert_error, bearer
+from tests.support.servers import LiveServer
 
 STREAM = "/api/v1/stream"
 

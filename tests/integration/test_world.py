@@ -19,7 +19,7 @@ from litestar.testing import AsyncTestClient
 
 from app.world.errors import WorldError
 from app.world.loader import load_world
-from tests.factories import World, load
+from testkit.factories import World, load
 
 NOW = datetime(2026, 3, 31, 12, 0, tzinfo=UTC)
 TABLES = (

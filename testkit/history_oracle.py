@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo
 from hypothesis import strategies as st
 
 from app.history.planner import MAX_BUCKETS, bucket_count, parse_resolution
-from tests.factories import World, load
+from testkit.factories import World, load
 
 QUERIES_PER_DATASET = 12
 RESOLUTIONS = [
