@@ -318,10 +318,10 @@ class ChartOracle:
                 "sum": "sum(value)", "count": "count(*)::float8",
                 "last": "(array_agg(value ORDER BY time DESC, value DESC))[1]",
             }[request.agg]  # fmt: skip
-            scale = "avg(abs(value)) * count(*)" if request.field == "x" else "0"
+            rounding = "avg(abs(value)) * count(*)" if request.field == "x" else "0"
             rows = await self.pool.fetch(
                 f"""SELECT {bucket.format(t="time")} AS bucket, {expression} AS value,
-                           {scale} AS scale, max(time) AS newest
+                           {rounding} AS scale, max(time) AS newest
                       FROM {table}
                      WHERE device_num = $1 AND field_num = $2 AND time >= $3 AND time < $4
                      GROUP BY 1""",

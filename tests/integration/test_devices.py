@@ -304,13 +304,14 @@ async def test_feature_switches_come_before_every_400(
     client: AsyncTestClient, fleet: Fleet, pool: asyncpg.Pool
 ) -> None:
     """D3: feature switches (403) before parameter validation (400), paging included."""
-    for params, code in (
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"networkId": fleet.net_b["id"], "limit": 0}, "networks_disabled"),
         ({"networkId": "none", "offset": -1}, "networks_disabled"),
         ({"networkId": "bad", "siteId": "x", "limit": "abc"}, "networks_disabled"),
         ({"siteId": "none", "limit": 201}, "multi_site_disabled"),
         ({"siteId": "none", "online": "yes", "status": "live"}, "multi_site_disabled"),
-    ):
+    ]
+    for params, code in cases:
         response = await client.get("/api/v1/devices", params=params, headers=bearer(fleet.bkey))
         assert response.status_code == 403, params
         assert response.json()["error"]["code"] == code
@@ -318,7 +319,11 @@ async def test_feature_switches_come_before_every_400(
     _, sa = w.tenancy({}, features={"networks": True, "multiSite": False})
     key = w.key(sa, scopes=["devices:read"])
     await load(pool, w)
-    for params in ({"networkId": "bad", "siteId": "x"}, {"siteId": "x", "limit": 0}):
+    refused: list[dict[str, Any]] = [
+        {"networkId": "bad", "siteId": "x"},
+        {"siteId": "x", "limit": 0},
+    ]
+    for params in refused:
         response = await client.get("/api/v1/devices", params=params, headers=bearer(key))
         assert response.status_code == 403, params
         assert response.json()["error"]["code"] == "multi_site_disabled"

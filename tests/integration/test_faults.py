@@ -32,12 +32,14 @@ from app.core.db import init_connection
 from testkit.factories import World, load
 from testkit.processes import free_port
 from tests.support import chirpstack as cs
+from tests.support import private_cluster
 from tests.support.chirpstack import th_world
+from tests.support.cli import TELEMETRY
 from tests.support.helpers import assert_error, bearer
-from tests.support.private_cluster import (
-    TELEMETRY,
-    Cluster,
-)
+from tests.support.private_cluster import Cluster
+
+# The module's private cluster (a module-scoped fixture: one per module).
+cluster = private_cluster.cluster
 
 _ROUNDS = itertools.count()
 # Short bounds so that a hung database is noticed quickly (defaults: 3 s, 3 s, 6 s, 2 s).

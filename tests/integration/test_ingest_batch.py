@@ -13,6 +13,7 @@ from app.auth.principal import hash_secret
 from app.telemetry.batch import Batcher
 from app.telemetry.catalog import DeviceContext
 from app.telemetry.pipeline import (
+    Outcome,
     Uplink,
     UplinkRecord,
     store_uplink,
@@ -54,7 +55,7 @@ async def test_concurrent_batches_store_exactly_what_single_uplinks_store(
     with caplog.at_level(logging.WARNING, logger="telemetry.ingest"):
         outcomes = await asyncio.gather(*(batcher.store(c, u, None) for c, u in jobs))
     assert "failed" not in caplog.text
-    assert outcomes.count("stored") == 180 and outcomes.count("duplicate") == 20
+    assert outcomes.count(Outcome.STORED) == 180 and outcomes.count(Outcome.DUPLICATE) == 20
 
     nums = [c.num for c in contexts]
     # Three numeric readings per stored uplink (a, b and the signal quality), none lost,

@@ -20,7 +20,7 @@ packs everything, then adds late readings to every packed week, so that the kill
 the one that merges late readings into packed rows.
 
 A backend kill restarts the whole cluster, so the module runs on a private one (the
-fault-injection module's, tests/integration/test_private_cluster.py), never on the suite's.
+fault-injection module's, tests/support/private_cluster.py), never on the suite's.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ import pytest
 
 from app.core.config import PROJECT_ROOT
 from tests.support import private_cluster
+from tests.support.cli import TELEMETRY
 from tests.support.packing import (
     CLOSED_RAW_CHUNKS,
     HOURS_MISMATCHES_NUM,
@@ -184,7 +185,7 @@ def packing_env(cluster: private_cluster.Cluster) -> dict[str, str]:
 
 def start_packing(cluster: private_cluster.Cluster) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [private_cluster.TELEMETRY, "retention", "run", "--pack"],
+        [TELEMETRY, "retention", "run", "--pack"],
         cwd=PROJECT_ROOT,
         env=packing_env(cluster),
         stdout=subprocess.PIPE,
@@ -195,7 +196,7 @@ def start_packing(cluster: private_cluster.Cluster) -> subprocess.Popen[bytes]:
 async def pack_to_completion(cluster: private_cluster.Cluster) -> str:
     done = await asyncio.to_thread(
         subprocess.run,
-        [private_cluster.TELEMETRY, "retention", "run", "--pack"],
+        [TELEMETRY, "retention", "run", "--pack"],
         cwd=PROJECT_ROOT,
         env=packing_env(cluster),
         capture_output=True,

@@ -16,7 +16,9 @@ from litestar.testing import AsyncTestClient
 from app.query import cursor as cursors
 from testkit.factories import World, load
 from tests.support.helpers import bearer
-from tests.support.query import NOW, START, Setup, ask, iso, record
+from tests.support.query import NOW, START, Setup, ask, iso, record, setup
+
+__all__ = ["setup"]  # the module fixture (tests/support/query.py)
 
 HISTORY = "/api/v1/devices/{}/history"
 
@@ -106,7 +108,7 @@ async def test_raw_series_by_ids_equal_history_oldest_first(
 
 
 async def test_bucketed_series_per_agg_equal_history(client: AsyncTestClient, setup: Setup) -> None:
-    body = {
+    body: dict[str, Any] = {
         "devices": {"siteId": setup.site["id"]},
         "fields": ["temperature", "label", "signal_quality"],
         "from": iso(START - timedelta(days=2)),
@@ -269,7 +271,12 @@ async def test_cursor_refusals(client: AsyncTestClient, pool: asyncpg.Pool, setu
         assert response.json()["error"]["code"] == "invalid_cursor", problem
 
 
-BASE = {"devices": {"ids": []}, "fields": ["temperature"], "from": "now-P1D", "to": "now"}
+BASE: dict[str, Any] = {
+    "devices": {"ids": []},
+    "fields": ["temperature"],
+    "from": "now-P1D",
+    "to": "now",
+}
 
 
 @pytest.mark.parametrize(
@@ -323,7 +330,7 @@ async def test_fields_and_aggs_checked_against_the_devices(
     client: AsyncTestClient, setup: Setup
 ) -> None:
     ids = [d["id"] for d in setup.devices]
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"fields": ["humidity"]}, "fields"),
         ({"fields": ["label"], "resolution": "daily"}, "agg"),
         (
@@ -340,11 +347,12 @@ async def test_fields_and_aggs_checked_against_the_devices(
         assert response.status_code == 400, response.text
         assert response.json()["error"]["message"].startswith(field + ":"), response.text
     # No device selected at all: an answer with no series, whatever the fields.
-    for devices in (
+    nothing_selected: list[dict[str, Any]] = [
         {"ids": []},
         {"ids": [setup.foreign_device["id"]]},
         {"search": "no such device"},
-    ):
+    ]
+    for devices in nothing_selected:
         response = await ask(
             client, setup.key, {**BASE, "devices": devices, "fields": ["humidity"]}
         )

@@ -14,7 +14,7 @@ from litestar.testing import AsyncTestClient
 from tests.support.helpers import bearer
 from tests.support.query import NOW, START, Setup, ask, iso, setup
 
-__all__ = ["setup"]  # the module fixture of test_query, shared
+__all__ = ["setup"]  # the module fixture (tests/support/query.py), shared with test_query
 
 FLEET_EXPORT = "/api/v1/export"
 DEVICE_EXPORT = "/api/v1/devices/{}/export"

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
+import httpx
 from chirpstack_api import integration
 from google.protobuf.json_format import MessageToJson
 from litestar.testing import AsyncTestClient
@@ -155,7 +156,8 @@ async def latest(client: AsyncTestClient, key: str, device: dict[str, Any]) -> d
     return body
 
 
-async def post(client: AsyncTestClient, token: str, event: str, body: str) -> int:
+async def post(client: httpx.AsyncClient, token: str, event: str, body: str) -> int:
+    """Posts a ChirpStack event (the app's test client or a live server's); its status."""
     response = await client.post(f"{INGEST}?event={event}", content=body, headers=bearer(token))
     assert response.status_code in (204, 400, 401, 404), response.text
     if response.status_code != 204:
