@@ -252,14 +252,14 @@ def cmd_mqtt(args: argparse.Namespace) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> None:
-    from app.background import run_alone
+    from app.core.loops import run_alone
     from app.mqtt.runner import run_mqtt
 
     uvloop.run(run_alone(run_mqtt))
 
 
 def cmd_dispatch(args: argparse.Namespace) -> None:
-    from app.background import run_alone
+    from app.core.loops import run_alone
     from app.downlinks.dispatch import run_dispatcher
 
     uvloop.run(run_alone(run_dispatcher))
@@ -278,7 +278,7 @@ def cmd_retention(args: argparse.Namespace) -> None:
 
 
 def cmd_placement(args: argparse.Namespace) -> None:
-    from app.core.placement import load_placement, sync_directory
+    from app.ops.placement import load_placement, sync_directory
 
     placement_file = settings().placement_file
     if not placement_file:

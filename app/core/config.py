@@ -129,7 +129,7 @@ class Settings(msgspec.Struct, frozen=True):
     # Exports streaming at once per worker: each holds a pool connection while it runs.
     export_concurrency: int = 4
     # Hot standbys for stale-tolerant reads and the bound on their staleness
-    # (app/core/routing.py); a placement file for tenants across clusters (app/core/placement.py).
+    # (app/core/routing.py); a placement file for tenants across clusters (app/ops/placement.py).
     database_read_urls: tuple[str, ...] = ()
     max_staleness_s: float = 1.0
     placement_file: str | None = None

@@ -23,9 +23,9 @@ import msgspec
 from app.auth.principal import Principal
 from app.core.api import Page
 from app.core.sql import QUERIES
-from app.live.hub import current_hub
 from app.live.selection import Selection, restrict
-from app.live.wait import Answer
+from app.notify.hub import current_hub
+from app.notify.wait import Answer
 from app.telemetry.catalog import DeviceContexts
 from app.telemetry.controller import static_body
 from app.telemetry.latest_cache import LatestCache, LatestKey, current_latest_cache

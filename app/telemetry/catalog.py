@@ -251,7 +251,7 @@ class DeviceContexts:
     A device's num and a profile's id are identities of one database, so these caches
     belong to whatever serves one database, never to the process: an app
     (`app.state.device_contexts`, made by its lifespan in app/main.py), an MQTT consumer,
-    a world load. In placement mode (app/core/placement.py) the apps of several clusters
+    a world load. In placement mode (app/ops/placement.py) the apps of several clusters
     share a worker process, and num 5 of cluster b is another device than num 5 of
     cluster a: a shared cache stored b's uplinks with a's context (refused, and lost) and
     built b's /latest from a's static values. A hit is also checked against the device id

@@ -25,7 +25,7 @@ from app.core.api import Single
 from app.core.errors import ApiError, ErrorCode, error_responses
 from app.core.routing import fetchrow_unless_changed
 from app.core.sql import QUERIES
-from app.live.wait import Answer, hold, requested_wait
+from app.notify.wait import Answer, hold, requested_wait
 from app.telemetry.catalog import DeviceContext, DeviceContexts
 from app.telemetry.latest_cache import LatestCache, current_latest_cache
 from app.telemetry.structs import LatestValues

@@ -15,7 +15,7 @@ concurrent increment still changes it, and a device sharing a slot only costs a 
 Reading and bumping are an index into a memoryview over the mapping, no system call. An
 app not started by `serve` (one process) uses a private table of the same size.
 
-In placement mode (app/core/placement.py) the apps of every cluster share the instance's
+In placement mode (app/ops/placement.py) the apps of every cluster share the instance's
 table, although a num names another device on each cluster: the slot of num 5 is bumped
 by stores of num 5 on cluster a and on cluster b alike. That is deliberately kept, as it
 can only cost extra misses, never a wrong answer: the table holds no data, a /latest

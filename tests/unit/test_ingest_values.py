@@ -8,8 +8,8 @@ import uuid
 import msgspec
 import pytest
 
+from app.core.chirpstack_events import DECODERS
 from app.telemetry.catalog import build_catalog, build_context
-from app.telemetry.chirpstack import DECODERS
 from app.telemetry.controller import matches
 from app.telemetry.pipeline import compute_derived, prepare_uplink
 from app.telemetry.values import (

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.placement import load_placement
+from app.ops.placement import load_placement
 
 
 def write(tmp_path: Path, text: str) -> Path:
