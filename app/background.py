@@ -3,30 +3,23 @@ the MQTT consumers (2.1), the downlink dispatcher (section 3) and the retention 
 worker starts each enabled one, and the one election of app/core/exclusive.py lets one of
 each run across all workers and instances. The same loops run alone as
 `telemetry webhooks dispatch`, `telemetry ingest mqtt` and `telemetry dispatch`
-(`run_alone`).
+(app/core/loops.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-import signal
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import asyncpg
-
-from app.core.config import Settings, settings
-from app.core.db import close_pool, create_pool
+from app.core.config import Settings
+from app.core.loops import STOP_WITHIN_S, Loop
 from app.downlinks.dispatch import run_dispatcher
 from app.history.maintenance import run_retention_job
 from app.ingest.mqtt_runner import run_mqtt
 from app.webhooks.dispatcher import run_webhooks
-
-Loop = Callable[[asyncpg.Pool, Settings, asyncio.Event], Coroutine[Any, Any, None]]
-STOP_WITHIN_S = 15.0
 
 
 def enabled_loops(settings: Settings) -> list[Loop]:
@@ -56,16 +49,3 @@ async def background_lifespan(app: Any) -> AsyncIterator[None]:
         stop.set()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), STOP_WITHIN_S)
-
-
-async def run_alone(loop: Loop) -> None:
-    """One loop in this process until SIGINT or SIGTERM."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    pool = await create_pool(settings())
-    stop = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        asyncio.get_running_loop().add_signal_handler(sig, stop.set)
-    try:
-        await loop(pool, settings(), stop)
-    finally:
-        await close_pool(pool, STOP_WITHIN_S)

@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import errno
 import functools
+import importlib.metadata
 import os
 import shutil
 import socket
@@ -251,14 +252,14 @@ def cmd_mqtt(args: argparse.Namespace) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> None:
-    from app.background import run_alone
+    from app.core.loops import run_alone
     from app.ingest.mqtt_runner import run_mqtt
 
     uvloop.run(run_alone(run_mqtt))
 
 
 def cmd_dispatch(args: argparse.Namespace) -> None:
-    from app.background import run_alone
+    from app.core.loops import run_alone
     from app.downlinks.dispatch import run_dispatcher
 
     uvloop.run(run_alone(run_dispatcher))
@@ -294,8 +295,8 @@ environment:
   TELEMETRY_DB_PORT  port of the project's own cluster (default 25432)
   TELEMETRY_DEBUG    set to show a traceback instead of a one-line error
 
-bench:
-  telemetry bench generate|run|report ...   the benchmark suite (telemetry bench --help)
+Other installed distributions may add commands (entry point group telemetry.commands): in a
+checkout, the benchmark suite adds `telemetry bench` (benchmarks/README.md).
 """
 
 
@@ -463,22 +464,24 @@ def build_parser() -> argparse.ArgumentParser:
     from app.simulate.cli import add_commands as add_simulate_commands
 
     add_simulate_commands(commands)
-    commands.add_parser(
-        "bench",
-        help="the benchmark suite: generate, run, report (see telemetry bench --help)",
-        add_help=False,
-    )
+    for name, entry in added_commands().items():
+        summary = entry.dist.metadata["Summary"] if entry.dist else entry.value
+        commands.add_parser(name, help=f"{summary} (see telemetry {name} --help)", add_help=False)
     return parser
 
 
-def run_benchmarks(argv: list[str]) -> int:
-    """`telemetry bench ...` is the benchmark suite's own command line (benchmarks/cli.py)."""
-    from app.core.config import PROJECT_ROOT
+COMMANDS = "telemetry.commands"
 
-    sys.path.insert(0, str(PROJECT_ROOT))
-    from benchmarks.cli import main as bench_main
 
-    return int(bench_main(argv) or 0)
+@functools.cache
+def added_commands() -> dict[str, importlib.metadata.EntryPoint]:
+    """The commands other installed distributions add (entry point group
+    `telemetry.commands`, each a `main(argv) -> int`), found when the command line runs.
+
+    The service names none of them: the benchmark suite, installed from a checkout, adds
+    `bench` (benchmarks/pyproject.toml), and a wheel or image without the suite has no
+    `bench` at all rather than one that cannot import its code."""
+    return {entry.name: entry for entry in importlib.metadata.entry_points(group=COMMANDS)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -492,8 +495,10 @@ def main(argv: list[str] | None = None) -> int:
         except SettingError as error:
             print(f"telemetry: {error}", file=sys.stderr)
             return 2
-    if argv[:1] == ["bench"]:
-        return run_benchmarks(argv[1:])
+    added = added_commands()
+    if argv[:1] and argv[0] in added:
+        # The added command parses its own arguments, `--help` included.
+        return int(added[argv[0]].load()(argv[1:]) or 0)
     args = build_parser().parse_args(argv)
     try:
         args.handler(args)

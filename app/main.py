@@ -37,10 +37,10 @@ from app.ingest.receive import Receiver
 from app.latest.cache import LatestCache
 from app.latest.generations import Generations
 from app.live.cors import Cors
-from app.live.hub import LiveHub
 from app.live.shutdown import install as answer_held_requests_on_stop
 from app.live.slots import StreamSlots
-from app.live.wait import drain
+from app.notify.hub import LiveHub
+from app.notify.wait import drain
 from app.observe.logs import access_log_lifespan, configure_logging
 from app.observe.metrics import metrics_lifespan
 from app.observe.requests import RequestObserver
@@ -66,7 +66,7 @@ def provide_pool(request: Request[Any, Any, Any]) -> asyncpg.Pool:
 @asynccontextmanager
 async def caches_lifespan(app: Litestar) -> AsyncIterator[None]:
     """The worker's key and /latest caches and its live hub (long polls and streams,
-    app/live/hub.py) on one listening connection, once the pool exists (list it after the
+    app/notify/hub.py) on one listening connection, once the pool exists (list it after the
     pool's lifespan); no caches with Settings.auth_cache off, the hub always. At shutdown
     the hub first answers every held request and ends every stream."""
     settings: Settings = app.state.settings

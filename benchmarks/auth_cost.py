@@ -29,7 +29,6 @@ from benchmarks.common import (
     Context,
     Measure,
     Request,
-    connect,
     measure,
     module_main,
     percentiles,
@@ -37,6 +36,7 @@ from benchmarks.common import (
     time_query,
     write_requests,
 )
+from testkit.databases import connect
 
 AUTH_SQL = "SELECT * FROM api_authenticate($1)"
 

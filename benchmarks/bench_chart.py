@@ -19,7 +19,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from benchmarks.common import Context, Measure, connect, measure, module_main, time_calls
+from benchmarks.common import Context, Measure, measure, module_main, time_calls
+from testkit.databases import connect
 
 GROUP = "history"
 

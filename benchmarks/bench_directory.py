@@ -33,15 +33,8 @@ import sys
 import uuid
 from typing import Any
 
-from benchmarks.common import (
-    Context,
-    Measure,
-    connect,
-    format_row,
-    measure,
-    scratch_database,
-    time_query,
-)
+from benchmarks.common import Context, Measure, format_row, measure, time_query
+from testkit.databases import connect, scratch_database
 
 DATABASE = "bench_directory"
 

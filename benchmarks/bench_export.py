@@ -32,7 +32,8 @@ from pathlib import Path
 import httpx
 import pyarrow.parquet as pq
 
-from benchmarks.common import Context, Measure, connect, default_context, format_row, measure
+from benchmarks.common import Context, Measure, default_context, format_row, measure
+from testkit.databases import connect
 
 GROUP = "export"
 FORMATS = ["csv", "ndjson", "parquet"]

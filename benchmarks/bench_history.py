@@ -40,7 +40,8 @@ from typing import Any
 from app.core.sql import QUERIES
 from app.history.planner import parse_resolution, plan_segments
 from app.history.zones import zone_kind
-from benchmarks.common import Context, Latency, Measure, connect, measure, time_calls
+from benchmarks.common import Context, Latency, Measure, measure, time_calls
+from testkit.databases import connect
 
 GROUP = "history"
 SYNTHETIC_DB = "bench_history"
@@ -395,8 +396,8 @@ async def synthetic(
     devices: int, days: int, compact: bool, repetitions: int, database: str
 ) -> list[Measure]:
     from app.history.maintenance import compact_closed_chunks
-    from benchmarks.common import scratch_database
     from benchmarks.suite import storage_measures
+    from testkit.databases import scratch_database
 
     url = await asyncio.to_thread(scratch_database, database)
     connection = await connect(url)

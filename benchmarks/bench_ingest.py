@@ -42,12 +42,12 @@ from benchmarks.common import (
     Context,
     Measure,
     Request,
-    connect,
     measure,
     module_main,
     run_wrk,
     write_requests,
 )
+from testkit.databases import connect
 
 TARGET = 5000.0
 # Between consecutive uplinks of a run (and of one device: SPACING times the devices).
@@ -56,7 +56,7 @@ _encode = msgspec.json.Encoder().encode
 
 
 def _migrate(database_url: str) -> None:
-    from benchmarks.common import _migrate as migrate
+    from testkit.databases import migrate_database as migrate
 
     asyncio.run(migrate(database_url))
 

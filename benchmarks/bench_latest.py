@@ -38,9 +38,9 @@ from benchmarks.common import (
     module_main,
     run_wrk,
     start_floor_server,
-    start_server,
     write_requests,
 )
+from testkit.processes import start_server
 
 LATEST_SQL_NAME = "latest.latest_with_auth"
 
@@ -49,7 +49,7 @@ def _migrate(database_url: str) -> None:
     """The dataset may predate the newest SQL definitions; applying them is idempotent."""
     import asyncio
 
-    from benchmarks.common import _migrate as migrate
+    from testkit.databases import migrate_database as migrate
 
     asyncio.run(migrate(database_url))
 

@@ -52,9 +52,9 @@ from benchmarks.common import (
     percentiles,
     run_wrk,
     start_floor_server,
-    start_server,
     write_requests,
 )
+from testkit.processes import start_server
 
 FLEET_SIZE = 200
 POLLS = 1_000
@@ -118,7 +118,7 @@ def _fleet(ctx: Context) -> list[Measure]:
                 path = f"/api/v1/devices/{device.id}/latest"
                 etag = client.get(path, headers=auth).headers["etag"]
                 singles.append(Request("GET", path, {**auth, "If-None-Match": etag}))
-            files = {}
+            files: dict[str, tuple[Path, int, int]] = {}
             for label, path in (("deviceIds", by_ids), ("subAccountId filter", by_filter)):
                 for _ in range(3):  # cached from the second miss on
                     answer = client.get(path, headers=auth)
@@ -136,9 +136,9 @@ def _fleet(ctx: Context) -> list[Measure]:
         before = _cpu_seconds(server.process.pid)
         single = run_wrk(server.base_url, single_file, connections=64, duration=ctx.duration)
         single_cpu = (_cpu_seconds(server.process.pid) - before) / max(single.requests, 1)
-        for label, (path, count, total) in files.items():
+        for label, (requests_file, count, total) in files.items():
             before = _cpu_seconds(server.process.pid)
-            result = run_wrk(server.base_url, path, connections=64, duration=ctx.duration)
+            result = run_wrk(server.base_url, requests_file, connections=64, duration=ctx.duration)
             cpu = (_cpu_seconds(server.process.pid) - before) / max(result.requests, 1)
             out.append(
                 measure(
@@ -492,7 +492,7 @@ async def _stream_keys(ctx: Context, like: str, count: int) -> list[str]:
     import hashlib
     import uuid
 
-    from benchmarks.common import connect
+    from testkit.databases import connect
 
     connection = await connect(ctx.database_url)
     try:

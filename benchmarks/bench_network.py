@@ -16,7 +16,7 @@ latency: publish time -> `ingest_dedup.received_at` (the start of the batch's
 transaction, same clock); under a burst it is mostly time spent queued.
 
 Downlinks (integrations.md 3): a fake of ChirpStack's gRPC DeviceService with the real
-stubs (tests/fake_chirpstack.py) answering each Enqueue after 1 ms, and `telemetry serve`
+stubs (testkit/fake_chirpstack.py) answering each Enqueue after 1 ms, and `telemetry serve`
 (its dispatcher). Throughput: N items queued in one transaction over every device, until
 all are `submitted` (one call in flight per device, in order per device, so the dataset's
 device count bounds the concurrency). Latency: M downlinks POSTed through the API at a
@@ -49,7 +49,9 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from benchmarks.bench_ingest import _event, _gateways
-from benchmarks.common import ROOT, Context, Measure, connect, free_port, measure, module_main
+from benchmarks.common import ROOT, Context, Measure, measure, module_main
+from testkit.databases import connect
+from testkit.processes import free_port
 
 WAIT_S = 180.0
 SYS_SLACK = 100
@@ -383,7 +385,7 @@ async def _submitted(database_url: str, ids: list[Any]) -> list[Any]:
 
 async def _downlinks(ctx: Context) -> list[Measure]:
     sys.path.insert(0, str(ROOT))
-    from tests.fake_chirpstack import FakeChirpStack
+    from testkit.fake_chirpstack import FakeChirpStack
 
     fake = FakeChirpStack()
     fake.service.latency_s = 0.001
@@ -483,9 +485,9 @@ async def _downlinks(ctx: Context) -> list[Measure]:
 
 
 def run(ctx: Context) -> list[Measure]:
-    from benchmarks.common import _migrate
+    from testkit.databases import migrate_database
 
-    asyncio.run(_migrate(ctx.database_url))
+    asyncio.run(migrate_database(ctx.database_url))
     out = mqtt_ingest(ctx)
     out += asyncio.run(_downlinks(ctx))
     return out

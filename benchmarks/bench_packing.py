@@ -25,7 +25,8 @@ import asyncio
 import time
 from typing import Any
 
-from benchmarks.common import Context, Measure, connect, measure, module_main
+from benchmarks.common import Context, Measure, measure, module_main
+from testkit.databases import connect
 
 GROUP = "packing"
 DATABASE = "bench_packing"
@@ -76,7 +77,7 @@ async def _pack(connection: Any) -> float:
 
 
 async def run(ctx: Context) -> list[Measure]:
-    from benchmarks.common import scratch_database
+    from testkit.databases import scratch_database
 
     devices = 20 if ctx.quick else len(ctx.manifest.devices)
     url = await asyncio.to_thread(scratch_database, DATABASE, fresh=True)

@@ -57,16 +57,15 @@ from benchmarks.common import (
     Latency,
     Measure,
     Request,
-    connect,
-    free_port,
     measure,
     module_main,
     percentiles,
     run_wrk,
-    stop_process,
     write_requests,
 )
 from benchmarks.suite import storage_measures
+from testkit.databases import connect
+from testkit.processes import free_port, stop_process
 
 GROUP = "peer"
 DATABASE = "peer"

@@ -139,7 +139,7 @@ async def run(ctx: Context) -> list[Measure]:
 
         # 2. Raw paging: points/s and the workers' memory.
         month_from = max(start, end - timedelta(days=30))
-        raw = {
+        raw: dict[str, Any] = {
             "devices": {"ids": [d.id for d in devices[:50]]},
             "fields": fields[:1],
             "from": month_from.isoformat(),

@@ -26,15 +26,9 @@ from typing import Any
 
 import httpx
 
-from benchmarks.common import (
-    Context,
-    Measure,
-    connect,
-    drop_database,
-    measure,
-    scratch_database,
-    start_server,
-)
+from benchmarks.common import Context, Measure, measure
+from testkit.databases import connect, drop_database, scratch_database
+from testkit.processes import start_server
 
 DATABASE = "bench_validate"
 PASSWORD = "correct horse battery staple"  # noqa: S105  (test data)

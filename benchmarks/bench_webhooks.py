@@ -39,14 +39,14 @@ from benchmarks.common import (
     Context,
     Latency,
     Measure,
-    connect,
     measure,
     module_main,
     percentiles,
     run_wrk,
-    start_server,
     write_requests,
 )
+from testkit.databases import connect
+from testkit.processes import start_server
 
 _LENGTH = re.compile(rb"(?im)^content-length:\s*(\d+)")
 _ID = re.compile(rb"(?im)^webhook-id:\s*(\S+)")

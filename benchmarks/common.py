@@ -17,10 +17,8 @@ import asyncio
 import inspect
 import itertools
 import math
-import os
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -32,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+
+from testkit.processes import Server, free_port, start_server, wait_until_up
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_DIR = ROOT / "benchmarks"
@@ -229,94 +229,6 @@ async def concurrent_calls(
 # --------------------------------------------------------------------------- processes
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def stop_process(process: subprocess.Popen[Any], grace_s: float = 15, kill_s: float = 5) -> None:
-    """SIGTERM, then SIGKILL if it has not ended within `grace_s`; a no-op if it has ended."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=grace_s)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=kill_s)
-
-
-class Server:
-    """A server process on 127.0.0.1; stop it with `.stop()` or use `with`."""
-
-    def __init__(self, base_url: str, process: subprocess.Popen[bytes]) -> None:
-        self.base_url = base_url
-        self.process = process
-
-    def stop(self) -> None:
-        stop_process(self.process)
-
-    def __enter__(self) -> Server:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-def _wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
-    import httpx
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited with status {process.returncode}")
-        try:
-            if httpx.get(url, timeout=1).status_code < 500:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    process.kill()
-    raise RuntimeError(f"server did not come up: {url}")
-
-
-def start_server(
-    database_url: str,
-    workers: int = 2,
-    env: dict[str, str] | None = None,
-    new_session: bool = False,
-) -> Server:
-    """`telemetry serve --workers N` on a free loopback port with the given DATABASE_URL
-    (`new_session`: in a process group of its own, so that it and its workers can be
-    killed at once)."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "telemetry"),
-            "serve",
-            "--port",
-            str(port),
-            "--workers",
-            str(workers),
-        ],
-        cwd=ROOT,
-        # Metrics on, as served by default, on a port of its own (the default one may be
-        # taken by another server on the machine).
-        env={
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "METRICS_PORT": str(free_port()),
-            **(env or {}),
-        },
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=new_session,
-    )
-    base_url = f"http://127.0.0.1:{port}"
-    _wait_until_up(f"{base_url}/api/v1/health", process)
-    return Server(base_url, process)
-
-
 def start_floor_server(workers: int = 2) -> Server:
     """The HTTP floor: benchmarks/floor_app.py on the same granian configuration."""
     port = free_port()
@@ -335,7 +247,7 @@ def start_floor_server(workers: int = 2) -> Server:
         stderr=subprocess.DEVNULL,
     )
     base_url = f"http://127.0.0.1:{port}"
-    _wait_until_up(f"{base_url}/floor", process)
+    wait_until_up(f"{base_url}/floor", process)
     return Server(base_url, process)
 
 
@@ -468,67 +380,6 @@ def parse_wrk(output: str, connections: int, threads: int) -> WrkResult:
 
 
 # --------------------------------------------------------------------------- databases
-
-
-def scratch_database(name: str, *, fresh: bool = False) -> str:
-    """A database `name` in the project's cluster (never `telemetry`), migrated; its URL.
-
-    With `fresh`, an existing database of that name is dropped first.
-    """
-    from app.ops import cluster
-
-    if name == cluster.DATABASE:
-        raise ValueError("benchmarks never touch the demo database")
-    cluster.start()
-    if fresh:
-        drop_database(name)
-    cluster.ensure_database(name)
-    url = cluster.database_url(name)
-    asyncio.run(_migrate(url))
-    return url
-
-
-async def migrate_database(url: str) -> None:
-    """Applies the checkout's migrations and definitions to a database (idempotent)."""
-    await _migrate(url)
-
-
-async def _migrate(url: str) -> None:
-    import asyncpg
-
-    from app.ops.migrate import migrate
-
-    connection = await asyncpg.connect(url)
-    try:
-        await migrate(connection)
-    finally:
-        await connection.close()
-
-
-def drop_database(name: str) -> None:
-    from app.ops import cluster
-
-    subprocess.run(
-        [
-            str(cluster.pg_bindir() / "psql"),
-            cluster.database_url("postgres"),
-            "-qc",
-            f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)',
-        ],
-        check=True,
-        capture_output=True,
-    )
-
-
-async def connect(database_url: str) -> Any:
-    """One asyncpg connection with the app's codecs (jsonb as Python objects)."""
-    import asyncpg
-
-    from app.core.db import init_connection
-
-    connection = await asyncpg.connect(database_url, server_settings={"timezone": "UTC"})
-    await init_connection(connection)
-    return connection
 
 
 # --------------------------------------------------------------------------- the dataset

@@ -37,17 +37,7 @@ import msgspec
 import numpy as np
 import polars as pl
 
-from benchmarks.common import (
-    DeviceRef,
-    FieldRef,
-    Fleet,
-    KeyRef,
-    Manifest,
-    connect,
-    manifest_path,
-    progress,
-    scratch_database,
-)
+from benchmarks.common import DeviceRef, FieldRef, Fleet, KeyRef, Manifest, manifest_path, progress
 from benchmarks.copy_rows import Columns, new_rows
 from benchmarks.packed import (
     HOURS_NUM_COLUMNS,
@@ -58,6 +48,7 @@ from benchmarks.packed import (
     ROLLUP_OTHER_COLUMNS,
     pack_sorted,
 )
+from testkit.databases import connect, scratch_database
 
 INTERVAL_S = 15 * 60
 SLICE_DAYS = 7  # one slice, one weekly raw chunk (both epoch-aligned)

@@ -1,11 +1,11 @@
-"""The long mode of the history oracle (tests/history_oracle.py): random datasets and
+"""The long mode of the history oracle (testkit/history_oracle.py): random datasets and
 requests against a scratch database of the project's cluster, until `--cases` requests
 were compared with time_bucket over the raw tables (with and without `tz`), and the share
 of cases that compared non-empty answers is printed:
 
     python -m benchmarks.history_oracle --cases 10000
 
-With `--chart`, the cases are those of the chart oracle (tests/history_oracle_chart.py:
+With `--chart`, the cases are those of the chart oracle (testkit/history_oracle_chart.py:
 increase, twa, integral, duration, fill and maxPoints, analytics.md section 3).
 """
 
@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from tests.history_oracle import QUERIES_PER_DATASET, Dataset, dataset_cases, make_oracle
+from testkit.history_oracle import QUERIES_PER_DATASET, Dataset, dataset_cases, make_oracle
 
 
 async def run_long(cases: int, seed: int | None, chart: bool = False) -> int:
@@ -28,7 +28,7 @@ async def run_long(cases: int, seed: int | None, chart: bool = False) -> int:
     from app.core.config import Settings
     from app.core.db import create_pool
     from app.main import create_app
-    from benchmarks.common import scratch_database
+    from testkit.databases import scratch_database
 
     url = await asyncio.to_thread(scratch_database, "history_oracle", fresh=True)
     settings_ = Settings(database_url=url, pool_min_size=1, pool_max_size=4)
@@ -39,7 +39,7 @@ async def run_long(cases: int, seed: int | None, chart: bool = False) -> int:
         oracle: Any
         cases_of: Any
         if chart:
-            from tests.history_oracle_chart import chart_cases, make_chart_oracle
+            from testkit.history_oracle_chart import chart_cases, make_chart_oracle
 
             oracle, cases_of = await make_chart_oracle(client, pool), chart_cases
         else:

@@ -14,8 +14,9 @@ from typing import Any
 
 import msgspec
 
-from benchmarks.common import RESULTS_DIR, Manifest, Measure, connect
+from benchmarks.common import RESULTS_DIR, Manifest, Measure
 from benchmarks.suite import Outcome
+from testkit.databases import connect
 
 
 def machine() -> dict[str, Any]:

@@ -39,15 +39,8 @@ from app.core.config import Settings
 from app.core.routing import ReadRouter
 from app.ops import cluster, standby
 from benchmarks.bench_ingest import _requests as ingest_requests
-from benchmarks.common import (
-    ROOT,
-    Request,
-    Server,
-    load_manifest,
-    run_wrk,
-    start_server,
-    write_requests,
-)
+from benchmarks.common import ROOT, Request, load_manifest, run_wrk, write_requests
+from testkit.processes import Server, start_server
 
 PORTS = (cluster.PORT + 10, cluster.PORT + 20)
 

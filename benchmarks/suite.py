@@ -30,17 +30,16 @@ from benchmarks.common import (
     Measure,
     Request,
     concurrent_calls,
-    connect,
     default_context,
     load_manifest,
     measure,
-    migrate_database,
     run_wrk,
     start_floor_server,
     time_query,
     write_requests,
 )
 from benchmarks.runner import ContextSpec
+from testkit.databases import connect, migrate_database
 
 
 @dataclass

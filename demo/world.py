@@ -389,7 +389,7 @@ def build() -> dict[str, Any]:
 
     # Green Farms: meters and climate sensors, two sites, one network.
     farm = ident("site", "farms.main")
-    farm_sites = [
+    farm_sites: list[dict[str, Any]] = [
         {"id": farm, "name": "Main farm", "parentSiteId": None},
         {"id": ident("site", "farms.barn"), "name": "Barn", "parentSiteId": farm},
         {"id": ident("site", "farms.greenhouse"), "name": "Greenhouse", "parentSiteId": farm},

@@ -7,8 +7,8 @@ bash scripts/install-system.sh
 bash scripts/setup-python.sh
 .venv/bin/telemetry db start >/dev/null
 echo "== ruff"
-.venv/bin/ruff check app tests benchmarks clients
-.venv/bin/ruff format --check app tests benchmarks clients
+.venv/bin/ruff check app tests benchmarks testkit demo clients
+.venv/bin/ruff format --check app tests benchmarks testkit demo clients
 echo "== mypy"
 .venv/bin/mypy
 # The Python client (clients/python), generated part included, under --strict.

@@ -22,6 +22,7 @@ class Scope(StrEnum):
 
 
 RESERVED_SCOPES = frozenset({Scope.TELEMETRY_WRITE, Scope.WEBHOOKS_MANAGE})
+ALL_SCOPES: frozenset[str] = frozenset(s.value for s in Scope)
 
 
 class DeviceStatus(StrEnum):

@@ -1,6 +1,6 @@
 """The worker's one LISTEN connection, shared by its caches (the key cache of
 app/auth/cache.py and the /latest cache of app/latest/cache.py) and by the live
-hub of long polls and streams (app/live/hub.py). A channel may have several subscribers
+hub of long polls and streams (app/notify/hub.py). A channel may have several subscribers
 (the /latest cache and the live hub both follow `latest_changed`); each is called in the
 order it subscribed, so the cache has dropped a changed entry before a held request wakes.
 

@@ -12,8 +12,9 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
@@ -21,11 +22,20 @@ from app.core.api import Listing, Page, Pagination
 from app.core.errors import not_found
 from app.core.routing import reader
 
-if TYPE_CHECKING:
-    from app.auth.principal import Principal
-
 S = TypeVar("S", bound=msgspec.Struct)
 T = TypeVar("T")
+
+
+class Tenancy(Protocol):
+    """Whose resources a read may see: the caller's partner and sub-account (the key's
+    `Principal`, app/auth/principal.py, which builds itself with `from_row` here, so this
+    module names it by what it reads rather than importing it)."""
+
+    @property
+    def partner_id(self) -> uuid.UUID: ...
+
+    @property
+    def sub_account_id(self) -> uuid.UUID | None: ...
 
 
 def from_row(cls: type[S], row: Any, **given: Any) -> S:
@@ -70,7 +80,7 @@ async def fetch_page(
 
 
 async def list_owned(
-    principal: Principal, build: Callable[[Any], T], query: str, *filters: Any, **paging: Any
+    principal: Tenancy, build: Callable[[Any], T], query: str, *filters: Any, **paging: Any
 ) -> Listing[T]:
     """`fetch_page` (with its `paging` keywords) of a list of the key's tenancy: the query
     takes the key's partner and sub-account first, then `filters`. A list may be a little
@@ -79,7 +89,7 @@ async def list_owned(
     return await fetch_page(reader(principal), build, query, *tenancy, *filters, **paging)
 
 
-async def fetch_owned(pool: Any, principal: Principal, what: str, query: str, *keys: Any) -> Any:
+async def fetch_owned(pool: Any, principal: Tenancy, what: str, query: str, *keys: Any) -> Any:
     """The row `query` finds for the key's partner and sub-account and `keys`, else 404
     `not_found` naming `what`. Keys that are all None (a path id of no valid form) answer
     the same 404 without asking the database."""

@@ -1,6 +1,6 @@
 """Examples of the OpenAPI document, answers of the real service on the demo world.
 
-`examples.json` is written by `python -m app.docs.generate_examples` (it loads demo/world.py
+`examples.json` is written by `python -m demo.record_examples` (it loads demo/world.py
 into a scratch database and calls every route with the demo keys); regenerate it when a
 shape changes. Times in it are those of the run that wrote it.
 """

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from app.docs.examples import RESPONSE_EXAMPLES
-from app.live.hub import BACKLOG_LIMIT
+from app.notify.hub import BACKLOG_LIMIT
 
 LATEST_OPERATIONS = ("getDeviceLatest", "getFleetLatest")
 

@@ -17,10 +17,10 @@ import asyncpg
 import msgspec
 
 from app.core.api import normalize_eui
+from app.core.chirpstack_events import DeviceInfo, Event, EventDecoder
 from app.core.errors import invalid_body, not_found
 from app.core.sql import QUERIES
 from app.downlinks.states import transition
-from app.ingest.chirpstack_events import DeviceInfo, Event, EventDecoder
 
 EVENTS = frozenset({"txack", "ack", "log"})
 

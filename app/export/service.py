@@ -23,9 +23,8 @@ from app.core.errors import ErrorCode, forbidden, invalid_parameter
 from app.core.sql import QUERIES
 from app.export.structs import FORMATS, LAYOUTS, Column, ExportParams, ExportPlan, Format
 from app.history.series import NON_NUMERIC_AGGS
-from app.history.service import parse_bucketing, parse_range
+from app.history.service import QUERY_AGGS, parse_bucketing, parse_range
 from app.history.zones import parse_tz
-from app.query.structs import QUERY_AGGS
 
 SIGNAL_QUALITY = "signal_quality"
 

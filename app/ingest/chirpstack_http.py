@@ -18,10 +18,10 @@ from litestar.params import Parameter
 
 from app.core.api import normalize_eui
 from app.core.body import UNREADABLE, unreadable
+from app.core.chirpstack_events import DECODERS, LocationEvent, StatusEvent, UplinkEvent
 from app.core.errors import error_responses, invalid_body
 from app.core.sql import QUERIES
 from app.downlinks import events as downlink_events
-from app.ingest.chirpstack_events import DECODERS, LocationEvent, StatusEvent, UplinkEvent
 from app.ingest.pipeline import DeviceEvent, Uplink, dedup_key, event_time, status_battery
 from app.ingest.receive import DownlinkReport, Message, Network, Receiver, Translated
 

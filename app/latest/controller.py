@@ -27,7 +27,7 @@ from app.core.routing import fetchrow_unless_changed
 from app.core.sql import QUERIES
 from app.latest.cache import LatestCache, current_latest_cache
 from app.latest.structs import LatestValues
-from app.live.wait import Answer, hold, requested_wait
+from app.notify.wait import Answer, hold, requested_wait
 from app.profiles.contexts import DeviceContext, DeviceContexts
 
 SCOPE = "telemetry:read"

@@ -29,7 +29,6 @@ from app.devices.filters import (
 from app.latest.controller import matches
 from app.latest.structs import LatestValues
 from app.live.fleet import kept_answer, read_fleet
-from app.live.hub import current_hub
 from app.live.selection import FILTERS, check_known, parse_selection
 from app.live.slots import MAX_STREAMS_PER_KEY, StreamSlots
 from app.live.stream import (
@@ -40,7 +39,8 @@ from app.live.stream import (
     stream_key_hash,
     stream_members,
 )
-from app.live.wait import hold, if_none_match, requested_wait
+from app.notify.hub import current_hub
+from app.notify.wait import hold, if_none_match, requested_wait
 
 SCOPE = "telemetry:read"
 FLEET_PARAMETERS = frozenset({"deviceIds", "fields", "limit", "offset", *FILTERS})

@@ -25,9 +25,9 @@ from app.core.api import Page
 from app.core.sql import QUERIES
 from app.latest.cache import LatestCache, LatestKey, current_latest_cache
 from app.latest.controller import static_body
-from app.live.hub import current_hub
 from app.live.selection import Selection, restrict
-from app.live.wait import Answer
+from app.notify.hub import current_hub
+from app.notify.wait import Answer
 from app.profiles.contexts import DeviceContexts
 
 FLEET_MEMBERS = QUERIES["live.fleet_members"]

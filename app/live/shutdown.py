@@ -4,7 +4,7 @@ granian stops a worker on SIGTERM/SIGINT by closing its listener and waiting for
 connections to end before it runs the app's lifespan shutdown, so a long poll held for
 60 s (or a stream, which never ends on its own) would hold the worker that long, or be
 cut when it is killed. The worker's signal handler is therefore extended: it still sets
-granian's stop signal, and first wakes every live hub of the process (app/live/hub.py),
+granian's stop signal, and first wakes every live hub of the process (app/notify/hub.py),
 so that each held request answers 304 and each stream ends at once, while the connection
 is still served.
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import signal
 from typing import Any
 
-from app.live.hub import close_every_hub
+from app.notify.hub import close_every_hub
 
 _INSTALLED = False
 

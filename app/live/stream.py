@@ -8,7 +8,7 @@ microsecond at which the worker heard of the change it carries (or read the snap
 increasing along the stream, so any worker can resume it.
 
 Fan-out: one LISTEN per worker (app/core/listener.py) feeds the live hub
-(app/live/hub.py); a stream is a `Watcher` of its devices' nums and reads only the
+(app/notify/hub.py); a stream is a `Watcher` of its devices' nums and reads only the
 bodies of the devices that changed, from the worker's /latest cache or in one
 statement. No database connection is held while it waits.
 
@@ -23,7 +23,7 @@ statement. No database connection is held while it waits.
 - The key is checked every KEY_CHECK_S: the stream ends once it is revoked or expired.
 - A slow client: its writes block (the server's send waits for the socket); the changes
   meanwhile only mark nums in the stream's set, which never holds more than its
-  selection. Past BACKLOG_LIMIT untaken notifications (app/live/hub.py) the stream is
+  selection. Past BACKLOG_LIMIT untaken notifications (app/notify/hub.py) the stream is
   ended, so whatever a client does the worker keeps at most one pending event and one
   set of at most 1,000 nums for it.
 - At most 10 open streams per key (app/live/slots.py); at shutdown every stream ends.
@@ -56,8 +56,8 @@ from app.core.api import Page
 from app.core.errors import invalid_parameter
 from app.core.sql import QUERIES
 from app.live.fleet import FLEET_MEMBERS, Item, items_by_num, select_items
-from app.live.hub import BACKLOG_LIMIT, LiveHub, Watcher
 from app.live.selection import MAX_IDS, Selection, restrict
+from app.notify.hub import BACKLOG_LIMIT, LiveHub, Watcher
 
 MAX_STREAM_DEVICES = 1_000
 KEEPALIVE_S = 10.0

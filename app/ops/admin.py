@@ -13,9 +13,8 @@ from typing import Any
 
 from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
-from app.core.enums import DeviceStatus
+from app.core.enums import ALL_SCOPES, DeviceStatus
 from app.core.sql import QUERIES
-from app.world.structs import ALL_SCOPES
 
 
 class OperationError(Exception):

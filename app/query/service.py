@@ -55,7 +55,7 @@ from app.history.series import (
     read_buckets,
     read_from,
 )
-from app.history.service import SIGNAL_QUALITY, parse_range
+from app.history.service import QUERY_AGGS, SIGNAL_QUALITY, parse_range
 from app.history.structs import HistoryPoint
 from app.history.zones import parse_tz, zone_kind
 from app.query import cursor as cursors
@@ -64,7 +64,6 @@ from app.query.structs import (
     MAX_DEVICES,
     MAX_FIELDS,
     MAX_SERIES,
-    QUERY_AGGS,
     DeviceSelection,
     QueryBody,
     QueryData,

@@ -9,8 +9,7 @@ from typing import Annotated, TypeAlias, TypeVar
 import msgspec
 from msgspec import Meta
 
-from app.history.aggregates import NEW_AGGS
-from app.history.service import AGGS
+from app.history.service import QUERY_AGGS
 from app.history.structs import HistoryPoint
 
 MAX_DEVICES = 1_000
@@ -41,9 +40,6 @@ class DeviceSelection(msgspec.Struct, rename="camel", forbid_unknown_fields=True
 
 # An aggregate's name, as /history's `agg` takes it: the document states the set, so a
 # generated client (and schemathesis) knows it.
-# The counter, time-weighted and state aggregates of /history (analytics.md section 3) are
-# not served per series here yet: they are refused by name rather than misread.
-QUERY_AGGS = tuple(agg for agg in AGGS if agg not in NEW_AGGS)
 AggName = Annotated[str, Meta(pattern="^(" + "|".join(QUERY_AGGS) + ")$")]
 AggList = list[AggName]
 

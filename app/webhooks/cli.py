@@ -78,7 +78,7 @@ def cmd_webhooks(args: argparse.Namespace) -> None:
 
         serve(args.port, args.secret)
     elif action == "dispatch":
-        from app.background import run_alone
+        from app.core.loops import run_alone
         from app.webhooks.dispatcher import run_webhooks
 
         print("webhook dispatcher running (leads when elected)", flush=True)

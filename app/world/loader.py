@@ -17,11 +17,11 @@ import yaml
 from argon2 import PasswordHasher
 
 from app.core.sql import QUERIES
-from app.webhooks.world import write_webhooks
 from app.world.errors import WorldError, fail
 from app.world.structs import WorldSpec, WorldSummary
 from app.world.telemetry import TelemetryNotSupported, replay_telemetry
 from app.world.validate import Rows, check_world
+from app.world.webhooks import write_webhooks
 
 __all__ = ["WorldError", "load_world", "load_world_path", "parse_world"]
 

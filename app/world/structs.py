@@ -15,7 +15,6 @@ from msgspec import Meta
 from app.core.enums import RESERVED_SCOPES, DeviceStatus, Scope
 
 ACTIVE_SCOPES: tuple[str, ...] = tuple(s.value for s in Scope if s not in RESERVED_SCOPES)
-ALL_SCOPES: frozenset[str] = frozenset(s.value for s in Scope)
 
 PositiveInt = Annotated[int, Meta(gt=0)]
 NonNegativeInt = Annotated[int, Meta(ge=0)]

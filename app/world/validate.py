@@ -17,10 +17,9 @@ import msgspec
 
 from app.auth.principal import KEY_PATTERN, hash_secret
 from app.core.api import normalize_eui
-from app.webhooks.world import check_webhooks
+from app.core.enums import ALL_SCOPES
 from app.world.errors import fail
 from app.world.structs import (
-    ALL_SCOPES,
     DeviceSpec,
     GatewaySpec,
     IntegrationSpec,
@@ -30,6 +29,7 @@ from app.world.structs import (
     WorldSpec,
 )
 from app.world.times import resolve_time
+from app.world.webhooks import check_webhooks
 
 MAX_SITE_DEPTH = 3
 RESERVED_IDENTIFIERS = frozenset({"signal_quality"})

@@ -166,7 +166,10 @@ $$;
 -- the packing job when it packs a closed week (schema/definitions/035-packing.sql), and
 -- reads take the raw rows of the open week as they are.
 -- Generated: one INSERT per kind from one template, in static PL/pgSQL (planned once per
--- session like any other).
+-- session like any other). The function the block creates, by its template (the text
+-- constant below; checked against a migrated database by
+-- tests/integration/test_schema_upgrade.py):
+-- generated from readings: record_readings
 DO $generate$
 DECLARE
     readings constant text := $t$

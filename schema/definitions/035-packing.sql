@@ -86,9 +86,16 @@ AS $$
 $$;
 
 -- Generated for both kinds of readings from one template each, so the packing rule and
--- the read of packed data are written once: packed_period, readings_<kind>_in,
--- readings_<kind>_newest, readings_<kind>_count, packed_hours_<kind>_in, pack_range_<kind>
--- and fill_packed_hours_<kind>.
+-- the read of packed data are written once. Every function the block creates, by the
+-- template (a text constant below) that writes it, so that grep finds each full name here;
+-- an error's position inside one points into the template's text. The lists are checked
+-- against the functions of a migrated database (tests/integration/test_schema_upgrade.py).
+-- generated from period_fn: packed_period
+-- generated from reads: readings_num_in, readings_other_in, readings_num_count,
+--   readings_other_count, readings_num_newest, readings_other_newest
+-- generated from hours_read: packed_hours_num_in, packed_hours_other_in
+-- generated from pack: pack_range_num, pack_range_other
+-- generated from hours_fill: fill_packed_hours_num, fill_packed_hours_other
 DO $generate$
 DECLARE
     template text;

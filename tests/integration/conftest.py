@@ -14,9 +14,9 @@ from app.core.config import Settings
 from app.core.db import connect
 from app.ops import cluster
 from app.ops.migrate import migrate
-from tests.conftest import LiveServer, serving
-from tests.fake_chirpstack import FakeChirpStack
-from tests.integration.webhook_support import Receiver, start_receiver
+from testkit.fake_chirpstack import FakeChirpStack
+from tests.support.servers import LiveServer, serving
+from tests.support.webhooks import Receiver, start_receiver
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,7 @@ def receiver() -> Iterator[Receiver]:
 
 @pytest.fixture(scope="module")
 async def fake() -> AsyncIterator[FakeChirpStack]:
-    """ChirpStack's DeviceService over real gRPC (tests/fake_chirpstack.py)."""
+    """ChirpStack's DeviceService over real gRPC (testkit/fake_chirpstack.py)."""
     server = FakeChirpStack()
     await server.start()
     yield server

@@ -29,8 +29,8 @@ import re
 import schemathesis
 from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
+from app.core.chirpstack_events import DECODERS
 from app.downlinks.events import EVENTS as DOWNLINK_EVENTS
-from app.ingest.chirpstack_events import DECODERS
 
 # The ChirpStack event types the service reads; it answers 204 to any other at once.
 READ_EVENTS = frozenset(DECODERS) | frozenset(DOWNLINK_EVENTS)

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import sys
 import uuid
 from pathlib import Path
 
@@ -14,36 +11,9 @@ import httpx
 import yaml
 from litestar.testing import AsyncTestClient
 
-from app.core.config import PROJECT_ROOT
-from tests.factories import World, load
-from tests.helpers import bearer
-
-TELEMETRY = str(Path(sys.executable).parent / "telemetry")
-
-
-class Run:
-    def __init__(self, code: int, stdout: str, stderr: str) -> None:
-        self.code = code
-        self.stdout = stdout
-        self.stderr = stderr
-
-    @property
-    def last_line(self) -> str:
-        return self.stdout.strip().splitlines()[-1]
-
-
-async def telemetry(database_url: str, *args: str) -> Run:
-    process = await asyncio.create_subprocess_exec(
-        TELEMETRY,
-        *args,
-        cwd=PROJECT_ROOT,
-        env={**os.environ, "DATABASE_URL": database_url},
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    stdout, stderr = await process.communicate()
-    assert process.returncode is not None
-    return Run(process.returncode, stdout.decode(), stderr.decode())
+from testkit.factories import World, load
+from tests.support.cli import telemetry
+from tests.support.helpers import bearer
 
 
 async def tenancy(pool: asyncpg.Pool) -> tuple[World, dict[str, dict]]:

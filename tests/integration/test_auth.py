@@ -10,9 +10,9 @@ import httpx
 from litestar.testing import AsyncTestClient
 
 from app.auth.principal import hash_secret
-from tests.conftest import LiveServer
-from tests.factories import World, load, partner_key
-from tests.helpers import assert_error, bearer
+from testkit.factories import World, load, partner_key
+from tests.support.helpers import assert_error, bearer
+from tests.support.servers import LiveServer
 
 
 async def test_missing_malformed_and_unknown_keys_are_unauthorized(

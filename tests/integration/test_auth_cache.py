@@ -18,12 +18,12 @@ from app.auth.cache import AuthCache
 from app.auth.principal import hash_secret
 from app.core.config import Settings
 from app.main import create_app
-from tests.conftest import LiveServer, serving
-from tests.factories import Secret, World, load, partner_key
-from tests.helpers import assert_error, bearer, committed
-from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_admin_cli import telemetry
-from tests.integration.test_ingest import INGEST, th_world
+from testkit.factories import Secret, World, load, partner_key
+from tests.support import chirpstack as cs
+from tests.support.chirpstack import INGEST, th_world
+from tests.support.cli import telemetry
+from tests.support.helpers import assert_error, bearer, committed
+from tests.support.servers import LiveServer, serving
 
 
 async def day_count(pool: asyncpg.Pool, key_id: str) -> int:

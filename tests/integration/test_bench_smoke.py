@@ -12,9 +12,10 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from benchmarks.common import Manifest, connect, drop_database
+from benchmarks.common import Manifest
 from benchmarks.datasets import SCALES, generate_async, plan_series
-from tests.integration.test_packing_crash import (
+from testkit.databases import connect, drop_database
+from tests.support.packing import (
     CLOSED_RAW_CHUNKS,
     HOURS_MISMATCHES_NUM,
     HOURS_MISMATCHES_OTHER,

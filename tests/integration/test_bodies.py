@@ -7,9 +7,9 @@ from typing import Any
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from tests.conftest import LiveServer
-from tests.factories import World, load
-from tests.helpers import assert_error, bearer
+from testkit.factories import World, load
+from tests.support.helpers import assert_error, bearer
+from tests.support.servers import LiveServer
 
 
 async def make_key(pool: asyncpg.Pool) -> str:

@@ -15,7 +15,6 @@ import numpy as np
 import polars as pl
 import pytest
 
-from benchmarks.common import connect, drop_database, scratch_database
 from benchmarks.datasets import (
     INTERVAL_S,
     Scale,
@@ -37,6 +36,7 @@ from benchmarks.packed import (
     pack_slice,
     time_runs,
 )
+from testkit.databases import connect, drop_database, scratch_database
 
 SCALE = Scale("PACK", devices=6, days=23, partners=1, sub_accounts_per_partner=2)
 SEED = 6

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -16,8 +15,7 @@ from app.core.config import Settings
 from app.core.db import connect
 from app.ops import cluster
 from app.ops.migrate import EditedMigrationError, migrate
-
-TELEMETRY = str(Path(sys.executable).parent / "telemetry")
+from tests.support.cli import TELEMETRY
 
 
 def run_cli(*args: str, database_url: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -7,8 +7,8 @@ import json
 import re
 from pathlib import Path
 
-from tests.factories import World
-from tests.integration.test_admin_cli import telemetry
+from testkit.factories import World
+from tests.support.cli import telemetry
 
 
 async def test_world_load_shows_progress_and_summary(migrated: str, tmp_path: Path) -> None:

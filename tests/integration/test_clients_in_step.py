@@ -22,7 +22,7 @@ from clients.generate import (
     generate_typescript,
     node_available,
 )
-from tests.conftest import LiveServer
+from tests.support.servers import LiveServer
 
 FIX = (
     "the committed clients differ from what the served document generates: run "

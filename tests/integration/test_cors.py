@@ -12,8 +12,8 @@ from litestar.testing import AsyncTestClient
 
 from app.core.config import Settings, load_settings
 from app.main import create_app
-from tests.factories import World, load
-from tests.helpers import assert_error, bearer
+from testkit.factories import World, load
+from tests.support.helpers import assert_error, bearer
 
 PAGE = "https://dash.example.com"
 PREFLIGHT = {

@@ -10,8 +10,8 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
-from tests.helpers import bearer
+from testkit.factories import World, load
+from tests.support.helpers import bearer
 
 READ_SCOPES = ["devices:read", "profiles:read", "telemetry:read"]
 

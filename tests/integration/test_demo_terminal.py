@@ -18,7 +18,7 @@ from pathlib import Path
 
 from app.core.config import PROJECT_ROOT
 from app.ops import cluster
-from benchmarks.common import free_port
+from testkit.processes import free_port
 
 EVENTS_WANTED = 3
 

@@ -11,8 +11,9 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import Switched, World, load, loaded, partner_key
-from tests.helpers import assert_error, bearer, committed, get_ok, names_listed
+from testkit.factories import Switched, World, load, loaded, partner_key
+from tests.support.devices import set_state
+from tests.support.helpers import assert_error, bearer, committed, get_ok, names_listed
 
 DEVICE_KEYS = {
     "id", "devEui", "name", "serialNumber", "status", "subAccountId", "deviceProfileId",
@@ -23,20 +24,6 @@ DEVICE_KEYS = {
 
 def iso(value: datetime) -> str:
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-async def set_state(pool: asyncpg.Pool, device: dict[str, Any], **columns: Any) -> None:
-    """Writes the live state of a device the way the ingest pipeline leaves it."""
-    num = await pool.fetchval("SELECT num FROM devices WHERE id = $1", uuid.UUID(device["id"]))
-    names = ", ".join(columns)
-    values = ", ".join(f"${i + 2}" for i in range(len(columns)))
-    updates = ", ".join(f"{name} = EXCLUDED.{name}" for name in columns)
-    await pool.execute(
-        f"INSERT INTO device_state (device_num, {names}) VALUES ($1, {values}) "
-        f"ON CONFLICT (device_num) DO UPDATE SET {updates}",
-        num,
-        *columns.values(),
-    )
 
 
 class Fleet(Switched):
@@ -110,10 +97,6 @@ async def fleet(pool: asyncpg.Pool) -> Fleet:
     )  # fmt: skip
     await set_state(pool, f.b1, last_seen_at=now, last_uplink_at=now, signal_quality=60)
     return f
-
-
-async def names(client: AsyncTestClient, key: str, **params: Any) -> list[str]:
-    return await names_listed(client, "/api/v1/devices", key, **params)
 
 
 async def test_partner_key_lists_every_status_by_name(
@@ -321,13 +304,14 @@ async def test_feature_switches_come_before_every_400(
     client: AsyncTestClient, fleet: Fleet, pool: asyncpg.Pool
 ) -> None:
     """D3: feature switches (403) before parameter validation (400), paging included."""
-    for params, code in (
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"networkId": fleet.net_b["id"], "limit": 0}, "networks_disabled"),
         ({"networkId": "none", "offset": -1}, "networks_disabled"),
         ({"networkId": "bad", "siteId": "x", "limit": "abc"}, "networks_disabled"),
         ({"siteId": "none", "limit": 201}, "multi_site_disabled"),
         ({"siteId": "none", "online": "yes", "status": "live"}, "multi_site_disabled"),
-    ):
+    ]
+    for params, code in cases:
         response = await client.get("/api/v1/devices", params=params, headers=bearer(fleet.bkey))
         assert response.status_code == 403, params
         assert response.json()["error"]["code"] == code
@@ -335,7 +319,11 @@ async def test_feature_switches_come_before_every_400(
     _, sa = w.tenancy({}, features={"networks": True, "multiSite": False})
     key = w.key(sa, scopes=["devices:read"])
     await load(pool, w)
-    for params in ({"networkId": "bad", "siteId": "x"}, {"siteId": "x", "limit": 0}):
+    refused: list[dict[str, Any]] = [
+        {"networkId": "bad", "siteId": "x"},
+        {"siteId": "x", "limit": 0},
+    ]
+    for params in refused:
         response = await client.get("/api/v1/devices", params=params, headers=bearer(key))
         assert response.status_code == 403, params
         assert response.json()["error"]["code"] == "multi_site_disabled"
@@ -483,3 +471,7 @@ async def test_totals_follow_moves_and_deletes(client: AsyncTestClient, pool: as
     assert await totals() == (4, 2, 2, 2)
     await pool.execute("DELETE FROM devices WHERE id = $1", first)
     assert await totals() == (3, 2, 1, 2)
+
+
+async def names(client: AsyncTestClient, key: str, **params: Any) -> list[str]:
+    return await names_listed(client, "/api/v1/devices", key, **params)

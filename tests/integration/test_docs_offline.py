@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from app.docs import SWAGGER_UI_VERSION
-from tests.conftest import LiveServer
-from tests.helpers import assert_error
+from tests.support.helpers import assert_error
+from tests.support.servers import LiveServer
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

@@ -1,6 +1,6 @@
 """Downlinks delivered to ChirpStack (integrations.md section 3): `telemetry dispatch`
 started as users start it, against a fake of ChirpStack's gRPC DeviceService that speaks
-the real protocol with the real stubs (tests/fake_chirpstack.py)."""
+the real protocol with the real stubs (testkit/fake_chirpstack.py)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from typing import Any
 import asyncpg
 import pytest
 from chirpstack_api import integration
-from google.protobuf.json_format import MessageToJson
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
-from tests.fake_chirpstack import FakeChirpStack
-from tests.helpers import bearer
-from tests.network import Broker, Process, Publisher, eventually
+from testkit.factories import World, load
+from testkit.fake_chirpstack import FakeChirpStack
+from tests.support.chirpstack import network_event
+from tests.support.helpers import bearer
+from tests.support.network import Broker, Process, Publisher, eventually
 
 TIMEOUT_S = "0.5"  # a hung call counts as an unknown outcome after this long
 
@@ -110,18 +110,6 @@ async def reaches(
         20,
         f"downlink {queue_item_id} to become {status}",
     )
-
-
-def network_event(event: str, dev_eui: str, **fields: Any) -> str:
-    kinds = {
-        "txack": integration.TxAckEvent,
-        "ack": integration.AckEvent,
-        "log": integration.LogEvent,
-    }
-    message = kinds[event](**fields)
-    message.device_info.CopyFrom(integration.DeviceInfo(dev_eui=dev_eui, device_name="d"))
-    message.time.FromDatetime(datetime.now(UTC).replace(tzinfo=None))
-    return MessageToJson(message)
 
 
 async def post_event(

@@ -11,9 +11,9 @@ from typing import Any
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from tests.conftest import LiveServer
-from tests.factories import Writer, loaded
-from tests.helpers import assert_error, bearer
+from testkit.factories import Writer, loaded
+from tests.support.helpers import assert_error, bearer
+from tests.support.servers import LiveServer
 
 ALL_TYPES_LAYOUT = [
     {"field": "a", "type": "uint8"},

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from tests.conftest import LiveServer
+from tests.support.servers import LiveServer
 
 DEVICE = "70b3d57ed0000001"
 

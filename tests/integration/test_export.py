@@ -19,10 +19,10 @@ from litestar.testing import AsyncTestClient
 
 from app.core.config import Settings
 from app.main import create_app
-from tests.conftest import LiveServer, start_server
-from tests.factories import ReadDevices, World, load, telemetry_keys
-from tests.helpers import bearer
-from tests.integration.test_history import assert_error, iso, nums, parse
+from testkit.factories import ReadDevices, World, load, telemetry_keys
+from tests.support.helpers import assert_error, bearer
+from tests.support.history import iso, nums, parse
+from tests.support.servers import LiveServer, start_server
 
 DEVICE_EXPORT = "/api/v1/devices/{}/export"
 FLEET_EXPORT = "/api/v1/export"

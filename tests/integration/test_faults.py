@@ -13,11 +13,8 @@ import asyncio
 import itertools
 import json
 import os
-import shutil
 import signal
 import subprocess
-import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -32,13 +29,18 @@ import pytest
 from app.auth.principal import hash_secret
 from app.core.config import PROJECT_ROOT
 from app.core.db import init_connection
-from benchmarks.common import free_port
-from tests.factories import World, load
-from tests.helpers import assert_error, bearer
-from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_ingest import th_world
+from testkit.factories import World, load
+from testkit.processes import free_port
+from tests.support import chirpstack as cs
+from tests.support import private_cluster
+from tests.support.chirpstack import th_world
+from tests.support.cli import TELEMETRY
+from tests.support.helpers import assert_error, bearer
+from tests.support.private_cluster import Cluster
 
-TELEMETRY = str(Path(sys.executable).parent / "telemetry")
+# The module's private cluster (a module-scoped fixture: one per module).
+cluster = private_cluster.cluster
+
 _ROUNDS = itertools.count()
 # Short bounds so that a hung database is noticed quickly (defaults: 3 s, 3 s, 6 s, 2 s).
 FAST_TIMEOUTS = {
@@ -47,67 +49,6 @@ FAST_TIMEOUTS = {
     "DB_COMMAND_TIMEOUT_S": "2",
     "HEALTH_TIMEOUT_S": "1",
 }
-
-
-class Cluster:
-    """A private `telemetry db start` cluster."""
-
-    def __init__(self) -> None:
-        self.data_dir = Path(tempfile.mkdtemp(prefix="telemetry-faults-")) / "pgdata"
-        self.port = free_port()
-        self.env = {
-            **os.environ,
-            "TELEMETRY_PGDATA": str(self.data_dir),
-            "TELEMETRY_DB_PORT": str(self.port),
-        }
-        self.env.pop("DATABASE_URL", None)
-        self.url = f"postgresql://telemetry@127.0.0.1:{self.port}/telemetry"
-
-    def cli(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [TELEMETRY, *args],
-            cwd=PROJECT_ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-
-    def postmaster_pid(self) -> int:
-        return int((self.data_dir / "postmaster.pid").read_text().split("\n", 1)[0])
-
-    def processes(self) -> list[int]:
-        """The postmaster and its children."""
-        pid = self.postmaster_pid()
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        return [pid, *(int(child) for child in children)]
-
-    def crash(self) -> None:
-        """SIGKILL to the postmaster: the crash of D4's 'immediate stop'."""
-        os.kill(self.postmaster_pid(), signal.SIGKILL)
-
-    def start(self) -> None:
-        result = self.cli("db", "start", timeout=90)
-        assert result.returncode == 0, result.stderr
-
-    def wait_ready(self, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                asyncio.run(_select_one(self.url))
-                return
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
-                time.sleep(0.2)
-        raise AssertionError("cluster did not come back")
-
-
-async def _select_one(url: str) -> None:
-    connection = await asyncpg.connect(url, timeout=2)
-    try:
-        await connection.fetchval("SELECT 1")
-    finally:
-        await connection.close()
 
 
 class Server:
@@ -165,34 +106,6 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.kill()
         self.process = None
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    private = Cluster()
-    private.start()
-    migrated = private.cli("db", "migrate")
-    assert migrated.returncode == 0, migrated.stderr
-    yield private
-    private.cli("db", "stop", timeout=60)
-    for pid in _leftover_postgres(private.data_dir):
-        os.kill(pid, signal.SIGKILL)
-    if os.environ.get("TELEMETRY_KEEP_FAULT_LOGS"):
-        print(f"\nfault-injection logs kept in {private.data_dir.parent}")
-        return
-    shutil.rmtree(private.data_dir.parent, ignore_errors=True)
-
-
-def _leftover_postgres(data_dir: Path) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if str(data_dir) in (entry / "cmdline").read_text():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
 
 
 @pytest.fixture(scope="module")

@@ -13,49 +13,14 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from app.core.sql import QUERIES
-from tests.conftest import LiveServer, serving
-from tests.factories import World, load
-from tests.helpers import assert_error, bearer
-from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_ingest import post
+from testkit.factories import World, load
+from tests.support import chirpstack as cs
+from tests.support.chirpstack import post
+from tests.support.fleet import fleet_world
+from tests.support.helpers import assert_error, bearer
+from tests.support.servers import LiveServer, serving
 
 FLEET = "/api/v1/latest"
-
-
-def fleet_world(devices: int = 3) -> tuple[World, dict[str, Any]]:
-    """A partner (networks and multi-site on) with a site of `devices` devices, one more
-    device elsewhere, an inventory device and a device of another tenant."""
-    w = World()
-    p = w.partner(features={"networks": True, "multiSite": True})
-    sa = w.sub_account(p)
-    other_sa = w.sub_account(p)
-    prof = w.profile(
-        p,
-        fields=[
-            w.field("temperature"),
-            w.field("humidity"),
-            w.formula("temp_f", "temperature * 9 / 5 + 32"),
-        ],
-    )
-    site = w.site(sa)
-    in_site = [w.device(sa, prof, site=site) for _ in range(devices)]
-    elsewhere = w.device(sa, prof)
-    sibling = w.device(other_sa, prof)
-    inventory = w.device(p, prof)
-    stranger = w.partner()
-    foreign = w.device(w.sub_account(stranger), w.profile(stranger))
-    return w, {
-        "partner": p,
-        "site": site,
-        "in_site": in_site,
-        "elsewhere": elsewhere,
-        "sibling": sibling,
-        "inventory": inventory,
-        "foreign": foreign,
-        "key": w.key(sa, scopes=["telemetry:read"]),
-        "partner_key": w.key(p, scopes=["telemetry:read"]),
-        "token": w.integration(p),
-    }
 
 
 async def uplink(http: Any, t: dict[str, Any], device: dict[str, Any], **values: Any) -> None:

@@ -10,8 +10,8 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import Switched, loaded
-from tests.helpers import assert_error, bearer, names_listed
+from testkit.factories import Switched, loaded
+from tests.support.helpers import assert_error, bearer, names_listed
 
 GATEWAY_KEYS = {
     "id", "gatewayEui", "name", "status", "subAccountId", "networkId", "siteId", "online",
@@ -123,11 +123,14 @@ async def test_filters(client: AsyncTestClient, setup: Setup) -> None:
 async def test_feature_switches(client: AsyncTestClient, setup: Setup) -> None:
     response = await client.get(f"/api/v1/gateways/{setup.gb['id']}", headers=bearer(setup.bkey))
     assert response.json()["data"]["networkId"] is None
-    for params, code in (({"networkId": "none"}, "networks_disabled"),
-                         ({"siteId": "none"}, "multi_site_disabled"),
-                         ({"networkId": "x", "limit": 0}, "networks_disabled"),
-                         ({"networkId": "x", "siteId": "y", "offset": -1}, "networks_disabled"),
-                         ({"siteId": "y", "limit": 500}, "multi_site_disabled")):  # fmt: skip
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"networkId": "none"}, "networks_disabled"),
+        ({"siteId": "none"}, "multi_site_disabled"),
+        ({"networkId": "x", "limit": 0}, "networks_disabled"),
+        ({"networkId": "x", "siteId": "y", "offset": -1}, "networks_disabled"),
+        ({"siteId": "y", "limit": 500}, "multi_site_disabled"),
+    ]
+    for params, code in cases:
         response = await client.get("/api/v1/gateways", params=params, headers=bearer(setup.bkey))
         assert response.status_code == 403
         assert response.json()["error"]["code"] == code

@@ -21,7 +21,7 @@ import httpx
 import jsonata
 import pytest
 
-from tests.conftest import LiveServer
+from tests.support.servers import LiveServer
 
 DASHBOARD = (
     Path(__file__).resolve().parents[2] / "examples" / "grafana" / "telemetry-dashboard.json"

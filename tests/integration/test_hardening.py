@@ -23,11 +23,11 @@ from litestar.testing import AsyncTestClient
 
 from app.auth.principal import hash_secret
 from app.core.config import PROJECT_ROOT
-from tests.conftest import LiveServer
-from tests.factories import World, load, partner_key
-from tests.helpers import assert_error, bearer
-from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_ingest import th_loaded
+from testkit.factories import World, load, partner_key
+from tests.support import chirpstack as cs
+from tests.support.chirpstack import th_loaded
+from tests.support.helpers import assert_error, bearer
+from tests.support.servers import LiveServer
 
 RFC3339_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
 

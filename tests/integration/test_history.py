@@ -16,47 +16,13 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from app.history.maintenance import pack_closed_weeks
-from tests.factories import ReadDevices, World, load, telemetry_keys
-from tests.helpers import bearer
+from testkit.factories import ReadDevices, World, load, telemetry_keys
+from tests.support.helpers import assert_error, bearer
+from tests.support.history import iso, nums, parse, record
 
 HISTORY = "/api/v1/devices/{}/history"
 RETENTION_DAYS = 90
 NOW = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
-
-
-def iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def parse(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
-async def nums(pool: asyncpg.Pool, table: str, ids: list[str]) -> list[int]:
-    rows = await pool.fetch(f"SELECT id, num FROM {table} WHERE id = ANY($1::uuid[])", ids)
-    by_id = {str(r["id"]): r["num"] for r in rows}
-    return [by_id[i] for i in ids]
-
-
-async def record(
-    pool: asyncpg.Pool | asyncpg.Connection,
-    device_num: int,
-    at: datetime,
-    numbers: dict[int, float] | None = None,
-    others: dict[int, Any] | None = None,
-    site_num: int = 0,
-) -> None:
-    numbers, others = numbers or {}, others or {}
-    await pool.execute(
-        "SELECT record_readings($1, $2, $3, $4, $5, $6, $7)",
-        device_num,
-        site_num,
-        at,
-        list(numbers),
-        list(numbers.values()),
-        list(others),
-        list(others.values()),
-    )
 
 
 @dataclass
@@ -153,15 +119,6 @@ async def between(
     """The setup device's history from `start` to `end` (its temperature unless `field`)."""
     params.setdefault("field", "temperature")
     return await own(client, setup, **{"from": start, "to": end}, **params)
-
-
-def assert_error(response: Any, status: int, code: str, names: str | None = None) -> None:
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert set(body) == {"error"}
-    assert body["error"]["code"] == code
-    if names is not None:
-        assert names in body["error"]["message"]
 
 
 # Raw -------------------------------------------------------------------------------------

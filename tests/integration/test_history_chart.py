@@ -15,9 +15,9 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
-from tests.helpers import bearer
-from tests.integration.test_history import iso, nums, parse, record
+from testkit.factories import World, load
+from tests.support.helpers import bearer
+from tests.support.history import iso, nums, parse, record
 
 HISTORY = "/api/v1/devices/{}/history"
 RETENTION_DAYS = 800

@@ -3,7 +3,7 @@ in UTC and with `tz` (integrations.md section 5).
 
 A few hundred cases here (datasets x requests); the long mode runs 10,000:
 `python -m benchmarks.history_oracle --cases 10000` (long mode; the oracle itself is
-tests/history_oracle.py).
+testkit/history_oracle.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from litestar.testing import AsyncTestClient
 
-from tests.history_oracle import (
+from testkit.history_oracle import (
     Dataset,
     Oracle,
     QueryRequest,

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from litestar.testing import AsyncTestClient
 
-from tests.history_oracle import Dataset
-from tests.history_oracle_chart import ChartOracle, ChartRequest, chart_cases, make_chart_oracle
+from testkit.history_oracle import Dataset
+from testkit.history_oracle_chart import ChartOracle, ChartRequest, chart_cases, make_chart_oracle
 
 DATASETS = 20  # x QUERIES_PER_DATASET requests = 240 cases
 

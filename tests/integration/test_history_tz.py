@@ -14,9 +14,9 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
-from tests.helpers import bearer
-from tests.integration.test_history import assert_error, nums, record
+from testkit.factories import World, load
+from tests.support.helpers import assert_error, bearer
+from tests.support.history import nums, record
 
 HISTORY = "/api/v1/devices/{}/history"
 # Berlin's clocks: forward on 2026-03-29 at 01:00 UTC, back on 2026-10-25 at 01:00 UTC.

@@ -16,9 +16,9 @@ import asyncpg
 from litestar.testing import AsyncTestClient
 
 from app.server.granian import MAX_HEAD_BUFFER_BYTES
-from tests.conftest import LiveServer
-from tests.factories import World, load, partner_key
-from tests.helpers import assert_error
+from testkit.factories import World, load, partner_key
+from tests.support.helpers import assert_error
+from tests.support.servers import LiveServer
 
 
 async def test_nul_characters_are_refused_in_bodies_and_queries(

@@ -16,103 +16,19 @@ from app.core.config import Settings
 from app.core.db import connect
 from app.ingest.pipeline import Uplink, store_uplink
 from app.ops.admin import set_device_status
-from tests.factories import World, load
-from tests.helpers import assert_error, ingest_context
-from tests.integration import test_ingest_helpers as cs
-
-INGEST = "/ingest/chirpstack"
-
-
-def th_world(retain: bool = False) -> tuple[World, dict[str, Any]]:
-    """A partner with a TH-100-like profile (operations.md's example) and one device."""
-    w = World()
-    p, sa = w.tenancy({}, plan={"apiWrite": True, "retentionDays": 90})
-    prof = w.profile(
-        p,
-        retainLastValue=retain,
-        fields=[
-            w.field("temperature"),
-            w.field("humidity"),
-            w.field("battery", role="battery_pct"),
-            w.field("door_raw"),
-            w.formula("temp_f", "temperature * 9 / 5 + 32"),
-            w.mapping("door", "door_raw", {"0": "closed", "1": "open"}, "unknown"),
-            w.field("installed", kind="static", dataType="date", default="2026-01-01"),
-            w.field("label", kind="static", dataType="string"),
-            w.formula("ratio", "humidity / door_raw"),
-            w.field("moving", dataType="boolean"),
-            w.field("note", dataType="string"),
-            w.field("position", dataType="location"),
-        ],
-    )
-    w.alert_rule(prof, "temperature", ">", 30, "warning")
-    site = w.site(sa)
-    dev = w.device(sa, prof, site=site, static={"label": "Room 1"})
-    gw = w.gateway(sa, gatewayEui="0016c001ff10a235")
-    token = w.integration(p)
-    key = w.key(sa, scopes=["devices:read", "telemetry:read"])
-    return w, {
-        "partner": p,
-        "sa": sa,
-        "profile": prof,
-        "site": site,
-        "device": dev,
-        "gateway": gw,
-        "token": token,
-        "key": key,
-    }
-
-
-async def latest(client: AsyncTestClient, key: str, device: dict[str, Any]) -> dict[str, Any]:
-    response = await client.get(
-        f"/api/v1/devices/{device['id']}/latest", headers={"Authorization": f"Bearer {key}"}
-    )
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()["data"]
-    return body
-
-
-async def post(client: AsyncTestClient, token: str, event: str, body: str) -> int:
-    response = await client.post(f"{INGEST}?event={event}", content=body, headers=cs.bearer(token))
-    assert response.status_code in (204, 400, 401, 404), response.text
-    if response.status_code != 204:
-        assert response.json()["error"]["code"]
-    return response.status_code
-
-
-async def up(client: AsyncTestClient, t: dict[str, Any], values: Any, **uplink: Any) -> int:
-    """An uplink of the TH world's device (`uplink`: the options of `cs.uplink`)."""
-    return await post(client, t["token"], "up", cs.uplink(t["device"]["devEui"], values, **uplink))
-
-
-async def th_loaded(pool: asyncpg.Pool, retain: bool = False) -> dict[str, Any]:
-    """`th_world`, loaded: what it made, by name."""
-    w, t = th_world(retain)
-    await load(pool, w)
-    return t
-
-
-async def device_num(pool: asyncpg.Pool, device: dict[str, Any]) -> int:
-    num: int = await pool.fetchval("SELECT num FROM devices WHERE id = $1", device["id"])
-    return num
-
-
-async def readings(pool: asyncpg.Pool, device: dict[str, Any]) -> list[tuple[str, Any, Any]]:
-    rows = await pool.fetch(
-        """SELECT COALESCE(f.identifier, 'signal_quality') AS identifier, r.time,
-                  to_jsonb(r.value) AS value
-             FROM readings_num r JOIN devices d ON d.num = r.device_num
-             LEFT JOIN profile_fields f ON f.num = r.field_num
-            WHERE d.id = $1
-           UNION ALL
-           SELECT f.identifier, r.time, r.value
-             FROM readings_other r JOIN devices d ON d.num = r.device_num
-             JOIN profile_fields f ON f.num = r.field_num
-            WHERE d.id = $1
-            ORDER BY 2, 1""",
-        device["id"],
-    )
-    return [(r["identifier"], r["time"], r["value"]) for r in rows]
+from testkit.factories import load
+from tests.support import chirpstack as cs
+from tests.support.chirpstack import (
+    INGEST,
+    device_num,
+    latest,
+    post,
+    readings,
+    th_loaded,
+    th_world,
+    up,
+)
+from tests.support.helpers import assert_error, ingest_context
 
 
 async def test_uplink_computes_and_stores_every_kind_of_value(

@@ -12,6 +12,7 @@ import pytest
 from app.auth.principal import hash_secret
 from app.ingest.batch import Batcher
 from app.ingest.pipeline import (
+    Outcome,
     Uplink,
     UplinkRecord,
     store_uplink,
@@ -19,9 +20,9 @@ from app.ingest.pipeline import (
     uplink_record,
 )
 from app.profiles.contexts import DeviceContext
-from tests.factories import Entity, World, load
-from tests.helpers import ingest_context
-from tests.integration import test_ingest_helpers as cs
+from testkit.factories import Entity, World, load
+from tests.support import chirpstack as cs
+from tests.support.helpers import ingest_context
 
 # Per device, its readings (numbers, with signal quality as field 0) as stored: each once.
 READINGS_STORED = """
@@ -54,7 +55,7 @@ async def test_concurrent_batches_store_exactly_what_single_uplinks_store(
     with caplog.at_level(logging.WARNING, logger="telemetry.ingest"):
         outcomes = await asyncio.gather(*(batcher.store(c, u, None) for c, u in jobs))
     assert "failed" not in caplog.text
-    assert outcomes.count("stored") == 180 and outcomes.count("duplicate") == 20
+    assert outcomes.count(Outcome.STORED) == 180 and outcomes.count(Outcome.DUPLICATE) == 20
 
     nums = [c.num for c in contexts]
     # Three numeric readings per stored uplink (a, b and the signal quality), none lost,

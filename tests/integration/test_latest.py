@@ -11,10 +11,10 @@ from typing import Any
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load
-from tests.helpers import assert_error, bearer
-from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_ingest import INGEST, latest, th_loaded, th_world, up
+from testkit.factories import World, load
+from tests.support import chirpstack as cs
+from tests.support.chirpstack import INGEST, latest, th_loaded, th_world, up
+from tests.support.helpers import assert_error, bearer
 
 
 async def test_static_values_and_formulas_over_them_before_the_first_uplink(

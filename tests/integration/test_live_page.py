@@ -27,10 +27,10 @@ import asyncpg
 import httpx
 import pytest
 
-from tests.conftest import serving
-from tests.factories import World, load
-from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_ingest import INGEST
+from testkit.factories import World, load
+from tests.support import chirpstack as cs
+from tests.support.chirpstack import INGEST
+from tests.support.servers import serving
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

@@ -10,9 +10,9 @@ import asyncpg
 from argon2 import PasswordHasher
 from litestar.testing import AsyncTestClient
 
-from tests.conftest import LiveServer
-from tests.factories import World, loaded
-from tests.helpers import bearer, get_ok
+from testkit.factories import World, loaded
+from tests.support.helpers import bearer, get_ok
+from tests.support.servers import LiveServer
 
 MEMBER_SCOPES = ["members:read", "members:manage"]
 

@@ -8,8 +8,8 @@ from typing import Any
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, loaded
-from tests.helpers import assert_error, bearer
+from testkit.factories import World, loaded
+from tests.support.helpers import assert_error, bearer
 
 PASSWORD = "correct horse battery staple"
 

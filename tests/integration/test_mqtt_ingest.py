@@ -13,10 +13,10 @@ from typing import Any
 import asyncpg
 import pytest
 
-from tests.conftest import start_server
-from tests.factories import World, load
-from tests.integration import test_ingest_helpers as cs
-from tests.network import Broker, Process, Publisher, eventually, wait_published
+from testkit.factories import World, load
+from tests.support import chirpstack as cs
+from tests.support.network import Broker, Process, Publisher, eventually, wait_published
+from tests.support.servers import start_server
 
 TEMPERATURES = """
 SELECT d.dev_eui, r.value

@@ -8,8 +8,8 @@ from typing import Any
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from tests.factories import Writer, loaded
-from tests.helpers import assert_error, bearer
+from testkit.factories import Writer, loaded
+from tests.support.helpers import assert_error, bearer
 
 
 class Setup(Writer):

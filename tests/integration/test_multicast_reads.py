@@ -9,8 +9,8 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from app.ops.admin import set_device_status
-from tests.factories import World, loaded
-from tests.helpers import assert_error, bearer
+from testkit.factories import World, loaded
+from tests.support.helpers import assert_error, bearer
 
 
 class Setup:

@@ -11,9 +11,9 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load, loaded
-from tests.helpers import assert_error, bearer, get_ok
-from tests.integration.test_devices import set_state
+from testkit.factories import World, load, loaded
+from tests.support.devices import set_state
+from tests.support.helpers import assert_error, bearer, get_ok
 
 NETWORK_KEYS = {
     "id", "name", "siteId", "subAccountId", "deviceCount", "gatewayCount",
@@ -171,13 +171,14 @@ async def test_feature_switches_come_before_every_400(
     client: AsyncTestClient, setup: Setup
 ) -> None:
     """D3: 403 networks_disabled / multi_site_disabled before any 400, paging included."""
-    for key, params, code in (
+    cases: list[tuple[str, dict[str, Any], str]] = [
         (setup.bkey, {"limit": 0}, "networks_disabled"),
         (setup.bkey, {"offset": -1, "siteId": "bad"}, "networks_disabled"),
         (setup.bkey, {"limit": "many"}, "networks_disabled"),
         (setup.ckey, {"siteId": "bad", "limit": 0}, "multi_site_disabled"),
         (setup.ckey, {"siteId": "none", "includeDescendants": "1"}, "multi_site_disabled"),
-    ):
+    ]
+    for key, params, code in cases:
         response = await client.get("/api/v1/networks", params=params, headers=bearer(key))
         assert response.status_code == 403, params
         assert response.json()["error"]["code"] == code

@@ -26,10 +26,10 @@ from litestar.testing import AsyncTestClient
 from app.core.config import PROJECT_ROOT, Settings
 from app.main import create_app
 from app.observe.logs import configure_logging
-from benchmarks.common import free_port
-from tests.factories import World, load
-from tests.helpers import assert_error, bearer
-from tests.integration import test_ingest_helpers as cs
+from testkit.factories import World, load
+from testkit.processes import free_port
+from tests.support import chirpstack as cs
+from tests.support.helpers import assert_error, bearer
 
 
 class Served:

@@ -16,8 +16,8 @@ from litestar.testing import AsyncTestClient
 
 from app.docs.descriptions import ERROR_CODES, PARAM_RULES
 from app.main import create_app
-from tests.factories import World, load
-from tests.helpers import bearer
+from testkit.factories import World, load
+from tests.support.helpers import bearer
 
 
 async def _document(client: AsyncTestClient) -> dict[str, Any]:

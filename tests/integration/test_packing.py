@@ -9,10 +9,10 @@ from datetime import timedelta
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from tests.factories import load
-from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_ingest import INGEST, device_num, th_world
-from tests.network import eventually
+from testkit.factories import load
+from tests.support import chirpstack as cs
+from tests.support.chirpstack import INGEST, device_num, th_world
+from tests.support.network import eventually
 
 WEEK_READINGS = """
 SELECT count(*) AS readings, count(DISTINCT time) AS distinct_readings

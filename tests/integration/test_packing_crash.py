@@ -20,7 +20,7 @@ packs everything, then adds late readings to every packed week, so that the kill
 the one that merges late readings into packed rows.
 
 A backend kill restarts the whole cluster, so the module runs on a private one (the
-fault-injection module's, tests/integration/test_faults.py), never on the suite's.
+fault-injection module's, tests/support/private_cluster.py), never on the suite's.
 """
 
 from __future__ import annotations
@@ -38,10 +38,18 @@ import asyncpg
 import pytest
 
 from app.core.config import PROJECT_ROOT
-from tests.integration import test_faults as faults
+from tests.support import private_cluster
+from tests.support.cli import TELEMETRY
+from tests.support.packing import (
+    CLOSED_RAW_CHUNKS,
+    HOURS_MISMATCHES_NUM,
+    HOURS_MISMATCHES_OTHER,
+    ROLLUP_MISMATCHES_NUM,
+    ROLLUP_MISMATCHES_OTHER,
+)
 
 # The private cluster of the fault-injection module (a module-scoped fixture: one per module).
-cluster = faults.cluster
+cluster = private_cluster.cluster
 
 # Enough readings (a minute apart, 3 devices x 3 fields) that packing a weekly chunk takes
 # a good fraction of a second, so that the kill lands while a chunk is being packed; two
@@ -83,74 +91,6 @@ SELECT (SELECT count(*) FROM (SELECT * FROM expected EXCEPT ALL SELECT * FROM st
        (SELECT count(*) FROM readings_{kind}) + (SELECT COALESCE(sum(n), 0) FROM packed_{kind})
 """
 
-# The packed readings, one row each.
-PACKED = """
-SELECT k.device_num, k.field_num, k.site_num, u.time, u.value
-  FROM packed_{kind} k
- CROSS JOIN LATERAL unnest(packed_times(k.period, k.offsets, k.steps, k.counts), k.values)
-       AS u (time, value)
-"""
-
-# Partials that differ from an aggregate of the packed readings per `{width}` bucket (a
-# bucket of packed readings without its partials, partials without packed readings, or
-# different partials), `{stored}` being the partials one row per bucket. The last value of
-# a bucket is that of its newest reading, the greatest value among equal times (the order
-# of packed readings).
-PARTIAL_MISMATCHES_NUM = f"""
-WITH expected AS (
-    SELECT device_num, field_num, site_num, time_bucket('{{width}}', time) AS bucket,
-           count(*) AS n, sum(value) AS sum, min(value) AS min, max(value) AS max,
-           max(time) AS last_time,
-           (array_agg(value ORDER BY time DESC, value DESC))[1] AS last_value
-      FROM ({PACKED.format(kind="num")}) p GROUP BY 1, 2, 3, 4)
-SELECT count(*)
-  FROM expected e FULL JOIN {{stored}} r USING (device_num, field_num, site_num, bucket)
- WHERE e.n IS DISTINCT FROM r.n
-    OR abs(e.sum - r.sum) > 1e-9 * greatest(1, abs(e.sum))
-    OR e.min IS DISTINCT FROM r.min OR e.max IS DISTINCT FROM r.max
-    OR e.last_time IS DISTINCT FROM r.last_time
-    OR e.last_value IS DISTINCT FROM r.last_value
-"""
-PARTIAL_MISMATCHES_OTHER = f"""
-WITH expected AS (
-    SELECT device_num, field_num, site_num, time_bucket('{{width}}', time) AS bucket,
-           count(*) AS n, max(time) AS last_time,
-           (array_agg(value ORDER BY time DESC, value DESC))[1] AS last_value
-      FROM ({PACKED.format(kind="other")}) p GROUP BY 1, 2, 3, 4)
-SELECT count(*)
-  FROM expected e FULL JOIN {{stored}} r USING (device_num, field_num, site_num, bucket)
- WHERE e.n IS DISTINCT FROM r.n OR e.last_time IS DISTINCT FROM r.last_time
-    OR e.last_value IS DISTINCT FROM r.last_value
-"""
-# The hourly partials, one row per hour (packed_hours_<kind> holds a week's as arrays).
-HOURS = """(
-    SELECT k.device_num, k.field_num, k.site_num, k.period + u.h * interval '1 hour' AS bucket,
-           u.n{selected},
-           k.period + u.h * interval '1 hour' + u.lt * interval '1 microsecond' AS last_time,
-           u.lv AS last_value
-      FROM packed_hours_{kind} k
-     CROSS JOIN LATERAL unnest(k.hours, k.n{arrays}, k.last_time, k.last_value)
-           AS u (h, n{partials}, lt, lv))"""
-# Shared with tests/integration/test_bench_smoke.py, as are the hourly ones.
-ROLLUP_MISMATCHES_NUM = PARTIAL_MISMATCHES_NUM.format(width="1 day", stored="rollup_day_num")
-ROLLUP_MISMATCHES_OTHER = PARTIAL_MISMATCHES_OTHER.format(width="1 day", stored="rollup_day_other")
-HOURS_MISMATCHES_NUM = PARTIAL_MISMATCHES_NUM.format(
-    width="1 hour",
-    stored=HOURS.format(
-        kind="num",
-        selected=", u.sum, u.min, u.max",
-        arrays=", k.sum, k.min, k.max",
-        partials=", sum, min, max",
-    ),
-)
-HOURS_MISMATCHES_OTHER = PARTIAL_MISMATCHES_OTHER.format(
-    width="1 hour", stored=HOURS.format(kind="other", selected="", arrays="", partials="")
-)
-
-CLOSED_RAW_CHUNKS = """
-SELECT count(*) FROM timescaledb_information.chunks
- WHERE hypertable_name IN ('readings_num', 'readings_other') AND range_end <= now()
-"""
 
 # The backend running the packing job's statement (not this session's own query).
 PACKING_BACKEND = """
@@ -161,7 +101,7 @@ SELECT pid FROM pg_stat_activity
 
 
 @pytest.fixture()
-async def db(cluster: faults.Cluster) -> AsyncIterator[asyncpg.Connection]:
+async def db(cluster: private_cluster.Cluster) -> AsyncIterator[asyncpg.Connection]:
     """A connection to the private cluster, its readings emptied and the plain copies made."""
     connection = await asyncpg.connect(cluster.url)
     await connection.execute(
@@ -239,13 +179,13 @@ async def check_readings(connection: asyncpg.Connection, start: datetime) -> dic
     }
 
 
-def packing_env(cluster: faults.Cluster) -> dict[str, str]:
+def packing_env(cluster: private_cluster.Cluster) -> dict[str, str]:
     return {**cluster.env, "DATABASE_URL": cluster.url, "TELEMETRY_PACK_AFTER_S": "0"}
 
 
-def start_packing(cluster: faults.Cluster) -> subprocess.Popen[bytes]:
+def start_packing(cluster: private_cluster.Cluster) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [faults.TELEMETRY, "retention", "run", "--pack"],
+        [TELEMETRY, "retention", "run", "--pack"],
         cwd=PROJECT_ROOT,
         env=packing_env(cluster),
         stdout=subprocess.PIPE,
@@ -253,10 +193,10 @@ def start_packing(cluster: faults.Cluster) -> subprocess.Popen[bytes]:
     )
 
 
-async def pack_to_completion(cluster: faults.Cluster) -> str:
+async def pack_to_completion(cluster: private_cluster.Cluster) -> str:
     done = await asyncio.to_thread(
         subprocess.run,
-        [faults.TELEMETRY, "retention", "run", "--pack"],
+        [TELEMETRY, "retention", "run", "--pack"],
         cwd=PROJECT_ROOT,
         env=packing_env(cluster),
         capture_output=True,
@@ -293,7 +233,7 @@ async def gone(connection: asyncpg.Connection, pid: int) -> None:
 
 
 async def test_kill_9_of_the_packing_job_loses_and_duplicates_nothing(
-    cluster: faults.Cluster, db: asyncpg.Connection
+    cluster: private_cluster.Cluster, db: asyncpg.Connection
 ) -> None:
     start = await load_weeks(db)
     closed = await db.fetchval(CLOSED_RAW_CHUNKS)
@@ -324,7 +264,7 @@ async def test_kill_9_of_the_packing_job_loses_and_duplicates_nothing(
 
 
 async def test_kill_9_of_the_packing_backend_loses_and_duplicates_nothing(
-    cluster: faults.Cluster, db: asyncpg.Connection
+    cluster: private_cluster.Cluster, db: asyncpg.Connection
 ) -> None:
     start = await load_weeks(db)
     await pack_to_completion(cluster)
@@ -367,7 +307,7 @@ async def test_kill_9_of_the_packing_backend_loses_and_duplicates_nothing(
 
 
 async def test_weeks_packed_without_hourly_partials_get_them_from_the_backfill(
-    cluster: faults.Cluster, db: asyncpg.Connection
+    cluster: private_cluster.Cluster, db: asyncpg.Connection
 ) -> None:
     start = await load_weeks(db)
     await pack_to_completion(cluster)
@@ -391,7 +331,7 @@ async def test_weeks_packed_without_hourly_partials_get_them_from_the_backfill(
 
 
 async def test_readings_count_equals_the_readings_read(
-    cluster: faults.Cluster, db: asyncpg.Connection
+    cluster: private_cluster.Cluster, db: asyncpg.Connection
 ) -> None:
     """readings_<kind>_count (the export's size) counts from partials and unpacks only
     sub-hour edges: it must equal what readings_<kind>_in returns, over packed, raw and

@@ -29,12 +29,12 @@ from urllib.parse import urlsplit
 import asyncpg
 import pytest
 
-from benchmarks.common import free_port
-from tests.conftest import LiveServer, start_server
-from tests.factories import World, load
-from tests.helpers import bearer
-from tests.integration import test_ingest_helpers as cs
-from tests.integration.webhook_support import create_endpoint, start_receiver, verify
+from testkit.factories import World, load
+from testkit.processes import free_port
+from tests.support import chirpstack as cs
+from tests.support.helpers import bearer
+from tests.support.servers import LiveServer, start_server
+from tests.support.webhooks import create_endpoint, start_receiver, verify
 
 PGBOUNCER = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
 pytestmark = pytest.mark.skipif(not Path(PGBOUNCER).exists(), reason="pgbouncer not installed")

@@ -23,13 +23,13 @@ import pytest
 from app.core.db import init_connection
 from app.ingest.pipeline import Outcome, Uplink, store_uplink
 from app.ops import cluster
-from benchmarks.common import free_port
-from tests.conftest import LiveServer, start_server
-from tests.factories import World, load
-from tests.helpers import bearer, ingest_context
-from tests.integration import test_ingest_helpers as cs
-from tests.integration import test_tts_ingest as tts
-from tests.integration.test_replication import cli
+from testkit.factories import World, load
+from testkit.processes import free_port
+from tests.support import chirpstack as cs
+from tests.support import tts
+from tests.support.cli import cli
+from tests.support.helpers import bearer, ingest_context
+from tests.support.servers import LiveServer, start_server
 
 # A free port of its own, not an offset of the project's cluster port (another checkout's
 # cluster on this host may sit there).

@@ -13,9 +13,10 @@ import asyncpg
 from litestar.testing import AsyncTestClient
 
 from app.core.sql import QUERIES
-from tests.factories import World, world_fixture
-from tests.helpers import bearer
-from tests.integration.test_devices import set_state
+from testkit.factories import World
+from tests.support.devices import set_state
+from tests.support.helpers import bearer
+from tests.support.worlds import world_fixture
 
 # Every assigned device has exactly the row its devices and device_state rows imply, and
 # no other device has one.

@@ -6,8 +6,9 @@ import uuid
 
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, world_fixture
-from tests.helpers import assert_error, bearer, get_ok
+from testkit.factories import World
+from tests.support.helpers import assert_error, bearer, get_ok
+from tests.support.worlds import world_fixture
 
 
 class Setup:

@@ -33,8 +33,8 @@ from app.core.config import Settings
 from app.core.db import connect
 from app.docs.webhooks import schema_name as event_model_name
 from app.webhooks import signing
-from tests.conftest import LiveServer
-from tests.factories import partner_key
+from testkit.factories import partner_key
+from tests.support.servers import LiveServer
 
 DEVICE = "70b3d57ed0000001"
 SECOND = "70b3d57ed0000007"

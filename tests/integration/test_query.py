@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import base64
 import time
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -15,125 +14,13 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from app.query import cursor as cursors
-from tests.factories import World, load
-from tests.helpers import bearer
+from testkit.factories import World, load
+from tests.support.helpers import bearer
+from tests.support.query import NOW, START, Setup, ask, iso, record, setup
 
-QUERY = "/api/v1/query"
+__all__ = ["setup"]  # the module fixture (tests/support/query.py)
+
 HISTORY = "/api/v1/devices/{}/history"
-NOW = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
-# Readings lie in the four weeks before NOW; the oldest weeks are packed, the rest raw.
-START = NOW - timedelta(days=28)
-
-
-def iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-@dataclass
-class Setup:
-    key: str
-    other_key: str
-    foreign_key: str
-    devices: list[dict[str, Any]]  # a, b (profile with temperature, label), c (temperature only)
-    nums: list[int]
-    field_nums: dict[tuple[int, str], int]  # (device index, identifier)
-    foreign_device: dict[str, Any]
-    site: dict[str, Any]
-
-
-async def record(
-    pool: asyncpg.Pool, device_num: int, at: datetime, numbers: dict[int, float], site: int = 0
-) -> None:
-    await pool.execute(
-        "SELECT record_readings($1, $2, $3, $4, $5, $6, $7)",
-        device_num,
-        site,
-        at,
-        list(numbers),
-        list(numbers.values()),
-        [],
-        [],
-    )
-
-
-async def record_label(
-    pool: asyncpg.Pool, device_num: int, at: datetime, field: int, text: str
-) -> None:
-    await pool.execute(
-        "SELECT record_readings($1, 0, $2, '{}', '{}', $3, $4)", device_num, at, [field], [text]
-    )
-
-
-@pytest.fixture(scope="module")
-async def setup(pool: asyncpg.Pool) -> Setup:
-    w = World()
-    tier = {"perMinute": 1_000_000, "perDay": 100_000_000}
-    partner = w.partner(
-        plan={"retentionDays": 60}, features={"networks": True, "multiSite": True}, tier=tier
-    )
-    sub = w.sub_account(partner)
-    site = w.site(sub)
-    full = w.profile(
-        partner,
-        fields=[
-            w.field("temperature"),
-            w.field("label", dataType="string"),
-            w.field("serial", kind="static", dataType="string"),
-        ],
-    )
-    lean = w.profile(partner, fields=[w.field("temperature")])
-    devices = [w.device(sub, full, site=site), w.device(sub, full), w.device(sub, lean)]
-    other = w.partner(tier=tier)
-    foreign_device = w.device(w.sub_account(other), w.profile(other))
-    key = w.key(sub, scopes=["telemetry:read"])
-    other_key = w.key(sub, scopes=["telemetry:read"])
-    foreign_key = w.key(other, scopes=["telemetry:read"])
-    await load(pool, w)
-    rows = await pool.fetch(
-        "SELECT d.id::text AS id, d.num, f.identifier, f.num AS field_num FROM devices d"
-        " JOIN profile_fields f ON f.profile_id = d.profile_id WHERE d.id = ANY($1::uuid[])",
-        [d["id"] for d in devices],
-    )
-    order = [d["id"] for d in devices]
-    nums = [next(r["num"] for r in rows if r["id"] == i) for i in order]
-    field_nums = {(order.index(r["id"]), r["identifier"]): r["field_num"] for r in rows}
-    site_num = await pool.fetchval("SELECT num FROM sites WHERE id = $1", site["id"])
-    # Every 6 hours over four weeks, with equal times and equal readings (a repeated key)
-    # on the edges of pages; device c has fewer.
-    for index, num in enumerate(nums):
-        step = 6 if index < 2 else 24
-        for hour in range(0, 28 * 24, step):
-            at = START + timedelta(hours=hour)
-            value = float(index * 1000 + hour)
-            await record(
-                pool,
-                num,
-                at,
-                {field_nums[(index, "temperature")]: value},
-                site_num if index == 0 else 0,
-            )
-            if hour % 48 == 0:
-                await record(pool, num, at, {field_nums[(index, "temperature")]: value})
-                await record(pool, num, at, {field_nums[(index, "temperature")]: value - 0.5})
-            if index < 2 and hour % 24 == 0:
-                await record_label(pool, num, at, field_nums[(index, "label")], f"day-{hour // 24}")
-    # The older two weeks packed, the newer raw.
-    async with pool.acquire() as connection, connection.transaction():
-        await connection.execute("SELECT pack_closed_chunks(interval '14 days')")
-    return Setup(
-        key=key,
-        other_key=other_key,
-        foreign_key=foreign_key,
-        devices=devices,
-        nums=nums,
-        field_nums=field_nums,
-        foreign_device=foreign_device,
-        site=site,
-    )
-
-
-async def ask(client: AsyncTestClient, key: str, body: dict[str, Any]) -> Any:
-    return await client.post(QUERY, json=body, headers=bearer(key))
 
 
 async def follow(
@@ -221,7 +108,7 @@ async def test_raw_series_by_ids_equal_history_oldest_first(
 
 
 async def test_bucketed_series_per_agg_equal_history(client: AsyncTestClient, setup: Setup) -> None:
-    body = {
+    body: dict[str, Any] = {
         "devices": {"siteId": setup.site["id"]},
         "fields": ["temperature", "label", "signal_quality"],
         "from": iso(START - timedelta(days=2)),
@@ -384,7 +271,12 @@ async def test_cursor_refusals(client: AsyncTestClient, pool: asyncpg.Pool, setu
         assert response.json()["error"]["code"] == "invalid_cursor", problem
 
 
-BASE = {"devices": {"ids": []}, "fields": ["temperature"], "from": "now-P1D", "to": "now"}
+BASE: dict[str, Any] = {
+    "devices": {"ids": []},
+    "fields": ["temperature"],
+    "from": "now-P1D",
+    "to": "now",
+}
 
 
 @pytest.mark.parametrize(
@@ -438,7 +330,7 @@ async def test_fields_and_aggs_checked_against_the_devices(
     client: AsyncTestClient, setup: Setup
 ) -> None:
     ids = [d["id"] for d in setup.devices]
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"fields": ["humidity"]}, "fields"),
         ({"fields": ["label"], "resolution": "daily"}, "agg"),
         (
@@ -455,11 +347,12 @@ async def test_fields_and_aggs_checked_against_the_devices(
         assert response.status_code == 400, response.text
         assert response.json()["error"]["message"].startswith(field + ":"), response.text
     # No device selected at all: an answer with no series, whatever the fields.
-    for devices in (
+    nothing_selected: list[dict[str, Any]] = [
         {"ids": []},
         {"ids": [setup.foreign_device["id"]]},
         {"search": "no such device"},
-    ):
+    ]
+    for devices in nothing_selected:
         response = await ask(
             client, setup.key, {**BASE, "devices": devices, "fields": ["humidity"]}
         )

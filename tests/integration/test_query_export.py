@@ -11,10 +11,10 @@ from typing import Any
 import pyarrow.parquet as pq
 from litestar.testing import AsyncTestClient
 
-from tests.helpers import bearer
-from tests.integration.test_query import NOW, START, Setup, ask, iso, setup
+from tests.support.helpers import bearer
+from tests.support.query import NOW, START, Setup, ask, iso, setup
 
-__all__ = ["setup"]  # the module fixture of test_query, shared
+__all__ = ["setup"]  # the module fixture (tests/support/query.py), shared with test_query
 
 FLEET_EXPORT = "/api/v1/export"
 DEVICE_EXPORT = "/api/v1/devices/{}/export"

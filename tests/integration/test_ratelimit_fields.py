@@ -15,8 +15,8 @@ from litestar.testing import AsyncTestClient
 
 from app.core.config import Settings
 from app.main import create_app
-from tests.factories import World, load
-from tests.helpers import assert_error, bearer
+from testkit.factories import World, load
+from tests.support.helpers import assert_error, bearer
 
 FIELD = re.compile(r'^"minute";r=(\d+)(?:;t=(\d+))?, "day";r=(\d+)(?:;t=(\d+))?$')
 

@@ -29,12 +29,12 @@ import pytest
 from app.core.db import init_connection
 from app.core.errors import UNAVAILABLE_RETRY_AFTER_S
 from app.ops import cluster
-from benchmarks.common import free_port
-from tests.conftest import LiveServer, start_server
-from tests.factories import World, load
-from tests.helpers import bearer
-from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_admin_cli import TELEMETRY
+from testkit.factories import World, load
+from testkit.processes import free_port
+from tests.support import chirpstack as cs
+from tests.support.cli import TELEMETRY, cli
+from tests.support.helpers import bearer
+from tests.support.servers import LiveServer, start_server
 
 # Free ports of their own, not offsets of the project's cluster port: another checkout's
 # cluster on this host may sit at such an offset (two checkouts with default settings).
@@ -43,20 +43,6 @@ PRIMARY_PORT, STANDBY_PORT = free_port(), free_port()
 # few requests while a paused standby is still within it.
 BOUND_S = 4.0
 SCOPES = ["devices:read", "telemetry:read", "members:read", "members:manage"]
-
-
-def cli(env: dict[str, str], *args: str) -> str:
-    """Runs `telemetry ...`; returns its last line of output."""
-    result = subprocess.run(
-        [TELEMETRY, *args],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout.strip().splitlines()[-1]
 
 
 class Pair:

@@ -30,7 +30,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from tests.conftest import LiveServer, serving
+from tests.support.servers import LiveServer, serving
 
 MAX_EXAMPLES = 30
 HOOKS = Path(__file__).with_name("schemathesis_hooks.py")

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 
 from app.core.config import DEFAULTS, PROJECT_ROOT
-from benchmarks.common import free_port, stop_process
+from testkit.processes import free_port, stop_process
 
 DEFAULT_METRICS_PORT = DEFAULTS["metrics_port"]
 

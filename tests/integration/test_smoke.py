@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from litestar.testing import AsyncTestClient
 
-from tests.helpers import assert_error
+from tests.support.helpers import assert_error
 
 
 async def test_health_reports_database(client: AsyncTestClient) -> None:

@@ -16,13 +16,13 @@ from typing import Any
 import asyncpg
 import httpx
 
-from app.live.hub import BACKLOG_LIMIT
-from tests.conftest import LiveServer
-from tests.factories import World, load
-from tests.helpers import assert_error, bearer
-from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_fleet_latest import fleet_world
-from tests.integration.test_ingest import post
+from app.notify.hub import BACKLOG_LIMIT
+from testkit.factories import World, load
+from tests.support import chirpstack as cs
+from tests.support.chirpstack import post
+from tests.support.fleet import fleet_world
+from tests.support.helpers import assert_error, bearer
+from tests.support.servers import LiveServer
 
 STREAM = "/api/v1/stream"
 
@@ -242,7 +242,7 @@ async def test_a_client_that_stops_reading_is_disconnected(
     live_server: LiveServer, pool: asyncpg.Pool
 ) -> None:
     """The client stops reading; once its socket and the server's buffers are full its
-    writes block, and past the stated backlog (app/live/hub.py BACKLOG_LIMIT) of changes
+    writes block, and past the stated backlog (app/notify/hub.py BACKLOG_LIMIT) of changes
     the server ends the stream and frees its place."""
     assert BACKLOG_LIMIT < 60 * 40 - 400
     w = World()

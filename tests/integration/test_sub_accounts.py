@@ -7,8 +7,8 @@ import uuid
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-from tests.factories import World, load, partner_key
-from tests.helpers import bearer
+from testkit.factories import World, load, partner_key
+from tests.support.helpers import bearer
 
 
 async def test_partner_key_lists_every_sub_account_by_name(

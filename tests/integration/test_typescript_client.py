@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from clients.generate import CLIENTS, node_available, npm_install
-from tests.conftest import LiveServer
+from tests.support.servers import LiveServer
 
 PROJECT = CLIENTS / "typescript"
 DEVICES = ["70b3d57ed0000001", "70b3d57ed0000007"]

@@ -30,27 +30,20 @@ from app.webhooks import safety
 from app.webhooks.client import Client
 from app.webhooks.delivery import Job, attempt
 from app.webhooks.signing import new_secret
-from benchmarks.common import free_port
-from tests.conftest import LiveServer, serving, start_server
-from tests.factories import World, load
-from tests.helpers import bearer
-from tests.integration import test_ingest_helpers as cs
-from tests.integration.webhook_support import (
+from testkit.factories import World, load
+from testkit.processes import free_port
+from tests.support import chirpstack as cs
+from tests.support.helpers import bearer
+from tests.support.servers import LiveServer, serving, start_server
+from tests.support.webhooks import (
+    SCALE,
+    SERVER_ENV,
     TELEMETRY,
     Receiver,
     cli,
     create_endpoint,
     verify,
 )
-
-SCALE = 0.0001
-SERVER_ENV = {
-    "TELEMETRY_WEBHOOK_RETRY_SCALE": str(SCALE),
-    "TELEMETRY_WEBHOOKS_ALLOW_PRIVATE": "1",
-    "TELEMETRY_WEBHOOK_TIMEOUT_S": "2",
-    "TELEMETRY_WEBHOOK_CONCURRENCY": "4",
-    "TELEMETRY_WEBHOOK_DISPATCHER": "1",
-}
 
 
 class Tenancy:

@@ -5,7 +5,7 @@ event.
 
 One `telemetry serve` runs all its background loops here (webhook dispatcher, MQTT
 consumers, downlink dispatcher), as users start it; ChirpStack's gRPC API is the fake of
-tests/fake_chirpstack.py, the broker a real Mosquitto, the endpoint a real receiver.
+testkit/fake_chirpstack.py, the broker a real Mosquitto, the endpoint a real receiver.
 """
 
 from __future__ import annotations
@@ -23,21 +23,21 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from app.downlinks.states import transition
-from tests.conftest import LiveServer, serving
-from tests.factories import World, load
-from tests.fake_chirpstack import FakeChirpStack
-from tests.helpers import bearer
-from tests.integration import test_ingest_helpers as cs
-from tests.integration.test_downlink_dispatch import network_event
-from tests.integration.test_tts_ingest import uplink as tts_uplink
-from tests.integration.test_webhooks import SERVER_ENV
-from tests.integration.webhook_support import (
+from testkit.factories import World, load
+from testkit.fake_chirpstack import FakeChirpStack
+from tests.support import chirpstack as cs
+from tests.support.chirpstack import network_event
+from tests.support.helpers import bearer
+from tests.support.network import Broker, Publisher, eventually
+from tests.support.servers import LiveServer, serving
+from tests.support.tts import uplink as tts_uplink
+from tests.support.webhooks import (
     SCHEMAS,
+    SERVER_ENV,
     Receiver,
     create_endpoint,
     verify,
 )
-from tests.network import Broker, Publisher, eventually
 
 DOWNLINK_EVENTS = ",".join(
     f"downlink.{s}"

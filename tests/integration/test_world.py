@@ -19,7 +19,7 @@ from litestar.testing import AsyncTestClient
 
 from app.world.errors import WorldError
 from app.world.loader import load_world
-from tests.factories import World, load
+from testkit.factories import World, load
 
 NOW = datetime(2026, 3, 31, 12, 0, tzinfo=UTC)
 TABLES = (
@@ -287,7 +287,7 @@ def duplicate_device_id(world: dict[str, Any]) -> None:
 
 def foreign_network(world: dict[str, Any]) -> None:
     partner = world["partners"][0]
-    other = {"id": str(uuid.uuid4()), "name": "Other", "networks": [
+    other: dict[str, Any] = {"id": str(uuid.uuid4()), "name": "Other", "networks": [
         {"id": str(uuid.uuid4()), "name": "Elsewhere"}
     ]}  # fmt: skip
     partner["subAccounts"].append(other)

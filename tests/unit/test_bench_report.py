@@ -43,7 +43,7 @@ def history(query: str, p50: float, p99: float, days: int, **extra: Any) -> Any:
     )
 
 
-def _measures() -> list:  # type: ignore[type-arg]
+def _measures() -> list[Any]:
     return [
         bounded("validate |unknown - wrong| p50", 0.2, "validate", 5, p50_ms=0.2, p99_ms=0.9),
         history("daily avg 1y", 4.0, 9.0, 365, floor=400.0, min_ratio=50),

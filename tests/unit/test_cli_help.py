@@ -7,6 +7,7 @@ import argparse
 import re
 
 from app.cli import build_parser, mask_password
+from app.core.config import PROJECT_ROOT
 
 
 def _parsers(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
@@ -37,3 +38,14 @@ def test_every_command_and_option_says_what_it_does() -> None:
 def test_password_is_masked() -> None:
     assert mask_password("postgresql://u:s3cret@db:5432/t") == "postgresql://u:***@db:5432/t"
     assert mask_password("postgresql://u@127.0.0.1:25432/t") == "postgresql://u@127.0.0.1:25432/t"
+
+
+def test_bench_is_added_by_the_installed_suite_not_named_by_the_service() -> None:
+    """`telemetry bench` comes from the benchmark suite's distribution (its entry point),
+    so a wheel or image without the suite has no `bench`; the service's code names none of
+    the suite's modules."""
+    from app.cli import added_commands
+
+    assert added_commands()["bench"].value == "benchmarks.cli:main"
+    source = (PROJECT_ROOT / "app" / "cli.py").read_text()
+    assert "benchmarks" not in source.replace("benchmarks/", "")

@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 from litestar.datastructures import State
+from litestar.types import Receive, Scope, Send
 
 from app.core.config import Settings
 from app.core.deadline import DeadlineMiddleware, deadlines_lifespan
@@ -21,8 +22,9 @@ SETTINGS = Settings(
 BOUND_S = 0.4
 
 
-def _scope(app: Any) -> dict[str, Any]:
-    return {"type": "http", "app": app, "route_handler": SimpleNamespace(opt={})}
+def _scope(app: Any) -> Scope:
+    """The part of an HTTP scope the middleware reads."""
+    return cast(Scope, {"type": "http", "app": app, "route_handler": SimpleNamespace(opt={})})
 
 
 async def _serve(inner: Any) -> tuple[list[dict[str, Any]], float]:
@@ -40,7 +42,7 @@ async def _serve(inner: Any) -> tuple[list[dict[str, Any]], float]:
     loop = asyncio.get_running_loop()
     async with deadlines_lifespan(app):
         began = loop.time()
-        await DeadlineMiddleware(inner)(_scope(app), receive, send)
+        await DeadlineMiddleware(inner)(_scope(app), cast(Receive, receive), cast(Send, send))
         took = loop.time() - began
     return sent, took
 

@@ -23,7 +23,7 @@ from app.core.config import PROJECT_ROOT
 
 # `clients` (the generator) and `telemetry_client` (clients/python, installed from the path
 # by scripts/setup-python.sh) are this repository's own.
-LOCAL = {"app", "benchmarks", "tests", "demo", "clients", "telemetry_client"}
+LOCAL = {"app", "benchmarks", "testkit", "tests", "demo", "clients", "telemetry_client"}
 PROJECT = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]
 
 
@@ -43,12 +43,14 @@ def names(requirements: list[str]) -> set[str]:
 MAIN = names(PROJECT["dependencies"])
 EXTRAS = {extra: names(reqs) for extra, reqs in PROJECT["optional-dependencies"].items()}
 # What each part of the tree may import: the server only the main dependencies, the demo's
-# simulator its extra, the benchmark suite its own, the tests everything of `dev`.
+# simulator its extra, the benchmark suite and what it shares with the tests (testkit) the
+# suite's own, the tests everything of `dev`.
 ALLOWED = [
     ("app/simulate/", MAIN | EXTRAS["demo"]),
     ("app/", MAIN),
     ("demo/", MAIN),
     ("benchmarks/", MAIN | EXTRAS["bench"]),
+    ("testkit/", MAIN | EXTRAS["bench"]),
     ("tests/", MAIN | EXTRAS["dev"]),
 ]
 

@@ -8,7 +8,7 @@ import uuid
 import msgspec
 import pytest
 
-from app.ingest.chirpstack_events import DECODERS
+from app.core.chirpstack_events import DECODERS
 from app.ingest.pipeline import compute_derived, prepare_uplink
 from app.latest.controller import matches
 from app.profiles.contexts import build_catalog, build_context

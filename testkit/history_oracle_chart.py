@@ -1,6 +1,6 @@
 """The history oracle for chart-ready series (analytics.md section 3, issue 26).
 
-The datasets of tests/history_oracle.py (random readings: late, out of order, equal times,
+The datasets of testkit/history_oracle.py (random readings: late, out of order, equal times,
 clustered on hour and day edges and on DST changes; some packed into weeks by the packing
 job, some left raw in the same weeks and after them) are loaded for one device whose
 number field `x` is a counter (its random values go down as often as up: resets) and whose
@@ -32,8 +32,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.factories import World, load
-from tests.history_oracle import DAY_US, HOUR_US, Dataset, base_time, datasets, iso
+from testkit.factories import World, load
+from testkit.history_oracle import DAY_US, HOUR_US, Dataset, base_time, datasets, iso
 
 RESOLUTIONS = ["hourly", "daily", "PT15M", "PT7M", "PT90M", "PT6H", "P1D", "P1W", "P1M"]
 ZONES = [None, "UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu"]
@@ -318,10 +318,10 @@ class ChartOracle:
                 "sum": "sum(value)", "count": "count(*)::float8",
                 "last": "(array_agg(value ORDER BY time DESC, value DESC))[1]",
             }[request.agg]  # fmt: skip
-            scale = "avg(abs(value)) * count(*)" if request.field == "x" else "0"
+            rounding = "avg(abs(value)) * count(*)" if request.field == "x" else "0"
             rows = await self.pool.fetch(
                 f"""SELECT {bucket.format(t="time")} AS bucket, {expression} AS value,
-                           {scale} AS scale, max(time) AS newest
+                           {rounding} AS scale, max(time) AS newest
                       FROM {table}
                      WHERE device_num = $1 AND field_num = $2 AND time >= $3 AND time < $4
                      GROUP BY 1""",

@@ -36,7 +36,7 @@ REFUSALS = {
 }
 
 
-class FakeDeviceService(api.DeviceServiceServicer):  # type: ignore[misc]
+class FakeDeviceService(api.DeviceServiceServicer):
     def __init__(self, token: str) -> None:
         self.token = token
         self.queues: dict[str, list[api.DeviceQueueItem]] = defaultdict(list)

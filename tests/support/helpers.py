@@ -35,10 +35,17 @@ async def committed(client: AsyncTestClient, pool: asyncpg.Pool, sql: str, *args
     raise AssertionError("no notification reached the worker")
 
 
-def assert_error(response: httpx.Response, status: int, code: str) -> None:
-    """The response is `status` with error `code` in the envelope."""
+def assert_error(
+    response: httpx.Response, status: int, code: str, names: str | None = None
+) -> None:
+    """The response is `status` with error `code` in the envelope, and nothing beside it
+    (`names`: a text its message contains)."""
     assert response.status_code == status, response.text
-    assert response.json()["error"]["code"] == code
+    body = response.json()
+    assert set(body) == {"error"}
+    assert body["error"]["code"] == code
+    if names is not None:
+        assert names in body["error"]["message"]
 
 
 async def names_listed(client: AsyncTestClient, path: str, key: str, **params: Any) -> list[str]:

@@ -28,9 +28,11 @@ from zoneinfo import ZoneInfo
 from hypothesis import strategies as st
 
 from app.history.planner import MAX_BUCKETS, bucket_count, parse_resolution
-from tests.factories import World, load
+from testkit.factories import World, load
 
 QUERIES_PER_DATASET = 12
+# The aggregate of a series the query names none for (its raw points).
+NO_AGG: list[str | None] = [None]
 RESOLUTIONS = [
     "raw", "raw", "raw", "hourly", "daily", "PT1H", "P1D", "PT15M", "PT7M", "PT90M", "PT6H",
     "P1DT6H", "P2D", "P1W", "P7D", "P1M", "P2M", "P1Y", "PT1S", "PT10S",
@@ -367,16 +369,16 @@ class Oracle:
         for reading in batch:
             if reading.bulk:
                 continue
-            numeric = reading.field == "x"
+            is_number = reading.field == "x"
             await self.pool.execute(
                 "SELECT record_readings($1, $2, $3, $4, $5, $6, $7)",
                 self.device_nums[reading.device],
                 self._site_num(reading.site),
                 self.base + timedelta(microseconds=reading.offset_us),
-                [self.field_nums["x"]] if numeric else [],
-                [reading.value] if numeric else [],
-                [] if numeric else [self.field_nums["s"]],
-                [] if numeric else [reading.value],
+                [self.field_nums["x"]] if is_number else [],
+                [reading.value] if is_number else [],
+                [] if is_number else [self.field_nums["s"]],
+                [] if is_number else [reading.value],
             )
         rows = [self._row(r) for r in batch if r.bulk]
         if not rows:
@@ -581,7 +583,7 @@ class Oracle:
             (self.device_ids[d], name, agg)
             for d in order
             for name in request.fields
-            for agg in (request.aggs.get(name) or [None])
+            for agg in request.aggs.get(name) or NO_AGG
         ]
         assert [m["key"] for m in merged] == want_keys, (body, merged)
         compared = 0

@@ -8,25 +8,23 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 from standardwebhooks.webhooks import Webhook
 
 from app.core.config import PROJECT_ROOT
+from tests.support.cli import TELEMETRY
 
 SCHEMAS = {
     path.name.removesuffix(".json"): json.loads(path.read_text())
     for path in (PROJECT_ROOT / "app" / "webhooks" / "schemas").glob("*.json")
 }
-TELEMETRY = str(Path(sys.executable).parent / "telemetry")
 
 
 @dataclass
@@ -155,3 +153,15 @@ def create_endpoint(database_url: str, *args: str) -> tuple[str, str]:
     )
     assert lines[-1].startswith("whsec_"), lines
     return lines[0].split()[0], lines[-1]
+
+
+SCALE = 0.0001
+
+
+SERVER_ENV = {
+    "TELEMETRY_WEBHOOK_RETRY_SCALE": str(SCALE),
+    "TELEMETRY_WEBHOOKS_ALLOW_PRIVATE": "1",
+    "TELEMETRY_WEBHOOK_TIMEOUT_S": "2",
+    "TELEMETRY_WEBHOOK_CONCURRENCY": "4",
+    "TELEMETRY_WEBHOOK_DISPATCHER": "1",
+}

@@ -1,12 +1,12 @@
-"""Builders of world files (operations.md section 2) for tests.
+"""Builders of world files (operations.md section 2) for tests and benchmarks.
 
 Every builder returns the dict it adds to the world, so a test can read ids and tweak
 values before `load`. Defaults make a valid world: unique names, random EUIs, fresh ids.
 Overrides use the world file's own key names (camelCase).
 
-Below the builders: `load`/`loaded` and `world_fixture` load a world, `partner_key` makes
-and loads the one-partner world most auth tests start from, and `Writer`, `Switched`,
-`ReadKeys`/`ReadDevices` are the starts several modules share.
+Below the builders: `load`/`loaded` load a world (tests/support/worlds.py makes a fixture
+of it), `partner_key` makes and loads the one-partner world most auth tests start from, and
+`Writer`, `Switched`, `ReadKeys`/`ReadDevices` are the starts several modules share.
 """
 
 from __future__ import annotations
@@ -14,13 +14,11 @@ from __future__ import annotations
 import itertools
 import secrets
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 import asyncpg
-import pytest
 
 from app.world.loader import load_world
 from app.world.structs import ACTIVE_SCOPES, WorldSummary
@@ -424,19 +422,6 @@ class Built(Protocol):
 
 
 B = TypeVar("B", bound=Built)
-
-
-def world_fixture(build: Callable[[], B]) -> Any:
-    """A module-scoped fixture that builds a world (`build()`, anything with a `.world`),
-    loads it and gives what was built: `setup = world_fixture(Setup)`."""
-
-    @pytest.fixture(scope="module")
-    async def fixture(pool: asyncpg.Pool) -> B:
-        built = build()
-        await load(pool, built.world)
-        return built
-
-    return fixture
 
 
 async def loaded(pool: asyncpg.Pool, built: B) -> B:

@@ -9,7 +9,6 @@ import asyncio
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -19,10 +18,10 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from app.core.config import PROJECT_ROOT
-from benchmarks.common import free_port, stop_process
+from testkit.processes import free_port, stop_process
+from tests.support.cli import TELEMETRY
 
 T = TypeVar("T")
-TELEMETRY = str(Path(sys.executable).parent / "telemetry")
 
 
 class Broker:

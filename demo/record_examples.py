@@ -1,10 +1,13 @@
 """Writes app/docs/examples.json: the service's own answers on the demo world.
 
-`python -m app.docs.generate_examples` (with the project's cluster started) loads
+`python -m demo.record_examples` (with the project's cluster started) loads
 demo/world.py into a scratch database `openapi_examples`, calls every operation with the
 demo keys through the real app, shortens the lists, and writes the answers and request
 bodies that the OpenAPI document shows as examples. Run it again when a shape changes;
 the ids are the demo world's fixed ones, the times those of the run.
+
+It drives the whole app (app/main.py), so it lives beside the demo world rather than in
+app/docs/, which the app imports to serve the document.
 """
 
 from __future__ import annotations
@@ -15,12 +18,11 @@ import json
 import os
 import sys
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from app.core.config import PROJECT_ROOT, Settings
 
-OUT = Path(__file__).with_name("examples.json")
+OUT = PROJECT_ROOT / "app" / "docs" / "examples.json"
 DEVICE = "70b3d57ed0000001"
 GATEWAY = "0016c001ff000001"
 PROFILE = "703ce2dc-9595-57a1-9d78-7e9fc88a1acf"

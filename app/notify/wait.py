@@ -3,7 +3,7 @@ unchanged answer until it changes or N seconds pass.
 
 A held request costs no database connection and no polling: it registers a `Watcher`
 on the nums of the devices its answer is made of with the worker's live hub
-(app/live/hub.py) and sleeps until a notification names one of them (or, for a selection
+(app/notify/hub.py) and sleeps until a notification names one of them (or, for a selection
 by filters, any device moved), then reads its answer again: 200 when the ETag changed,
 else it waits on for the time left. It was counted once, when it came in. At shutdown
 the hub wakes every held request, which answers 304 at once.
@@ -18,7 +18,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from app.live.hub import LiveHub, Watcher, current_hub
+from app.notify.hub import LiveHub, Watcher, current_hub
 
 MAX_WAIT_S = 60
 _WAIT = re.compile(r'\s*wait\s*=\s*"?([0-9]+)"?\s*$', re.IGNORECASE)
