@@ -1,4 +1,4 @@
--- Membership changes for the live stream (analytics.md section 4, app/live/hub.py): a
+-- Membership changes for the live stream (analytics.md section 4, app/notify/hub.py): a
 -- device created, deleted, or changed in a column the device list's filters read (status,
 -- tenancy, placement, profile, name, serial number, DevEUI) notifies `device_moved` at
 -- commit, so that a stream learns when a device may have joined or left it. The payload
