@@ -8,7 +8,6 @@ an existing, already empty database instead (e.g. a TimescaleDB container).
 from __future__ import annotations
 
 import os
-import subprocess
 import uuid
 from collections.abc import AsyncIterator, Iterator
 
@@ -21,6 +20,7 @@ from app.core.db import connect, create_pool
 from app.main import create_app
 from app.ops import cluster
 from app.ops.migrate import migrate
+from testkit.databases import drop_database
 from tests.support.servers import (
     LiveServer,
     check_timestamps,
@@ -85,14 +85,4 @@ def database_url() -> Iterator[str]:
     cluster.ensure_database(name)
     url = cluster.database_url(name)
     yield url
-    psql = str(cluster.pg_bindir() / "psql")
-    subprocess.run(
-        [
-            psql,
-            cluster.database_url("postgres"),
-            "-qc",
-            f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)',
-        ],
-        check=False,
-        capture_output=True,
-    )
+    drop_database(name)

@@ -4,7 +4,6 @@ database of its own, served by `telemetry serve`, once per session (the clients'
 
 from __future__ import annotations
 
-import subprocess
 import uuid
 from collections.abc import AsyncIterator, Iterator
 
@@ -14,6 +13,7 @@ from app.core.config import Settings
 from app.core.db import connect
 from app.ops import cluster
 from app.ops.migrate import migrate
+from testkit.databases import drop_database
 from testkit.fake_chirpstack import FakeChirpStack
 from tests.support.servers import LiveServer, serving
 from tests.support.webhooks import Receiver, start_receiver
@@ -60,20 +60,7 @@ async def demo_world_url(settings: Settings) -> AsyncIterator[str]:
     finally:
         await connection.close()
     yield url
-    _drop_database(name)
-
-
-def _drop_database(name: str) -> None:
-    subprocess.run(
-        [
-            str(cluster.pg_bindir() / "psql"),
-            cluster.database_url("postgres"),
-            "-qc",
-            f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)',
-        ],
-        check=False,
-        capture_output=True,
-    )
+    drop_database(name)
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,7 @@
 """ChirpStack v4 events built with ChirpStack's own protobuf classes and serialised with
-protobuf's JSON mapping, exactly as its HTTP integration posts them."""
+protobuf's JSON mapping, exactly as its HTTP integration posts them; the TH world most
+ingest tests start from (`th_world`, `th_loaded`), posting its events (`post`, `up`) and
+reading back what was stored (`latest`, `readings`, `device_num`)."""
 
 from __future__ import annotations
 
