@@ -7,12 +7,32 @@
 -- away, and the indexes on partner, network, site and name drive the plans as if the
 -- rules were written out in each query.
 
--- Online, for a device: its last uplink is within its own offline threshold.
+-- Online, the rule written once: a device is online until its last uplink plus its own
+-- offline threshold (minutes). device_online below, device_presence.online_until (kept by
+-- the triggers at the end of this file) and the webhook events device.online and
+-- device.offline (080-webhooks.sql) all read it from these two functions.
+CREATE OR REPLACE FUNCTION offline_threshold(p_offline_minutes integer) RETURNS interval
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT make_interval(mins => p_offline_minutes)
+$$;
+
+-- STABLE, not IMMUTABLE, as timestamptz + interval is: PostgreSQL inlines a function only
+-- when its body is no more volatile than it is declared.
+CREATE OR REPLACE FUNCTION device_online_until(p_last_uplink_at timestamptz,
+                                               p_offline_minutes integer)
+RETURNS timestamptz
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT p_last_uplink_at + offline_threshold(p_offline_minutes)
+$$;
+
+-- Online, for a device, now.
 CREATE OR REPLACE FUNCTION device_online(p_last_uplink_at timestamptz, p_offline_minutes integer)
 RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
-    SELECT COALESCE(p_last_uplink_at >= now() - make_interval(mins => p_offline_minutes), false)
+    SELECT COALESCE(device_online_until(p_last_uplink_at, p_offline_minutes) >= now(), false)
 $$;
 
 -- Online, for a gateway: assigned and seen (stats or a relayed uplink) within 30 minutes.
@@ -351,7 +371,7 @@ BEGIN
                                       site_id, name, offline_minutes, online_until)
     SELECT n.num, n.id, n.partner_id, n.sub_account_id, n.network_id, n.site_id, n.name,
            n.offline_threshold_minutes,
-           ds.last_uplink_at + make_interval(mins => n.offline_threshold_minutes)
+           device_online_until(ds.last_uplink_at, n.offline_threshold_minutes)
       FROM new_rows n
       LEFT JOIN device_state ds ON ds.device_num = n.num
      WHERE n.status = 'assigned'
@@ -387,10 +407,10 @@ BEGIN
          WHERE device_num = OLD.device_num AND online_until IS NOT NULL;
     ELSE
         UPDATE device_presence
-           SET online_until = NEW.last_uplink_at + make_interval(mins => offline_minutes)
+           SET online_until = device_online_until(NEW.last_uplink_at, offline_minutes)
          WHERE device_num = NEW.device_num
            AND online_until IS DISTINCT FROM
-               NEW.last_uplink_at + make_interval(mins => offline_minutes);
+               device_online_until(NEW.last_uplink_at, offline_minutes);
     END IF;
     RETURN NULL;
 END;

@@ -217,9 +217,8 @@ BEGIN
     IF d.status <> 'assigned' OR NOT webhook_wanted(d.partner_id) THEN
         RETURN NULL;
     END IF;
-    was_until := OLD.last_uplink_at + make_interval(mins => d.mins);
-    IF was_until >= now_ts
-       OR NEW.last_uplink_at + make_interval(mins => d.mins) < now_ts THEN
+    was_until := device_online_until(OLD.last_uplink_at, d.mins);
+    IF was_until >= now_ts OR device_online_until(NEW.last_uplink_at, d.mins) < now_ts THEN
         RETURN NULL;  -- it was online, or this (late) uplink leaves it offline
     END IF;
     IF was_until IS NOT NULL AND was_until > (SELECT last_tick FROM webhook_ticker) THEN
@@ -279,7 +278,7 @@ BEGIN
                              jsonb_build_object(
                                  'devEui', r.dev_eui,
                                  'lastUplinkAt',
-                                 rfc3339(r.online_until - make_interval(mins => r.offline_minutes)),
+                                 rfc3339(r.online_until - offline_threshold(r.offline_minutes)),
                                  'offlineThresholdMinutes', r.offline_minutes));
     END LOOP;
     UPDATE webhook_ticker SET last_tick = v_to;
