@@ -30,6 +30,7 @@ from litestar import Request
 
 from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
+from app.core.enums import DeviceStatus
 from app.core.errors import ApiError, ErrorCode, not_found
 from app.core.sql import QUERIES
 from app.downlinks import events as downlink_events
@@ -184,7 +185,7 @@ class Receiver:
         if context is not None:
             return context
         row = await self.pool.fetchrow(DEVICE_FOR_PARTNER, partner_id, eui) if eui else None
-        if row is None or row["status"] != "assigned":
+        if row is None or row["status"] != DeviceStatus.ASSIGNED:
             # A token revoked since it was cached is a 401, not a 404.
             tokens.drop(token_hash)
             await tokens.partner(self.pool, token_hash)

@@ -17,6 +17,7 @@ import msgspec
 
 from app.auth.principal import KEY_PATTERN, hash_secret
 from app.core.api import normalize_eui
+from app.core.enums import DeviceStatus
 from app.webhooks.world import check_webhooks
 from app.world.errors import fail
 from app.world.structs import (
@@ -510,14 +511,14 @@ def check_placement(spec: DeviceSpec | GatewaySpec, scope: AccountScope | None, 
         if spec.site_id is not None:
             raise fail(f"{path}.siteId", "an inventory item has no site")
         status = spec.status or "inventory"
-        if status == "assigned":
+        if status == DeviceStatus.ASSIGNED:
             raise fail(f"{path}.status", "an assigned item belongs under a sub-account")
         return status
     if spec.network_id is not None and spec.network_id not in scope.network_ids:
         raise fail(f"{path}.networkId", "not a network of this sub-account")
     if spec.site_id is not None and spec.site_id not in scope.site_ids:
         raise fail(f"{path}.siteId", "not a site of this sub-account")
-    status = spec.status or "assigned"
+    status = spec.status or DeviceStatus.ASSIGNED.value
     if status == "inventory":
         raise fail(f"{path}.status", "an inventory item belongs under the partner's inventory")
     return status
