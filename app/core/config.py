@@ -81,8 +81,6 @@ class Settings(msgspec.Struct, frozen=True):
     statement_timeout_ms: int = 5000
     pool_min_size: int = 2
     pool_max_size: int = 10
-    # The largest request body accepted (not configurable: the API's bodies are small).
-    max_body_bytes: int = 64 * 1024
     # Bounded waits on the database (issue 11, defect 4): opening a connection, waiting for
     # a pooled one, and a statement as seen by the client (a little above the server's
     # statement_timeout, so a live server's own cancellation is the one normally seen).
