@@ -7,7 +7,6 @@ Every refusal names the offending path in the file, e.g.
 from __future__ import annotations
 
 import ast
-import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,6 +17,7 @@ import msgspec
 from app.auth.principal import KEY_PATTERN, hash_secret
 from app.core.api import normalize_eui
 from app.core.enums import DeviceStatus
+from app.members.service import EMAIL
 from app.webhooks.world import check_webhooks
 from app.world.errors import fail
 from app.world.structs import (
@@ -43,7 +43,6 @@ MEASUREMENTS: dict[str, tuple[str, ...]] = {
     "date": (),
     "location": (),
 }
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
 
 
 @dataclass
@@ -163,7 +162,7 @@ def check_partner(rows: Rows, partner: PartnerSpec, path: str, now: datetime) ->
         item = f"{path}.users[{index}]"
         rows.claim("users", user.id, item)
         email_key = user.email.strip().lower()
-        if not _EMAIL.match(email_key):
+        if not EMAIL.match(email_key):
             raise fail(f"{item}.email", "not an email address")
         if email_key in email_keys:
             raise fail(f"{item}.email", f"same email as {email_keys[email_key]}")
