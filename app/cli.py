@@ -24,7 +24,7 @@ from app.core.commands import (
     parse_expiry,
     run_with_connection,
 )
-from app.core.config import SettingError, settings
+from app.core.config import SettingError, mask_password, settings
 from app.core.enums import DeviceStatus
 
 
@@ -87,19 +87,6 @@ def start_metrics(host: str, port: int) -> int:
         )
         return 0
     return port
-
-
-def mask_password(url: str) -> str:
-    """The URL with its password (if any) replaced by `***`."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
 def cmd_standby(args: argparse.Namespace) -> None:

@@ -177,6 +177,19 @@ def local_database_url(database: str = "telemetry", port: int | None = None) -> 
     return f"postgresql://telemetry@127.0.0.1:{port}/{database}"
 
 
+def mask_password(url: str) -> str:
+    """The URL with its password (if any) replaced by `***`, as every command and log shows
+    a database URL. Read as text rather than by urllib: a libpq URL may name several hosts
+    (`h1:5432,h2:5432`), whose port urllib cannot read, and the hosts stay as written."""
+    scheme, separator, rest = url.partition("://")
+    end = min((rest.find(c) for c in "/?#" if c in rest), default=len(rest))
+    credentials, at, hosts = rest[:end].rpartition("@")
+    user, colon, _password = credentials.partition(":")
+    if not (separator and at and colon):
+        return url
+    return f"{scheme}://{user}:***@{hosts}{rest[end:]}"
+
+
 def read_urls(text: str) -> tuple[str, ...]:
     """DATABASE_READ_URL: one or more standby URLs, comma-separated."""
     return tuple(url.strip() for url in text.split(",") if url.strip())
