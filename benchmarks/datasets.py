@@ -37,6 +37,7 @@ import msgspec
 import numpy as np
 import polars as pl
 
+from app.ops.progress import ProgressBar
 from benchmarks.common import (
     DeviceRef,
     FieldRef,
@@ -45,7 +46,6 @@ from benchmarks.common import (
     Manifest,
     connect,
     manifest_path,
-    progress,
     scratch_database,
 )
 from benchmarks.copy_rows import Columns, new_rows
@@ -795,6 +795,7 @@ async def load_readings(
         pack_task = asyncio.create_task(pack_closed(pack_conn))
 
     slices = list(itertools.pairwise(bounds))
+    bar = ProgressBar(label, total)
     try:
         upcoming = asyncio.create_task(asyncio.to_thread(encode, *slices[0]))
         for index, (first, _) in enumerate(slices):
@@ -815,7 +816,8 @@ async def load_readings(
                 if week.height:
                     late = late.filter(pl.col("period") != period_of(first))
                     await merge(week)
-            progress(label, report.readings, total, started)
+            bar.update(report.readings)
+        bar.finish()
         await merge(late)  # the rest: all of it for the reference, the open week's here
         if pack_task is not None:
             await pack_task
