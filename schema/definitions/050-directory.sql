@@ -27,12 +27,21 @@ AS $$
     SELECT p_last_uplink_at + offline_threshold(p_offline_minutes)
 $$;
 
--- Online, for a device, now.
+-- Online now, for a device online until p_online_until (device_presence keeps it): NULL
+-- when it is unknown (never reported), as a test in a WHERE clause reads it. Inlined, it
+-- is the plain comparison the (scope, online_until) indexes of device_presence serve.
+CREATE OR REPLACE FUNCTION online_now(p_online_until timestamptz) RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT p_online_until >= now()
+$$;
+
+-- Online now, for a device with its last uplink and threshold: false when it never sent one.
 CREATE OR REPLACE FUNCTION device_online(p_last_uplink_at timestamptz, p_offline_minutes integer)
 RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
-    SELECT COALESCE(device_online_until(p_last_uplink_at, p_offline_minutes) >= now(), false)
+    SELECT COALESCE(online_now(device_online_until(p_last_uplink_at, p_offline_minutes)), false)
 $$;
 
 -- Online, for a gateway: assigned and seen (stats or a relayed uplink) within 30 minutes.
@@ -102,7 +111,7 @@ AS $$
     SELECT dev.device_count, dev.device_online_count, dev.device_alerting_count,
            gw.gateway_count, gw.gateway_online_count
       FROM (SELECT count(*) AS device_count,
-                   count(*) FILTER (WHERE p.online_until >= now()) AS device_online_count,
+                   count(*) FILTER (WHERE online_now(p.online_until)) AS device_online_count,
                    count(*) FILTER (
                        WHERE p.device_num IN (SELECT a.device_num FROM device_alerts a)
                    ) AS device_alerting_count
@@ -293,7 +302,7 @@ AS $$
                p_no_site, ARRAY(SELECT a FROM feature_accounts(p_partner_id, 'multi_site') a))
        AND (p_online IS NULL
             OR EXISTS (SELECT 1 FROM device_presence p
-                        WHERE p.device_num = d.num AND p.online_until >= now()) = p_online)
+                        WHERE p.device_num = d.num AND online_now(p.online_until)) = p_online)
        AND device_search_matches(d.name, d.serial_number, d.dev_eui, p_search, p_eui_search)
 $$;
 
