@@ -25,7 +25,7 @@ from app.core.commands import (
     parse_expiry,
     run_with_connection,
 )
-from app.core.config import SettingError, settings
+from app.core.config import DEFAULTS, SettingError, mask_password, settings
 from app.core.enums import DeviceStatus
 
 
@@ -88,19 +88,6 @@ def start_metrics(host: str, port: int) -> int:
         )
         return 0
     return port
-
-
-def mask_password(url: str) -> str:
-    """The URL with its password (if any) replaced by `***`."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
 def cmd_standby(args: argparse.Namespace) -> None:
@@ -289,10 +276,10 @@ def cmd_placement(args: argparse.Namespace) -> None:
         print(f"cluster {name}: {count} keys and tokens in the directory")
 
 
-EPILOG = """\
+EPILOG = f"""\
 environment:
   DATABASE_URL       the database of every command (default: the project's own cluster)
-  TELEMETRY_DB_PORT  port of the project's own cluster (default 25432)
+  TELEMETRY_DB_PORT  port of the project's own cluster (default {DEFAULTS["db_port"]})
   TELEMETRY_DEBUG    set to show a traceback instead of a one-line error
 
 Other installed distributions may add commands (entry point group telemetry.commands): in a
@@ -338,9 +325,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve the API (and the ingest endpoints) with granian",
         description="Serves the API with granian and prints where: the API, its docs and "
         "OpenAPI document, /metrics and the database (password masked). Environment: "
-        "DATABASE_URL, LOG_FORMAT (json|console, default json), LOG_LEVEL (default INFO), "
-        "ACCESS_LOG (on|off, default on), METRICS_PORT (default 9464, 0: metrics off), "
-        "METRICS_HOST (default 127.0.0.1).",
+        f"DATABASE_URL, LOG_FORMAT (json|console, default {DEFAULTS['log_format']}), "
+        f"LOG_LEVEL (default {DEFAULTS['log_level']}), "
+        f"ACCESS_LOG (on|off, default {'on' if DEFAULTS['access_log'] else 'off'}), "
+        f"METRICS_PORT (default {DEFAULTS['metrics_port']}, 0: metrics off), "
+        f"METRICS_HOST (default {DEFAULTS['metrics_host']}).",
         formatter_class=defaults,
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -351,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="port of the keyless Prometheus /metrics, 0 for none (default: METRICS_PORT, "
-        "else 9464)",
+        f"else {DEFAULTS['metrics_port']})",
     )
 
     world_actions = add_actions(

@@ -27,7 +27,7 @@ from app.core.config import Settings
 from app.core.config import settings as process_settings
 from app.core.db import create_pool
 from app.core.deadline import DeadlineMiddleware, deadlines_lifespan
-from app.core.errors import handle_exception
+from app.core.errors import MAX_BODY_BYTES, handle_exception
 from app.core.listener import Listener
 from app.core.routing import RoutingMiddleware, routing_lifespan
 from app.core.tasks import running
@@ -163,7 +163,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             "page": Provide(provide_page, sync_to_thread=False),
         },
         exception_handlers={Exception: handle_exception},
-        request_max_body_size=settings.max_body_bytes,
+        request_max_body_size=MAX_BODY_BYTES,
         openapi_config=OpenAPIConfig(
             title="Device Telemetry Service",
             version=API_VERSION,

@@ -593,18 +593,3 @@ def stopwatch() -> Iterator[Callable[[], float]]:
     """`with stopwatch() as elapsed: ...; elapsed()` -> seconds since entering."""
     started = time.perf_counter()
     yield lambda: time.perf_counter() - started
-
-
-def progress(label: str, done: int, total: int, started: float) -> None:
-    """A one-line progress bar on stderr."""
-    fraction = done / total if total else 1.0
-    width = 30
-    bar = "#" * int(fraction * width)
-    elapsed = time.perf_counter() - started
-    rate = done / elapsed if elapsed > 0 else 0.0
-    sys.stderr.write(
-        f"\r{label} [{bar:<{width}}] {fraction * 100:5.1f}% {done:,}/{total:,} {rate:,.0f}/s"
-    )
-    if done >= total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()

@@ -37,7 +37,8 @@ import msgspec
 import numpy as np
 import polars as pl
 
-from benchmarks.common import DeviceRef, FieldRef, Fleet, KeyRef, Manifest, manifest_path, progress
+from app.ops.progress import ProgressBar
+from benchmarks.common import DeviceRef, FieldRef, Fleet, KeyRef, Manifest, manifest_path
 from benchmarks.copy_rows import Columns, new_rows
 from benchmarks.packed import (
     HOURS_NUM_COLUMNS,
@@ -786,6 +787,7 @@ async def load_readings(
         pack_task = asyncio.create_task(pack_closed(pack_conn))
 
     slices = list(itertools.pairwise(bounds))
+    bar = ProgressBar(label, total)
     try:
         upcoming = asyncio.create_task(asyncio.to_thread(encode, *slices[0]))
         for index, (first, _) in enumerate(slices):
@@ -806,7 +808,8 @@ async def load_readings(
                 if week.height:
                     late = late.filter(pl.col("period") != period_of(first))
                     await merge(week)
-            progress(label, report.readings, total, started)
+            bar.update(report.readings)
+        bar.finish()
         await merge(late)  # the rest: all of it for the reference, the open week's here
         if pack_task is not None:
             await pack_task

@@ -15,6 +15,7 @@ import msgspec
 
 from app.auth.principal import Principal
 from app.core.api import normalize_eui, parse_uuid
+from app.core.enums import DeviceStatus
 from app.core.errors import not_found
 from app.core.sql import QUERIES
 
@@ -55,6 +56,6 @@ async def resolve_device(
     row: Any = await connection.fetchrow(
         RESOLVE_DEVICE, principal.partner_id, principal.sub_account_id, device_id, dev_eui
     )
-    if row is None or (live and row["status"] != "assigned"):
+    if row is None or (live and row["status"] != DeviceStatus.ASSIGNED):
         raise not_found("device")
     return DeviceRef(**dict(row))

@@ -17,11 +17,10 @@ from litestar import Request
 from litestar.openapi.spec import Operation, RequestBody
 from litestar.openapi.spec.media_type import OpenAPIMediaType
 
-from app.core.errors import ApiError, ErrorCode, invalid_body
+from app.core.errors import BODY_TOO_LARGE, MAX_BODY_BYTES, ApiError, ErrorCode, invalid_body
 
 T = TypeVar("T")
 
-MAX_BODY_BYTES = 64 * 1024
 # What a decoder raises for a body it cannot read at all: bad syntax (msgspec), bytes that
 # are not UTF-8 inside a string, nesting deeper than the decoder's recursion limit.
 UNREADABLE = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
@@ -35,7 +34,7 @@ def unsupported_media_type() -> ApiError:
 
 
 def payload_too_large() -> ApiError:
-    return ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, "request body over 64 KiB")
+    return ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, BODY_TOO_LARGE)
 
 
 def _is_json_media_type(content_type: str | None) -> bool:

@@ -14,6 +14,12 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 log = logging.getLogger("telemetry.errors")
 
+# The largest request body accepted, on every route and method, and what a 413 says of it
+# (not configurable: the API's bodies are small). The server's outer layer (app/core/face.py),
+# the body reader (app/core/body.py) and Litestar's own limit (app/main.py) all use it.
+MAX_BODY_BYTES = 64 * 1024
+BODY_TOO_LARGE = f"request body over {MAX_BODY_BYTES // 1024} KiB"
+
 
 class ErrorCode(StrEnum):
     """The closed set of `error.code` values (api-spec 1.4 and the routes' own)."""
@@ -198,7 +204,7 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
         message = {
             404: "no such resource",
             405: f"method {request.method} not allowed here",
-            413: "request body over 64 KiB",
+            413: BODY_TOO_LARGE,
             415: "Content-Type must be application/json",
         }.get(status, str(exc.detail))
         if status == 400 and "body" in str(exc.detail).lower():
@@ -233,7 +239,7 @@ _DESCRIPTIONS = {
     403: "Forbidden (`insufficient_scope`, `write_not_enabled`, feature switches, ...)",
     404: "Unknown id, or a resource of another tenant (`not_found`)",
     409: "Conflict with the current state",
-    413: "Body over 64 KiB (`payload_too_large`)",
+    413: f"Body over {MAX_BODY_BYTES // 1024} KiB (`payload_too_large`)",
     415: "Content-Type is not application/json (`unsupported_media_type`)",
     422: "A limit of the account is reached",
     429: "Per-minute limit (`rate_limited`) or daily quota (`quota_exceeded`); see Retry-After",

@@ -36,7 +36,7 @@ from typing import Any
 import asyncpg
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.core.config import Settings
+from app.core.config import Settings, mask_password
 from app.core.db import connect_listener, init_connection, server_settings
 
 PROBE_EVERY_S = 0.2
@@ -96,7 +96,7 @@ class ReadPool:
             except REPLICA_DOWN as error:
                 log.warning(
                     "routing: standby %s failed (%s); reading from the primary",
-                    _safe(self.replica.url),
+                    mask_password(self.replica.url),
                     type(error).__name__,
                 )
                 self.replica.down()
@@ -124,7 +124,7 @@ class ReadPool:
             except REPLICA_DOWN as error:
                 log.warning(
                     "routing: standby %s failed (%s); streaming from the primary",
-                    _safe(self.replica.url),
+                    mask_password(self.replica.url),
                     type(error).__name__,
                 )
                 self.replica.down()
@@ -217,7 +217,7 @@ class ReadRouter:
             replayed = await replica.pool.fetchval(REPLICA_LSN, timeout=PROBE_TIMEOUT_S)
         except (asyncpg.PostgresError, *REPLICA_DOWN) as error:
             if replica.up:
-                log.warning("routing: standby %s is down (%s)", _safe(replica.url), error)
+                log.warning("routing: standby %s is down (%s)", mask_password(replica.url), error)
             replica.down()
             return
         if replayed is None:
@@ -229,7 +229,7 @@ class ReadRouter:
             replica.down()
             return
         if not replica.up:
-            log.info("routing: standby %s serves reads", _safe(replica.url))
+            log.info("routing: standby %s serves reads", mask_password(replica.url))
         replica.fresh_as_of = held[-1]
         replica.up = True
 
@@ -256,13 +256,6 @@ class ReadRouter:
             if replica.pool is not None:
                 with contextlib.suppress(Exception):
                     await replica.pool.close()
-
-
-def _safe(url: str) -> str:
-    """A URL without its password, for logs."""
-    scheme, _, rest = url.partition("://")
-    credentials, at, host = rest.rpartition("@")
-    return f"{scheme}://{credentials.split(':')[0]}@{host}" if at else url
 
 
 _current: ContextVar[ReadRouter] = ContextVar("telemetry_read_router")

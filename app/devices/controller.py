@@ -8,6 +8,7 @@ from litestar import Controller, get
 from app.auth.principal import Principal
 from app.auth.tenancy import resolve_device
 from app.core.api import Listing, Page, Single
+from app.core.enums import DeviceStatus
 from app.core.reads import empty_page, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
@@ -124,6 +125,6 @@ def list_query(statuses: list[str] | None, online: bool | None) -> str:
     time, so it alone answers online=true, and online=false when only assigned devices are
     wanted; the other lists walk the devices.
     """
-    if online is True or (online is False and statuses == ["assigned"]):
+    if online is True or (online is False and statuses == [DeviceStatus.ASSIGNED]):
         return LIST_DEVICES_PRESENT
     return LIST_DEVICES

@@ -132,7 +132,7 @@ def parse_statuses(principal: Principal, text: str | None) -> list[str] | None:
     else:
         raise invalid_parameter("status", "must be inventory, assigned, archived or all")
     if principal.sub_account_id is not None:
-        wanted = [s for s in wanted if s == "assigned"]
+        wanted = [s for s in wanted if s == DeviceStatus.ASSIGNED]
     return None if len(wanted) == len(STATUSES) else wanted
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.enums import DeviceStatus
-from app.core.errors import ErrorCode
+from app.core.errors import BODY_TOO_LARGE, MAX_BODY_BYTES, ErrorCode
 from app.devices.filters import SEARCH_MAX_LENGTH
 from app.history.downsample import MAX_POINTS, METHODS, MIN_POINTS
 from app.history.fill import FILL_MODES
@@ -42,7 +42,7 @@ ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.ALREADY_MEMBER: (409, "the user is already a member of this sub-account"),
     ErrorCode.ROLE_NOT_RESTRICTABLE: (409, "an administrator cannot be restricted to a site"),
     ErrorCode.LAST_ADMIN: (409, "the only remaining administrator cannot be removed"),
-    ErrorCode.PAYLOAD_TOO_LARGE: (413, "request body over 64 KiB"),
+    ErrorCode.PAYLOAD_TOO_LARGE: (413, BODY_TOO_LARGE),
     ErrorCode.URI_TOO_LONG: (414, "request target over 8 KiB"),
     ErrorCode.UNSUPPORTED_MEDIA_TYPE: (415, "Content-Type must be application/json"),
     ErrorCode.MEMBER_QUOTA_REACHED: (422, "the sub-account has reached its member limit (10)"),
@@ -59,7 +59,8 @@ STATUS_TEXT = {
     403: "Authenticated, but not allowed",
     404: "No such resource in the key's scope (another tenant's is the same as none)",
     409: "Conflicts with the current state",
-    413: "Body over 64 KiB (on GET and DELETE: any body the route does not read)",
+    413: f"Body over {MAX_BODY_BYTES // 1024} KiB "
+    "(on GET and DELETE: any body the route does not read)",
     414: "The request line (path and query) is too long",
     415: "Content-Type is not application/json",
     422: "A limit of the account is reached",

@@ -21,7 +21,7 @@ from litestar import Litestar
 from litestar.routes import HTTPRoute
 
 from app.core.body import inline_schema
-from app.core.errors import ErrorCode
+from app.core.errors import MAX_BODY_BYTES, ErrorCode
 from app.docs import descriptions
 from app.docs.examples import BODY_EXAMPLES, RESPONSE_EXAMPLES
 from app.docs.live import complete_live_document, complete_live_operation
@@ -38,9 +38,10 @@ _FEATURE_CODES = {
 FACE_STATUSES = {404, 413, 414, 431}
 INGEST_OPERATIONS = {
     "ingestChirpStack": "A ChirpStack v4 integration event, JSON marshaler; its shape depends "
-    "on `event` (ChirpStack's own documentation). Up to 64 KiB.",
+    f"on `event` (ChirpStack's own documentation). Up to {MAX_BODY_BYTES // 1024} KiB.",
     "ingestTheThingsStack": "A The Things Stack webhook message (JSON): an uplink, a "
-    "join-accept or a solved location, by `end_device_ids.dev_eui`. Up to 64 KiB.",
+    "join-accept or a solved location, by `end_device_ids.dev_eui`. "
+    f"Up to {MAX_BODY_BYTES // 1024} KiB.",
 }
 
 

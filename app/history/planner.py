@@ -14,11 +14,11 @@ readings one by one.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 
+from app.core.durations import CALENDAR_UNITS, fraction_digits, iso_duration_parts
 from app.core.errors import invalid_parameter
 from app.history.zones import ZoneKind, local_naive
 
@@ -31,13 +31,9 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # on Mondays), 2000-01-01 for month intervals.
 FIXED_ORIGIN_US = 946_857_600 * MICROS_PER_SECOND
 
-# Every component may carry a fraction (`.` or `,`, ISO 8601 allows it on the last one).
-_NUMBER = r"\d+(?:[.,]\d{1,9})?"
-_DURATION = re.compile(
-    rf"^P(?!$)(?:(?P<years>{_NUMBER})Y)?(?:(?P<months>{_NUMBER})M)?(?:(?P<weeks>{_NUMBER})W)?"
-    rf"(?:(?P<days>{_NUMBER})D)?"
-    rf"(?:T(?!$)(?:(?P<hours>{_NUMBER})H)?(?:(?P<minutes>{_NUMBER})M)?(?:(?P<seconds>{_NUMBER})S)?)?$"
-)
+# A component's fraction (`.` or `,`) has at most nine digits: a longer one is refused as
+# not a duration at all, like any other text the grammar does not take.
+MAX_FRACTION_DIGITS = 9
 # Bucket widths are bounded so that every one is a valid PostgreSQL interval and a
 # time_bucket width: at most 100 years (1200 months, or 36,525 days of fixed length).
 MAX_MONTHS = 1200
@@ -92,22 +88,18 @@ def parse_resolution(text: str) -> Resolution | None:
     """
     if text == "raw":
         return None
-    match = _DURATION.match(NAMED.get(text, text))
-    if match is None:
+    written = iso_duration_parts(NAMED.get(text, text))
+    if written is None or any(fraction_digits(v) > MAX_FRACTION_DIGITS for v in written.values()):
         raise invalid_parameter(
             "resolution", "must be raw, hourly, daily or an ISO 8601 duration such as PT15M"
         )
-    parts = {
-        k: v.replace(",", ".").lstrip("0") or "0"
-        for k, v in match.groupdict().items()
-        if v is not None
-    }
+    parts = {k: v.lstrip("0") or "0" for k, v in written.items()}
     fractional = [k for k, v in parts.items() if "." in v]
     if fractional and fractional != list(parts)[-1:]:
         raise invalid_parameter("resolution", "only the last component may have a fraction")
     if any(len(v.partition(".")[0]) > _MAX_DIGITS for v in parts.values()):
         raise invalid_parameter("resolution", "must be at most 100 years (P100Y)")
-    if "." in parts.get("years", "") or "." in parts.get("months", ""):
+    if any("." in parts.get(unit, "") for unit in CALENDAR_UNITS):
         raise invalid_parameter("resolution", "years and months must be whole numbers")
     months = 12 * int(parts.get("years", 0)) + int(parts.get("months", 0))
     exact = sum(

@@ -15,6 +15,7 @@ from app.auth.guards import require_multi_site
 from app.auth.principal import Principal
 from app.auth.tenancy import split_reference
 from app.core.api import parse_timestamp, parse_uuid, utc_now
+from app.core.enums import DeviceStatus
 from app.core.errors import ErrorCode, forbidden, invalid_parameter, not_found
 from app.core.sql import QUERIES
 from app.history import chart
@@ -169,7 +170,7 @@ async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQ
         parse_uuid(query.field),
         query.site_id,
     )
-    if context is None or context["status"] != "assigned":
+    if context is None or context["status"] != DeviceStatus.ASSIGNED:
         raise not_found("device")
     if query.field == SIGNAL_QUALITY:
         field_num, identifier, data_type, kind = 0, SIGNAL_QUALITY, "number", "decoded"

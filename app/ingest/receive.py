@@ -26,10 +26,12 @@ from typing import Any
 
 import asyncpg
 import msgspec
+from cachetools import TTLCache
 from litestar import Request
 
 from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
+from app.core.enums import DeviceStatus
 from app.core.errors import ApiError, ErrorCode, not_found
 from app.core.sql import QUERIES
 from app.downlinks import events as downlink_events
@@ -37,7 +39,7 @@ from app.ingest.batch import batcher_for
 from app.ingest.pipeline import DeviceEvent, Outcome, Uplink, store_event
 from app.latest.generations import Generations
 from app.observe.metrics import observe_ingest
-from app.profiles.contexts import DeviceContext, DeviceContexts, TtlCache
+from app.profiles.contexts import MAX_ENTRIES, TTL_SECONDS, DeviceContext, DeviceContexts
 
 DEVICE_FOR_PARTNER = QUERIES["ingest.device_for_partner"]
 
@@ -111,7 +113,7 @@ class IntegrationTokens:
 
     def __init__(self, network: Network) -> None:
         self.network = network
-        self.cache: TtlCache[bytes, uuid.UUID] = TtlCache()
+        self.cache: TTLCache[bytes, uuid.UUID] = TTLCache(MAX_ENTRIES, TTL_SECONDS)
 
     async def partner(self, pool: asyncpg.Pool, token_hash: bytes) -> uuid.UUID:
         """The partner of the token, or the 401."""
@@ -120,11 +122,11 @@ class IntegrationTokens:
             partner_id = await pool.fetchval(self.network.token_query, token_hash)
             if partner_id is None:
                 raise self.network.unauthorized()
-            self.cache.put(token_hash, partner_id)
+            self.cache[token_hash] = partner_id
         return partner_id
 
     def drop(self, token_hash: bytes) -> None:
-        self.cache.drop(token_hash)
+        self.cache.pop(token_hash, None)
 
 
 class Receiver:
@@ -141,7 +143,9 @@ class Receiver:
         self.generations = generations
         self.tokens: dict[Network, IntegrationTokens] = {}
         # (partner, DevEUI) -> the assigned device's context.
-        self.devices: TtlCache[tuple[uuid.UUID, str], DeviceContext] = TtlCache()
+        self.devices: TTLCache[tuple[uuid.UUID, str], DeviceContext] = TTLCache(
+            MAX_ENTRIES, TTL_SECONDS
+        )
 
     async def receive(
         self, network: Network, token_hash: bytes, body: Body, event: str = ""
@@ -184,13 +188,14 @@ class Receiver:
         if context is not None:
             return context
         row = await self.pool.fetchrow(DEVICE_FOR_PARTNER, partner_id, eui) if eui else None
-        if row is None or row["status"] != "assigned":
+        if row is None or row["status"] != DeviceStatus.ASSIGNED:
             # A token revoked since it was cached is a 401, not a 404.
             tokens.drop(token_hash)
             await tokens.partner(self.pool, token_hash)
             raise not_found("device")
         context = await self.contexts.of_row(self.pool, row)
-        return self.devices.put(key, context)
+        self.devices[key] = context
+        return context
 
     async def store(
         self, context: DeviceContext, content: Uplink | DeviceEvent, token_hash: bytes

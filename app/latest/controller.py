@@ -22,6 +22,7 @@ from app.auth.middleware import outcome_to_principal, rate_headers
 from app.auth.principal import Principal
 from app.auth.tenancy import split_reference
 from app.core.api import Single
+from app.core.enums import DeviceStatus
 from app.core.errors import ApiError, ErrorCode, error_responses
 from app.core.routing import fetchrow_unless_changed
 from app.core.sql import QUERIES
@@ -117,7 +118,7 @@ async def _cached_lookup(
         principal.partner_id,
         principal.sub_account_id,
     )
-    if row is None or row["status"] != "assigned":
+    if row is None or row["status"] != DeviceStatus.ASSIGNED:
         raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
     body, etag = await _stored_or_static(pool, contexts, row)
     if latest is not None and mark is not None and row["latest_body"] is not None:
@@ -178,7 +179,7 @@ class LatestController(Controller):
                 latest, pool, contexts, principal, device_id, dev_eui, headers
             )
         else:
-            if row["device_num"] is None or row["status"] != "assigned":
+            if row["device_num"] is None or row["status"] != DeviceStatus.ASSIGNED:
                 raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
             num = row["device_num"]
             body, etag = await _stored_or_static(pool, contexts, row)

@@ -53,6 +53,7 @@ from app.auth.cache import current_cache
 from app.auth.middleware import bearer_key
 from app.auth.principal import Principal, hash_secret
 from app.core.api import Page
+from app.core.enums import DeviceStatus
 from app.core.errors import invalid_parameter
 from app.core.sql import QUERIES
 from app.live.fleet import FLEET_MEMBERS, Item, items_by_num, select_items
@@ -285,7 +286,7 @@ def _overflowed(task: asyncio.Task[Any]) -> None:
 def _visible(principal: Principal, partner: str, sub_account: str, status: str) -> bool:
     """Whether a key saw a device of this tenancy and status (SQL `tenant_sees`, for
     the assigned devices that streams carry)."""
-    if status != "assigned" or partner != str(principal.partner_id):
+    if status != DeviceStatus.ASSIGNED or partner != str(principal.partner_id):
         return False
     return principal.sub_account_id is None or sub_account == str(principal.sub_account_id)
 

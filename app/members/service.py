@@ -27,9 +27,11 @@ ADMIN = Role.SUBACCOUNT_ADMIN
 # Python's white space (what `str.strip` removes and `\s` matches), spelled out so that the
 # OpenAPI document's patterns mean the same to an ECMA-262 regex engine, whose `\s` differs.
 WHITE_SPACE = "".join(f"\\u{code:04x}" for code in range(0x10000) if chr(code).isspace())
-# What an email address must look like (after trimming), also stated in the OpenAPI document.
+# What an email address must look like (after trimming), the rule written once: members
+# added through the API, users of a world file (app/world/validate.py), and the OpenAPI
+# document's pattern.
 EMAIL_PATTERN = f"[^@{WHITE_SPACE}]+@[^@{WHITE_SPACE}]+"
-_EMAIL = re.compile(f"^{EMAIL_PATTERN}$")
+EMAIL = re.compile(f"^{EMAIL_PATTERN}$")
 MAX_EMAIL = 320
 
 
@@ -53,7 +55,7 @@ def normalize_email(email: str) -> str:
 
 def _checked_email(email: str) -> str:
     trimmed = email.strip()
-    if not _EMAIL.match(trimmed) or len(trimmed) > MAX_EMAIL:
+    if not EMAIL.match(trimmed) or len(trimmed) > MAX_EMAIL:
         raise invalid_body("email", "must be an email address")
     return trimmed
 

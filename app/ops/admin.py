@@ -157,7 +157,7 @@ async def set_device_status(
             return
         current = device["sub_account_id"]
         new_sub_account = target if target is not None else current
-        if new_sub_account is None and status == "assigned":
+        if new_sub_account is None and status == DeviceStatus.ASSIGNED:
             raise OperationError(
                 "--sub-account is required to assign a device that has no sub-account"
             )

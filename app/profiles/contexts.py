@@ -11,53 +11,21 @@ and site) is never cached: the ingest functions read it in their own transaction
 from __future__ import annotations
 
 import ast
-import time
 import uuid
-from collections.abc import Callable, Hashable
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import asyncpg
 import msgspec
+from cachetools import TTLCache
 
 from app.core.sql import QUERIES
 from app.profiles.values import Evaluator, coerce, string_form
 
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
-
+# The ingest caches (these and app/ingest/receive.py's): entries expire after
+# TTL_SECONDS, and past MAX_ENTRIES the least recently used one goes (cachetools.TTLCache),
+# so a fleet larger than the bound keeps its busiest devices cached.
 TTL_SECONDS = 30.0
 MAX_ENTRIES = 50_000
-
-
-class TtlCache(Generic[K, V]):
-    """A small in-memory cache whose entries expire after `ttl` seconds (its owner keeps
-    it: see `DeviceContexts`)."""
-
-    def __init__(self, ttl: float = TTL_SECONDS, clock: Callable[[], float] = time.monotonic):
-        self.ttl = ttl
-        self.clock = clock
-        self.entries: dict[K, tuple[float, V]] = {}
-
-    def get(self, key: K) -> V | None:
-        entry = self.entries.get(key)
-        if entry is None:
-            return None
-        if entry[0] < self.clock():
-            del self.entries[key]
-            return None
-        return entry[1]
-
-    def put(self, key: K, value: V) -> V:
-        if len(self.entries) >= MAX_ENTRIES:
-            self.entries.clear()
-        self.entries[key] = (self.clock() + self.ttl, value)
-        return value
-
-    def drop(self, key: K) -> None:
-        self.entries.pop(key, None)
-
-    def clear(self) -> None:
-        self.entries.clear()
 
 
 class Field(msgspec.Struct, frozen=True):
@@ -259,8 +227,8 @@ class DeviceContexts:
     """
 
     def __init__(self) -> None:
-        self.catalogs: TtlCache[uuid.UUID, Catalog] = TtlCache()
-        self.contexts: TtlCache[int, DeviceContext] = TtlCache()
+        self.catalogs: TTLCache[uuid.UUID, Catalog] = TTLCache(MAX_ENTRIES, TTL_SECONDS)
+        self.contexts: TTLCache[int, DeviceContext] = TTLCache(MAX_ENTRIES, TTL_SECONDS)
 
     async def catalog(
         self, connection: asyncpg.Connection | asyncpg.Pool, profile_id: uuid.UUID
@@ -269,7 +237,7 @@ class DeviceContexts:
         if catalog is None:
             fields = await connection.fetch(QUERIES["profiles.context_fields"], profile_id)
             rules = await connection.fetch(QUERIES["profiles.context_rules"], profile_id)
-            catalog = self.catalogs.put(profile_id, build_catalog(fields, rules))
+            catalog = self.catalogs[profile_id] = build_catalog(fields, rules)
         return catalog
 
     async def of_row(
@@ -289,7 +257,8 @@ class DeviceContexts:
             row["static_values"],
             row["calibration"],
         )
-        return self.contexts.put(row["num"], context)
+        self.contexts[row["num"]] = context
+        return context
 
     def cached(self, num: int) -> DeviceContext | None:
         """The cached context of device `num`, for a caller that knows no more of the
@@ -298,7 +267,7 @@ class DeviceContexts:
         return self.contexts.get(num)
 
     def forget(self, num: int) -> None:
-        self.contexts.drop(num)
+        self.contexts.pop(num, None)
 
     def clear(self) -> None:
         self.catalogs.clear()

@@ -26,11 +26,17 @@ import msgspec
 from litestar import Litestar
 from litestar.routes import HTTPRoute
 
-from app.core.errors import ErrorBody, ErrorCode, ErrorEnvelope, invalid_body
+from app.core.errors import (
+    BODY_TOO_LARGE,
+    MAX_BODY_BYTES,
+    ErrorBody,
+    ErrorCode,
+    ErrorEnvelope,
+    invalid_body,
+)
 
 MAX_TARGET_BYTES = 8 * 1024
 MAX_HEADER_BYTES = 32 * 1024
-MAX_BODY_BYTES = 64 * 1024
 _BODYLESS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS"})
 _ENCODED_SLASH = re.compile(rb"%2f|%5c", re.IGNORECASE)
 _encode = msgspec.json.Encoder().encode
@@ -68,7 +74,7 @@ def _refusal(scope: AsgiScope) -> tuple[int, ErrorCode, str] | None:
     if scope["method"] in _BODYLESS:
         for name, value in scope["headers"]:
             if name == b"content-length" and value.isdigit() and int(value) > MAX_BODY_BYTES:
-                return 413, ErrorCode.PAYLOAD_TOO_LARGE, "request body over 64 KiB"
+                return 413, ErrorCode.PAYLOAD_TOO_LARGE, BODY_TOO_LARGE
     return None
 
 
@@ -95,9 +101,7 @@ class ServerFace:
         ):
             buffered = await _read_small_body(receive)
             if buffered is None:
-                await _answer(
-                    send, 413, ErrorCode.PAYLOAD_TOO_LARGE, "request body over 64 KiB", head
-                )
+                await _answer(send, 413, ErrorCode.PAYLOAD_TOO_LARGE, BODY_TOO_LARGE, head)
                 return
             receive = _replay(buffered)
         elif _declares_body(scope):

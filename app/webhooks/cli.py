@@ -45,7 +45,7 @@ def cmd_webhooks(args: argparse.Namespace) -> None:
         run_with_connection(lambda conn: endpoints.set_enabled(conn, args.id, action == "enable"))
         print(f"{args.id} {action}d")
     elif action == "rotate-secret":
-        overlap = endpoints.parse_duration(args.overlap)
+        overlap = endpoints.parse_overlap(args.overlap)
         secret, until = run_with_connection(
             lambda conn: endpoints.rotate_secret(conn, args.id, overlap)
         )

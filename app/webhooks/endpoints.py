@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from app.core.durations import parse_short_duration
 from app.core.sql import QUERIES
 from app.ops.admin import OperationError, parse_id
 from app.webhooks import safety
@@ -71,17 +72,12 @@ def parse_types(text: str | None) -> list[str] | None:
     return list(dict.fromkeys(types))
 
 
-def parse_duration(text: str) -> timedelta:
-    """`90s`, `15m`, `24h`, `2d` or plain seconds."""
-    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-    body, unit = (text[:-1], text[-1]) if text and text[-1] in units else (text, "s")
+def parse_overlap(text: str) -> timedelta:
+    """`rotate-secret --overlap`: `90s`, `15m`, `24h`, `2d` or plain seconds."""
     try:
-        value = float(body)
-    except ValueError:
-        raise OperationError(f"--overlap: not a duration (e.g. 24h, 30m): {text}") from None
-    if value < 0:
-        raise OperationError("--overlap: must not be negative")
-    return timedelta(seconds=value * units[unit])
+        return parse_short_duration(text)
+    except ValueError as error:
+        raise OperationError(f"--overlap: {error}") from None
 
 
 async def owner(

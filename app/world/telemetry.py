@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from app.core.api import normalize_eui, parse_uuid
+from app.core.enums import DeviceStatus
 from app.core.sql import QUERIES
 from app.ingest.pipeline import Outcome, Uplink, status_battery, store_event, store_uplink
 from app.profiles.contexts import DeviceContexts
@@ -150,7 +151,7 @@ def _uplink_step(
     connection: Any, contexts: DeviceContexts, row: Any, uplink: Uplink
 ) -> Callable[[], Awaitable[str]]:
     async def step() -> str:
-        if row["status"] != "assigned":
+        if row["status"] != DeviceStatus.ASSIGNED:
             log.info("world uplink of unassigned device %s skipped", row["id"])
             return Outcome.NOT_FOUND
         context = await contexts.of_row(connection, row)
@@ -163,7 +164,7 @@ def _status_step(
     connection: Any, contexts: DeviceContexts, row: Any, at: datetime, battery: dict[str, Any]
 ) -> Callable[[], Awaitable[str]]:
     async def step() -> str:
-        if row["status"] != "assigned":
+        if row["status"] != DeviceStatus.ASSIGNED:
             log.info("world status event of unassigned device %s skipped", row["id"])
             return Outcome.NOT_FOUND
         context = await contexts.of_row(connection, row)

@@ -9,15 +9,9 @@ not on years or months, whose length varies.
 from __future__ import annotations
 
 import calendar
-import re
 from datetime import UTC, datetime, timedelta
 
-_DURATION = re.compile(
-    r"^P(?!$)(?:(?P<years>\d+)Y)?(?:(?P<months>\d+)M)?(?:(?P<weeks>\d+(?:[.,]\d+)?)W)?"
-    r"(?:(?P<days>\d+(?:[.,]\d+)?)D)?"
-    r"(?:T(?!$)(?:(?P<hours>\d+(?:[.,]\d+)?)H)?(?:(?P<minutes>\d+(?:[.,]\d+)?)M)?"
-    r"(?:(?P<seconds>\d+(?:[.,]\d+)?)S)?)?$"
-)
+from app.core.durations import CALENDAR_UNITS, iso_duration_parts
 
 
 class Duration:
@@ -35,10 +29,10 @@ class Duration:
 
 def parse_duration(text: str) -> Duration:
     """PnYnMnWnDTnHnMnS; raises ValueError for anything else."""
-    match = _DURATION.match(text.strip().upper())
-    if match is None:
+    written = iso_duration_parts(text.strip().upper())
+    if written is None or any("." in written.get(unit, "") for unit in CALENDAR_UNITS):
         raise ValueError(f"not an ISO 8601 duration: {text!r}")
-    parts = {k: float(v.replace(",", ".")) for k, v in match.groupdict().items() if v is not None}
+    parts = {k: float(v) for k, v in written.items()}
     months = int(parts.get("years", 0)) * 12 + int(parts.get("months", 0))
     exact = timedelta(
         weeks=parts.get("weeks", 0),

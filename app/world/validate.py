@@ -7,7 +7,6 @@ Every refusal names the offending path in the file, e.g.
 from __future__ import annotations
 
 import ast
-import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,7 +16,8 @@ import msgspec
 
 from app.auth.principal import KEY_PATTERN, hash_secret
 from app.core.api import normalize_eui
-from app.core.enums import ALL_SCOPES
+from app.core.enums import ALL_SCOPES, DeviceStatus
+from app.members.service import EMAIL
 from app.world.errors import fail
 from app.world.structs import (
     DeviceSpec,
@@ -42,7 +42,6 @@ MEASUREMENTS: dict[str, tuple[str, ...]] = {
     "date": (),
     "location": (),
 }
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
 
 
 @dataclass
@@ -162,7 +161,7 @@ def check_partner(rows: Rows, partner: PartnerSpec, path: str, now: datetime) ->
         item = f"{path}.users[{index}]"
         rows.claim("users", user.id, item)
         email_key = user.email.strip().lower()
-        if not _EMAIL.match(email_key):
+        if not EMAIL.match(email_key):
             raise fail(f"{item}.email", "not an email address")
         if email_key in email_keys:
             raise fail(f"{item}.email", f"same email as {email_keys[email_key]}")
@@ -510,14 +509,14 @@ def check_placement(spec: DeviceSpec | GatewaySpec, scope: AccountScope | None, 
         if spec.site_id is not None:
             raise fail(f"{path}.siteId", "an inventory item has no site")
         status = spec.status or "inventory"
-        if status == "assigned":
+        if status == DeviceStatus.ASSIGNED:
             raise fail(f"{path}.status", "an assigned item belongs under a sub-account")
         return status
     if spec.network_id is not None and spec.network_id not in scope.network_ids:
         raise fail(f"{path}.networkId", "not a network of this sub-account")
     if spec.site_id is not None and spec.site_id not in scope.site_ids:
         raise fail(f"{path}.siteId", "not a site of this sub-account")
-    status = spec.status or "assigned"
+    status = spec.status or DeviceStatus.ASSIGNED.value
     if status == "inventory":
         raise fail(f"{path}.status", "an inventory item belongs under the partner's inventory")
     return status

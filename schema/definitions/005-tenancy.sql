@@ -1,9 +1,9 @@
 -- Tenancy, the rule written once (decisions D2, D6, D9): whether an API key sees one
 -- device or gateway. Every lookup of a single device or gateway in a key's scope goes
--- through it (sql/auth/tenancy.sql resolve_device, sql/latest/latest.sql, api_latest,
--- sql/gateways/gateways.sql), so another tenant's resource is exactly as missing as an
--- unknown one. A LANGUAGE sql expression: PostgreSQL inlines it into the calling query,
--- so the indexes on id, EUI and partner are used as before.
+-- through it (tenant_device below, sql/gateways/gateways.sql), so another tenant's
+-- resource is exactly as missing as an unknown one. LANGUAGE sql functions: PostgreSQL
+-- inlines them into the calling query, so the indexes on id, EUI and partner are used as
+-- before.
 
 -- A key of partner p_key_partner_id (and sub-account p_key_sub_account_id, NULL for a
 -- partner key) sees a resource of partner p_partner_id in sub-account p_sub_account_id
@@ -21,6 +21,25 @@ AS $$
     SELECT p_partner_id = p_key_partner_id
        AND (p_key_sub_account_id IS NULL
             OR (p_sub_account_id = p_key_sub_account_id AND p_status = 'assigned'))
+$$;
+
+-- A device by its id or its DevEUI (NULL for the one not given) as a key sees it: the one
+-- lookup of every route that addresses a device (sql/auth/tenancy.sql resolve_device for
+-- app/auth/tenancy.py, /history's context, GET /latest's by id and by DevEUI, api_latest).
+-- Set-returning with a plain body, so it is inlined like a view: with one of the two
+-- NULL its clause folds away and the id or DevEUI index drives the plan.
+CREATE OR REPLACE FUNCTION tenant_device(
+    p_key_partner_id        uuid,
+    p_key_sub_account_id    uuid,
+    p_device_id             uuid,
+    p_dev_eui               text
+) RETURNS SETOF devices
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT * FROM devices d
+     WHERE (d.id = p_device_id OR d.dev_eui = p_dev_eui)
+       AND tenant_sees(d.partner_id, d.sub_account_id, d.status,
+                       p_key_partner_id, p_key_sub_account_id)
 $$;
 
 -- Feature resolution, the rule written once (decisions D17, D18): a sub-account's own

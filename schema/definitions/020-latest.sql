@@ -78,15 +78,11 @@ BEGIN
     SELECT * INTO a FROM api_authenticate(p_key_hash);
     IF a.outcome = 'ok' AND 'telemetry:read' = ANY (a.scopes) THEN
         IF p_device_id IS NOT NULL THEN
-            SELECT d.num, d.status INTO v_num, v_status FROM devices d
-             WHERE d.id = p_device_id
-               AND tenant_sees(d.partner_id, d.sub_account_id, d.status,
-                               a.partner_id, a.sub_account_id);
+            SELECT d.num, d.status INTO v_num, v_status
+              FROM tenant_device(a.partner_id, a.sub_account_id, p_device_id, NULL) d;
         ELSIF p_dev_eui IS NOT NULL THEN
-            SELECT d.num, d.status INTO v_num, v_status FROM devices d
-             WHERE d.dev_eui = p_dev_eui
-               AND tenant_sees(d.partner_id, d.sub_account_id, d.status,
-                               a.partner_id, a.sub_account_id);
+            SELECT d.num, d.status INTO v_num, v_status
+              FROM tenant_device(a.partner_id, a.sub_account_id, NULL, p_dev_eui) d;
         END IF;
     END IF;
     outcome := a.outcome; key_id := a.key_id; partner_id := a.partner_id;

@@ -463,10 +463,10 @@ BEGIN
     states := lock_device_states(ARRAY(SELECT p_device_num[i]
                                          FROM generate_subscripts(p_device_num, 1) AS i
                                         WHERE adm.outcomes[i] = 'stored'));
-    -- webhook_wanted's test written out: that SQL function has a subquery, so it is never
-    -- inlined and every statement calling it parses and plans it anew.
-    SELECT array_agg(EXISTS (SELECT 1 FROM webhook_endpoints e
-                              WHERE e.partner_id = x.p AND e.state <> 'disabled') ORDER BY x.i)
+    -- webhook_wanted's test over the inlined webhook_receivers: that scalar SQL function
+    -- has a subquery, so it is never inlined and every statement calling it plans it anew.
+    SELECT array_agg(EXISTS (SELECT 1 FROM webhook_receivers() e WHERE e.partner_id = x.p)
+                     ORDER BY x.i)
       INTO wanted
       FROM unnest(p_partner_id) WITH ORDINALITY AS x (p, i);
     FOR u IN SELECT j FROM generate_subscripts(p_device_num, 1) AS j

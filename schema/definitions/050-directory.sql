@@ -7,12 +7,41 @@
 -- away, and the indexes on partner, network, site and name drive the plans as if the
 -- rules were written out in each query.
 
--- Online, for a device: its last uplink is within its own offline threshold.
+-- Online, the rule written once: a device is online until its last uplink plus its own
+-- offline threshold (minutes). device_online below, device_presence.online_until (kept by
+-- the triggers at the end of this file) and the webhook events device.online and
+-- device.offline (080-webhooks.sql) all read it from these two functions.
+CREATE OR REPLACE FUNCTION offline_threshold(p_offline_minutes integer) RETURNS interval
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT make_interval(mins => p_offline_minutes)
+$$;
+
+-- STABLE, not IMMUTABLE, as timestamptz + interval is: PostgreSQL inlines a function only
+-- when its body is no more volatile than it is declared.
+CREATE OR REPLACE FUNCTION device_online_until(p_last_uplink_at timestamptz,
+                                               p_offline_minutes integer)
+RETURNS timestamptz
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT p_last_uplink_at + offline_threshold(p_offline_minutes)
+$$;
+
+-- Online now, for a device online until p_online_until (device_presence keeps it): NULL
+-- when it is unknown (never reported), as a test in a WHERE clause reads it. Inlined, it
+-- is the plain comparison the (scope, online_until) indexes of device_presence serve.
+CREATE OR REPLACE FUNCTION online_now(p_online_until timestamptz) RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT p_online_until >= now()
+$$;
+
+-- Online now, for a device with its last uplink and threshold: false when it never sent one.
 CREATE OR REPLACE FUNCTION device_online(p_last_uplink_at timestamptz, p_offline_minutes integer)
 RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
-    SELECT COALESCE(p_last_uplink_at >= now() - make_interval(mins => p_offline_minutes), false)
+    SELECT COALESCE(online_now(device_online_until(p_last_uplink_at, p_offline_minutes)), false)
 $$;
 
 -- Online, for a gateway: assigned and seen (stats or a relayed uplink) within 30 minutes.
@@ -82,7 +111,7 @@ AS $$
     SELECT dev.device_count, dev.device_online_count, dev.device_alerting_count,
            gw.gateway_count, gw.gateway_online_count
       FROM (SELECT count(*) AS device_count,
-                   count(*) FILTER (WHERE p.online_until >= now()) AS device_online_count,
+                   count(*) FILTER (WHERE online_now(p.online_until)) AS device_online_count,
                    count(*) FILTER (
                        WHERE p.device_num IN (SELECT a.device_num FROM device_alerts a)
                    ) AS device_alerting_count
@@ -273,7 +302,7 @@ AS $$
                p_no_site, ARRAY(SELECT a FROM feature_accounts(p_partner_id, 'multi_site') a))
        AND (p_online IS NULL
             OR EXISTS (SELECT 1 FROM device_presence p
-                        WHERE p.device_num = d.num AND p.online_until >= now()) = p_online)
+                        WHERE p.device_num = d.num AND online_now(p.online_until)) = p_online)
        AND device_search_matches(d.name, d.serial_number, d.dev_eui, p_search, p_eui_search)
 $$;
 
@@ -351,7 +380,7 @@ BEGIN
                                       site_id, name, offline_minutes, online_until)
     SELECT n.num, n.id, n.partner_id, n.sub_account_id, n.network_id, n.site_id, n.name,
            n.offline_threshold_minutes,
-           ds.last_uplink_at + make_interval(mins => n.offline_threshold_minutes)
+           device_online_until(ds.last_uplink_at, n.offline_threshold_minutes)
       FROM new_rows n
       LEFT JOIN device_state ds ON ds.device_num = n.num
      WHERE n.status = 'assigned'
@@ -387,10 +416,10 @@ BEGIN
          WHERE device_num = OLD.device_num AND online_until IS NOT NULL;
     ELSE
         UPDATE device_presence
-           SET online_until = NEW.last_uplink_at + make_interval(mins => offline_minutes)
+           SET online_until = device_online_until(NEW.last_uplink_at, offline_minutes)
          WHERE device_num = NEW.device_num
            AND online_until IS DISTINCT FROM
-               NEW.last_uplink_at + make_interval(mins => offline_minutes);
+               device_online_until(NEW.last_uplink_at, offline_minutes);
     END IF;
     RETURN NULL;
 END;

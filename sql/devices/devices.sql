@@ -57,8 +57,8 @@ WITH matching AS NOT MATERIALIZED (
        AND p.partner_id = $1
        AND ($2::uuid IS NULL OR p.sub_account_id = $2)
        AND ($3::uuid IS NULL OR p.sub_account_id = $3)
-       AND (($8::boolean AND p.online_until >= now())
-            OR (NOT $8::boolean AND (p.online_until >= now()) IS NOT TRUE))
+       AND (($8::boolean AND online_now(p.online_until))
+            OR (NOT $8::boolean AND online_now(p.online_until) IS NOT TRUE))
        AND placement_matches(p.network_id, p.site_id, p.sub_account_id,
                $5, p.network_id IN (SELECT n FROM filter_network($1, $5) n),
                $6, ARRAY(SELECT a FROM feature_accounts($1, 'networks') a),
@@ -86,7 +86,7 @@ total AS (
                           WHERE p.partner_id = $1
                             AND ($2::uuid IS NULL OR p.sub_account_id = $2)
                             AND ($3::uuid IS NULL OR p.sub_account_id = $3)
-                            AND p.online_until >= now()
+                            AND online_now(p.online_until)
                             AND ($7::text[] IS NULL OR 'assigned' = ANY ($7::text[]))) o,
                         (SELECT COALESCE(sum(c.n), 0)::bigint AS n
                            FROM device_counts c

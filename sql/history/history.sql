@@ -155,7 +155,7 @@ SELECT to_json(n.times)::text AS times, to_json(n.values) AS values, n.sites,
                  LIMIT $8) a) n
 
 -- name: device_context
--- The device by id ($3) or DevEUI ($4) in the key's scope ($1 partner, $2 sub-account or NULL; the rule of auth.resolve_device) with its field by identifier ($5) or id ($6), whether multi-site is on for its sub-account, and the site num of $7 in the key's scope with the feature on; no row when there is no such device.
+-- The device by id ($3) or DevEUI ($4) in the key's scope ($1 partner, $2 sub-account or NULL; tenant_device, as auth.resolve_device) with its field by identifier ($5) or id ($6), whether multi-site is on for its sub-account, and the site num of $7 in the key's scope with the feature on; no row when there is no such device.
 SELECT d.id, d.num, d.status, d.profile_id,
        f.num AS field_num, f.identifier, f.data_type, f.kind, f.measurement,
        COALESCE((SELECT af.multi_site FROM sub_account_features af
@@ -166,13 +166,11 @@ SELECT d.id, d.num, d.status, d.profile_id,
          WHERE s.id = $7 AND af.partner_id = $1
            AND ($2::uuid IS NULL OR af.sub_account_id = $2)
            AND af.multi_site) AS site_num
-  FROM devices d
+  FROM tenant_device($1, $2::uuid, $3, $4) d
   LEFT JOIN LATERAL (
        SELECT f.num, f.identifier, f.data_type, f.kind, f.measurement
          FROM profile_fields f
         WHERE f.profile_id = d.profile_id AND (f.identifier = $5 OR f.id = $6)
         ORDER BY (f.identifier = $5) DESC
         LIMIT 1) f ON true
- WHERE (d.id = $3 OR d.dev_eui = $4)
-   AND tenant_sees(d.partner_id, d.sub_account_id, d.status, $1, $2::uuid)
  LIMIT 1

@@ -17,8 +17,7 @@ SELECT ingest_uplinks($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $1
                       $17, $18, $19, $20, $21, $22, $23, $24, $25, $26);
 
 -- name: ingest_uplinks_live
--- ingest_uplinks for live ingest (app/ingest/batch.py): the outcomes, and whether a partner of the batch has an endpoint taking webhook events (webhook_wanted written out: that SQL function is planned anew in every statement calling it), so the worker wakes the dispatcher only when events may be waiting.
+-- ingest_uplinks for live ingest (app/ingest/batch.py): the outcomes, and whether a partner of the batch has an endpoint taking webhook events (webhook_wanted's test over the inlined webhook_receivers: that scalar SQL function is planned anew in every statement calling it), so the worker wakes the dispatcher only when events may be waiting.
 SELECT ingest_uplinks($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
                       $17, $18, $19, $20, $21, $22, $23, $24, $25, $26) AS outcomes,
-       EXISTS (SELECT 1 FROM webhook_endpoints e
-                WHERE e.partner_id = ANY ($2::uuid[]) AND e.state <> 'disabled') AS webhooks;
+       EXISTS (SELECT 1 FROM webhook_receivers() e WHERE e.partner_id = ANY ($2::uuid[])) AS webhooks;

@@ -8,16 +8,14 @@ SELECT outcome, key_id, partner_id, sub_account_id, scopes, api_write, retention
 -- name: latest_by_id
 -- Read-only lookup of GET /latest after cached authentication: the device by id ($1) in the tenancy of partner $2 / sub-account $3 (NULL: partner key) with its stored body.
 SELECT d.num AS device_num, d.status, s.latest_body, s.latest_etag
-  FROM devices d
+  FROM tenant_device($2, $3::uuid, $1, NULL) d
   LEFT JOIN device_state s ON s.device_num = d.num
- WHERE d.id = $1 AND tenant_sees(d.partner_id, d.sub_account_id, d.status, $2, $3::uuid)
 
 -- name: latest_by_eui
 -- Read-only lookup of GET /latest after cached authentication: the device by DevEUI ($1) in the tenancy of partner $2 / sub-account $3 (NULL: partner key) with its stored body.
 SELECT d.num AS device_num, d.status, s.latest_body, s.latest_etag
-  FROM devices d
+  FROM tenant_device($2, $3::uuid, NULL, $1) d
   LEFT JOIN device_state s ON s.device_num = d.num
- WHERE d.dev_eui = $1 AND tenant_sees(d.partner_id, d.sub_account_id, d.status, $2, $3::uuid)
 
 -- name: static_body
 -- The body and ETag of device $1 that has not reported yet: its static values and formulas over them ($3) and the derived ones ($4, NULL when the profile has none), built by latest_body like every stored body. No row unless $1 is the device with num $2: the check of a context cached by num.

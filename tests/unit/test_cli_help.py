@@ -38,6 +38,11 @@ def test_every_command_and_option_says_what_it_does() -> None:
 def test_password_is_masked() -> None:
     assert mask_password("postgresql://u:s3cret@db:5432/t") == "postgresql://u:***@db:5432/t"
     assert mask_password("postgresql://u@127.0.0.1:25432/t") == "postgresql://u@127.0.0.1:25432/t"
+    # Several hosts (libpq): urllib could not read the port, and `serve` died printing it.
+    assert (
+        mask_password("postgresql://u:pw@h1:5432,h2:5432/db")
+        == "postgresql://u:***@h1:5432,h2:5432/db"
+    )
 
 
 def test_bench_is_added_by_the_installed_suite_not_named_by_the_service() -> None:

@@ -29,7 +29,6 @@ TYPED = [spec for spec in VARIABLES if spec.name not in FREE_TEXT]
 # cluster's port), the rest are fixed by the contract or set by `serve` for its workers.
 NOT_VARIABLES = {
     "database_url",
-    "max_body_bytes",
     "latest_generations",
     "export_max_devices",
     "export_max_readings",
