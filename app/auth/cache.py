@@ -41,6 +41,7 @@ from app.core.sql import QUERIES
 
 KEY_INFO = QUERIES["auth.key_info"]
 LEASE = QUERIES["auth.lease"]
+DESCRIBE_KEY = QUERIES["accounts.describe_key"]
 CHANNEL = "auth_changed"
 MAX_LEASE = 64
 FLUSH_EVERY_S = 1.0
@@ -112,6 +113,10 @@ class AuthCache:
         self.pool = pool
         self.settings = settings
         self.keys: dict[bytes, KeyInfo] = {}
+        # GET /me's names and expiry of a key (accounts.describe_key), by key id. Any
+        # notification drops them all: the names change seldom, and a partner's or a
+        # sub-account's name is not told apart from its keys' by the payload.
+        self.descriptions: dict[uuid.UUID, Any] = {}
         self.leases: dict[uuid.UUID, Lease] = {}
         self.generation = 0
         # Read by the metrics (app/observe/metrics.py) as the key cache's hit ratio.
@@ -136,6 +141,7 @@ class AuthCache:
 
     def _notified(self, payload: str) -> None:
         self.generation += 1
+        self.descriptions.clear()
         if payload == "*":
             self.keys.clear()
             return
@@ -146,6 +152,7 @@ class AuthCache:
     def _reset(self) -> None:
         self.generation += 1
         self.keys.clear()
+        self.descriptions.clear()
 
     async def close(self) -> None:
         await self.flush(final=True)
@@ -178,6 +185,21 @@ class AuthCache:
         if self.active and generation == self.generation:
             self.keys[key_hash] = info
         return info
+
+    async def describe(self, key_id: uuid.UUID) -> Any:
+        """The row of accounts.describe_key for a key (its name, expiry, partner and
+        sub-account names), kept until the next `auth_changed` notification: the triggers
+        of 015-auth-cache.sql notify at commit of any change to a key, partner or
+        sub-account, which are what the row is read from."""
+        row = self.descriptions.get(key_id)
+        if row is not None:
+            return row
+        generation = self.generation
+        row = await self.pool.fetchrow(DESCRIBE_KEY, key_id)
+        # As in key_info: a row read while a notification came may predate it.
+        if row is not None and self.active and generation == self.generation:
+            self.descriptions[key_id] = row
+        return row
 
     async def permit(self, info: KeyInfo) -> tuple[int, int]:
         """Spends one permit of the key; returns what is left of the minute window and of
