@@ -9,11 +9,15 @@ from datetime import timedelta
 from typing import Any
 
 import asyncpg
+import httpx
+import pytest
 from litestar.testing import AsyncTestClient
 
+from app.latest.lean import LeanLatest
 from tests.factories import World, load
-from tests.helpers import assert_error, bearer
+from tests.helpers import assert_error, bearer, committed
 from tests.integration import test_ingest_helpers as cs
+from tests.integration.test_auth_cache import settled_day_count
 from tests.integration.test_ingest import INGEST, latest, th_loaded, th_world, up
 
 
@@ -343,3 +347,79 @@ async def test_a_thousand_events_with_duplicates_store_exactly_the_distinct_ones
         nums,
     )
     assert values == 800
+
+
+async def test_the_lean_path_answers_as_the_full_path_does(
+    client: AsyncTestClient, pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the key, a leased permit and the device's body are in the worker's memory,
+    LeanLatest (app/latest/lean.py) answers below Litestar: the same status, headers and
+    body as the route, under the route's template in the access line, one permit spent
+    each; anything else (a query string, a long poll, a revoked key) goes to the route."""
+    w = World()
+    p, sa = w.tenancy({}, tier={"perMinute": 100_000, "perDay": 1_000_000})
+    dev = w.device(sa, w.profile(p, fields=[w.field("temperature")]))
+    w.uplink(dev, at="now-PT1M", values={"temperature": 20.5})
+    key = w.key(sa, scopes=["telemetry:read"])
+    await load(pool, w)
+    lean: list[bool] = []
+    answer = LeanLatest.answer
+
+    def observed(self: LeanLatest, scope: Any) -> Any:
+        found = answer(self, scope)
+        lean.append(found is not None)
+        return found
+
+    monkeypatch.setattr(LeanLatest, "answer", observed)
+    routes: list[str] = []
+    sink = client.app.asgi_handler.log
+    record = sink.request
+    monkeypatch.setattr(sink, "request", lambda *a: routes.append(a[2]) or record(*a))
+    url = f"/api/v1/devices/{dev['id']}/latest"
+
+    async def until_lean(path: str, headers: dict[str, str]) -> list[httpx.Response]:
+        """Requests until one is answered lean (a reference's body is cached from its
+        second read on, and a lease holds spare permits once the key is busy)."""
+        lean.clear()
+        answers = [await client.get(path, headers=headers) for _ in range(2)]
+        while not lean[-1] and len(answers) < 30:
+            answers.append(await client.get(path, headers=headers))
+        assert lean[-1] and lean.count(True) == 1
+        return answers
+
+    def same(answer: httpx.Response, route: httpx.Response) -> None:
+        assert answer.status_code == route.status_code
+        assert answer.content == route.content
+        varying = {"x-ratelimit-remaining", "ratelimit", "x-request-id", "date"}
+        assert [(k, v) for k, v in answer.headers.items() if k not in varying] == [
+            (k, v) for k, v in route.headers.items() if k not in varying
+        ]
+        assert answer.headers["x-request-id"] != route.headers["x-request-id"]
+
+    plain = await until_lean(url, bearer(key))
+    same(plain[-1], plain[-2])
+    assert plain[-1].json()["data"]["values"] == {"temperature": 20.5}
+    remaining = [int(r.headers["x-ratelimit-remaining"]) for r in plain]
+    assert remaining == list(range(99_999, 99_999 - len(plain), -1))
+    assert len(set(routes)) == 1 and "{device_ref" in routes[0]
+
+    conditional = bearer(key, **{"If-None-Match": plain[-1].headers["etag"]})
+    not_modified = (await until_lean(url, conditional))[-1]
+    lean.clear()
+    routed = await client.get(url + "?unused=1", headers=conditional)
+    held = await client.get(url, headers={**conditional, "Prefer": "wait=1"})
+    assert lean == [False, False]
+    same(not_modified, routed)
+    assert (not_modified.status_code, not_modified.content) == (304, b"")
+    assert "content-type" not in not_modified.headers
+    assert (held.status_code, held.headers["preference-applied"]) == (304, "wait=1")
+    assert len(set(routes)) == 1
+    served = len(routes)
+    assert await settled_day_count(pool, key.id, served) == served
+
+    await committed(
+        client, pool, "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
+    )
+    lean.clear()
+    assert_error(await client.get(url, headers=conditional), 401, "key_revoked")
+    assert lean == [False]
