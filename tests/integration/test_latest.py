@@ -365,8 +365,8 @@ async def test_the_lean_path_answers_as_the_full_path_does(
     lean: list[bool] = []
     answer = LeanLatest.answer
 
-    def observed(self: LeanLatest, scope: Any) -> Any:
-        found = answer(self, scope)
+    async def observed(self: LeanLatest, scope: Any) -> Any:
+        found = await answer(self, scope)
         lean.append(found is not None)
         return found
 
