@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
+import time
 import uuid
 from datetime import timedelta
 from typing import Any
@@ -13,6 +15,7 @@ import httpx
 import pytest
 from litestar.testing import AsyncTestClient
 
+from app.auth.cache import RENEWAL_WAIT_S
 from app.latest.lean import LeanLatest
 from tests.factories import World, load
 from tests.helpers import assert_error, bearer, committed
@@ -423,3 +426,50 @@ async def test_the_lean_path_answers_as_the_full_path_does(
     lean.clear()
     assert_error(await client.get(url, headers=conditional), 401, "key_revoked")
     assert lean == [False]
+
+
+async def test_the_lean_path_waits_briefly_for_a_lease_being_renewed(
+    client: AsyncTestClient, pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request that finds its key's permits spent while another request is renewing
+    the lease waits for the renewal (up to RENEWAL_WAIT_S) and is answered lean; past
+    that wait it takes the route, which waits for the same lease."""
+    w = World()
+    p, sa = w.tenancy({}, tier={"perMinute": 100_000, "perDay": 1_000_000})
+    dev = w.device(sa, w.profile(p, fields=[w.field("temperature")]))
+    w.uplink(dev, at="now-PT1M", values={"temperature": 20.5})
+    key = w.key(sa, scopes=["telemetry:read"])
+    await load(pool, w)
+    url = f"/api/v1/devices/{dev['id']}/latest"
+    for _ in range(3):  # the key, a lease and the body cached
+        etag = (await client.get(url, headers=bearer(key))).headers["etag"]
+    lean: list[bool] = []
+    answer = LeanLatest.answer
+
+    async def observed(self: LeanLatest, scope: Any) -> Any:
+        found = await answer(self, scope)
+        lean.append(found is not None)
+        return found
+
+    monkeypatch.setattr(LeanLatest, "answer", observed)
+    lease = client.app.state.auth_cache.leases[uuid.UUID(key.id)]
+    conditional = bearer(key, **{"If-None-Match": etag})
+
+    async def renewal(held_s: float, holding: threading.Event) -> None:
+        """A renewal in flight on the app's loop: the lease locked and empty for
+        `held_s`, then granted 10 permits."""
+        async with lease.lock:
+            lease.left = 0
+            holding.set()
+            await asyncio.sleep(held_s)
+            lease.left, lease.deadline = 10, time.monotonic() + 5
+
+    for held_s, answered_lean in ((0.005, True), (RENEWAL_WAIT_S * 5, False)):
+        holding = threading.Event()
+        renewed = client.blocking_portal.start_task_soon(renewal, held_s, holding)
+        assert await asyncio.to_thread(holding.wait, 5)
+        response = await client.get(url, headers=conditional)
+        await asyncio.wrap_future(renewed)
+        assert response.status_code == 304
+        assert lean[-1] is answered_lean
+        assert lease.left == 9, "one permit of the renewal spent"
