@@ -15,6 +15,7 @@ from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.routes import HTTPRoute
+from litestar.types import ASGIApp
 
 from app.accounts.controller import HealthController, IdentityController, SubAccountController
 from app.auth.cache import AuthCache
@@ -36,6 +37,7 @@ from app.docs.index import API_VERSION, ApiIndexController, RootIndexController
 from app.ingest.receive import Receiver
 from app.latest.cache import LatestCache
 from app.latest.generations import Generations
+from app.latest.lean import LeanLatest
 from app.live.cors import Cors
 from app.live.shutdown import install as answer_held_requests_on_stop
 from app.live.slots import StreamSlots
@@ -192,7 +194,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     allow_every_method(app)
     # Outside the router, so unknown paths and the auth middleware's answers are observed
     # (and, with CORS_ORIGINS, carry the CORS headers a browser page needs to read them).
-    handler = app.asgi_handler
+    handler: ASGIApp = LeanLatest(app.asgi_handler, app)
     if settings.cors_origins:
         handler = Cors(handler, settings.cors_origins)
     app.asgi_handler = RequestObserver(handler, settings)

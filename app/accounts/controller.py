@@ -9,11 +9,14 @@ import asyncpg
 from litestar import Controller, Request, Response, get
 
 from app.accounts.structs import Features, Health, Identity, RateLimit, SubAccount
+from app.auth.cache import current_cache
 from app.auth.principal import Principal
 from app.core.api import Listing, Page, Single, parse_uuid
 from app.core.errors import UNAVAILABLE_RETRY_AFTER_S
 from app.core.reads import fetch_owned, from_row, list_owned
 from app.core.sql import QUERIES
+
+DESCRIBE_KEY = QUERIES["accounts.describe_key"]
 
 
 class HealthController(Controller):
@@ -48,8 +51,15 @@ class IdentityController(Controller):
     tags = ["Service"]
 
     @get(operation_id="getMe", summary="The tenancy and scopes the key resolves to")
-    async def me(self, pool: asyncpg.Pool, principal: Principal) -> Single[Identity]:
-        row = await pool.fetchrow(QUERIES["accounts.describe_key"], principal.key_id)
+    async def me(self, request: Request[Any, Any, Any], principal: Principal) -> Single[Identity]:
+        # The names from the worker's key cache while it serves (no round trip), else read.
+        # The pool comes from the request, not as a second dependency: Litestar resolves
+        # two dependencies in an anyio task group, ~10% of this route's CPU.
+        cache = current_cache(request.app)
+        if cache is not None:
+            row = await cache.describe(principal.key_id)
+        else:
+            row = await request.app.state.pool.fetchrow(DESCRIBE_KEY, principal.key_id)
         return Single(
             Identity(
                 key_id=principal.key_id,

@@ -56,18 +56,17 @@ class LatestCache:
         self.cleared_at = -float("inf")
 
     def get(self, key: LatestKey) -> tuple[bytes, str] | None:
-        entry = self.entries.get(key)
-        if entry is None or self.generations.read(entry[0]) != entry[1]:
-            self.misses += 1
-            return None
-        self.hits += 1
-        return entry[2], entry[3]
+        found = self.entry(key)
+        return None if found is None else (found[1], found[2])
 
-    def entry(self, key: LatestKey) -> tuple[int, bytes, str] | None:
-        """`get` with the device's num (fleet latest and the stream follow devices by num)."""
+    def entry(self, key: LatestKey, count_miss: bool = True) -> tuple[int, bytes, str] | None:
+        """`get` with the device's num (fleet latest and the stream follow devices by num).
+        `count_miss=False`: a miss is not counted, the caller passing the request on to a
+        path that looks it up again (app/latest/lean.py)."""
         entry = self.entries.get(key)
         if entry is None or self.generations.read(entry[0]) != entry[1]:
-            self.misses += 1
+            if count_miss:
+                self.misses += 1
             return None
         self.hits += 1
         return entry[0], entry[2], entry[3]

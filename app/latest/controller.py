@@ -37,9 +37,11 @@ LATEST_BY_ID = QUERIES["latest.latest_by_id"]
 LATEST_BY_EUI = QUERIES["latest.latest_by_eui"]
 DEVICE_BY_NUM = QUERIES["profiles.context_device_by_num"]
 STATIC_BODY = QUERIES["latest.static_body"]
+# Every answer may be stored by the client but must be revalidated (with its ETag).
+CACHE_CONTROL = "private, no-cache"
 
 
-def _if_none_match(raw_headers: Any) -> str | None:
+def first_if_none_match(raw_headers: Any) -> str | None:
     """The `If-None-Match` header read straight from the ASGI scope (no Headers object)."""
     for name, value in raw_headers:
         if name == b"if-none-match":
@@ -133,6 +135,11 @@ def _raw(content: bytes, status: int, headers: dict[str, str]) -> Response[Any]:
     )
 
 
+def body_of(stored: bytes) -> bytes:
+    """The 200 body around a stored latest values object."""
+    return b'{"data":' + stored + b"}"
+
+
 class LatestController(Controller):
     path = "/devices"
     tags = ["Devices"]
@@ -183,8 +190,8 @@ class LatestController(Controller):
                 raise ApiError(404, ErrorCode.NOT_FOUND, "device not found", headers)
             num = row["device_num"]
             body, etag = await _stored_or_static(pool, contexts, row)
-        headers["Cache-Control"] = "private, no-cache"
-        condition = _if_none_match(request.scope["headers"])
+        headers["Cache-Control"] = CACHE_CONTROL
+        condition = first_if_none_match(request.scope["headers"])
         wait = requested_wait(request.scope["headers"]) if condition else None
         not_modified = matches(condition, etag)
         if wait is not None:
@@ -209,4 +216,4 @@ class LatestController(Controller):
         headers["ETag"] = etag
         if not_modified:
             return _raw(b"", 304, headers)
-        return _raw(b'{"data":' + body + b"}", 200, headers)
+        return _raw(body_of(body), 200, headers)

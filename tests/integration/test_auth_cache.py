@@ -22,25 +22,8 @@ from testkit.factories import Secret, World, load, partner_key
 from tests.support import chirpstack as cs
 from tests.support.chirpstack import INGEST, th_world
 from tests.support.cli import telemetry
-from tests.support.helpers import assert_error, bearer, committed
+from tests.support.helpers import assert_error, bearer, committed, day_count, settled_day_count
 from tests.support.servers import LiveServer, serving
-
-
-async def day_count(pool: asyncpg.Pool, key_id: str) -> int:
-    value = await pool.fetchval(
-        "SELECT day_count FROM api_key_usage WHERE key_id = $1", uuid.UUID(key_id)
-    )
-    return int(value)
-
-
-async def settled_day_count(pool: asyncpg.Pool, key_id: str, expected: int) -> int:
-    """The day count once the workers gave back their unused permits (about 1 s)."""
-    for _ in range(50):
-        count = await day_count(pool, key_id)
-        if count == expected:
-            break
-        await asyncio.sleep(0.2)
-    return count
 
 
 def cache_of(client: AsyncTestClient) -> AuthCache:
@@ -155,6 +138,47 @@ async def test_a_new_sub_account_changes_what_a_partner_key_sees(
     )
     response = await client.get("/api/v1/networks", headers=bearer(key))
     assert response.status_code == 200, response.text
+
+
+async def test_me_names_come_from_the_cache_and_follow_renames(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    """GET /me answers its names and expiry from the key cache (no statement once read),
+    and a committed rename of the key, its partner or its sub-account is seen by the next
+    request."""
+    w = World()
+    p, sa = w.tenancy({})
+    key = w.key(sa, scopes=["devices:read"])
+    await load(pool, w)
+    cache = cache_of(client)
+    first = (await client.get("/api/v1/me", headers=bearer(key))).json()["data"]
+    assert uuid.UUID(key.id) in cache.descriptions
+    assert (first["partnerName"], first["subAccountName"]) == (p["name"], sa["name"])
+
+    renames = [
+        ("UPDATE api_keys SET name = 'Renamed key' WHERE id = $1", key.id, "keyName"),
+        ("UPDATE partners SET name = 'Renamed partner' WHERE id = $1", p["id"], "partnerName"),
+        (
+            "UPDATE sub_accounts SET name = 'Renamed sub-account' WHERE id = $1",
+            sa["id"],
+            "subAccountName",
+        ),
+    ]
+    for sql, row_id, name in renames:
+        await committed(client, pool, sql, uuid.UUID(row_id))
+        response = await client.get("/api/v1/me", headers=bearer(key))
+        assert response.status_code == 200, response.text
+        assert response.json()["data"][name] == sql.split("'")[1]
+    expires = datetime.now(UTC) + timedelta(days=3)
+    await committed(
+        client,
+        pool,
+        "UPDATE api_keys SET expires_at = $2 WHERE id = $1",
+        uuid.UUID(key.id),
+        expires,
+    )
+    data = (await client.get("/api/v1/me", headers=bearer(key))).json()["data"]
+    assert datetime.fromisoformat(data["expiresAt"].replace("Z", "+00:00")) == expires
 
 
 async def test_unused_permits_are_given_back(client: AsyncTestClient, pool: asyncpg.Pool) -> None:

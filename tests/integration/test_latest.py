@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
+import time
 import uuid
 from datetime import timedelta
 from typing import Any
 
 import asyncpg
+import httpx
+import pytest
 from litestar.testing import AsyncTestClient
 
+from app.auth.cache import RENEWAL_WAIT_S
+from app.latest.lean import LeanLatest
 from testkit.factories import World, load
 from tests.support import chirpstack as cs
 from tests.support.chirpstack import INGEST, latest, th_loaded, th_world, up
-from tests.support.helpers import assert_error, bearer
+from tests.support.helpers import assert_error, bearer, committed, settled_day_count
 
 
 async def test_static_values_and_formulas_over_them_before_the_first_uplink(
@@ -343,3 +349,131 @@ async def test_a_thousand_events_with_duplicates_store_exactly_the_distinct_ones
         nums,
     )
     assert values == 800
+
+
+async def test_the_lean_path_answers_as_the_full_path_does(
+    client: AsyncTestClient, pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the key, a leased permit and the device's body are in the worker's memory,
+    LeanLatest (app/latest/lean.py) answers below Litestar: the same status, headers and
+    body as the route, under the route's template in the access line, one permit spent
+    each; anything else (a query string, a long poll, a revoked key) goes to the route."""
+    w = World()
+    p, sa = w.tenancy({}, tier={"perMinute": 100_000, "perDay": 1_000_000})
+    dev = w.device(sa, w.profile(p, fields=[w.field("temperature")]))
+    w.uplink(dev, at="now-PT1M", values={"temperature": 20.5})
+    key = w.key(sa, scopes=["telemetry:read"])
+    await load(pool, w)
+    lean: list[bool] = []
+    answer = LeanLatest.answer
+
+    async def observed(self: LeanLatest, scope: Any) -> Any:
+        found = await answer(self, scope)
+        lean.append(found is not None)
+        return found
+
+    monkeypatch.setattr(LeanLatest, "answer", observed)
+    routes: list[str] = []
+    sink = client.app.asgi_handler.log
+    record = sink.request
+
+    def noted(*args: Any) -> Any:
+        routes.append(args[2])
+        return record(*args)
+
+    monkeypatch.setattr(sink, "request", noted)
+    url = f"/api/v1/devices/{dev['id']}/latest"
+
+    async def until_lean(path: str, headers: dict[str, str]) -> list[httpx.Response]:
+        """Requests until one is answered lean (a reference's body is cached from its
+        second read on, and a lease holds spare permits once the key is busy)."""
+        lean.clear()
+        answers = [await client.get(path, headers=headers) for _ in range(2)]
+        while not lean[-1] and len(answers) < 30:
+            answers.append(await client.get(path, headers=headers))
+        assert lean[-1] and lean.count(True) == 1
+        return answers
+
+    def same(answer: httpx.Response, route: httpx.Response) -> None:
+        assert answer.status_code == route.status_code
+        assert answer.content == route.content
+        varying = {"x-ratelimit-remaining", "ratelimit", "x-request-id", "date"}
+        assert [(k, v) for k, v in answer.headers.items() if k not in varying] == [
+            (k, v) for k, v in route.headers.items() if k not in varying
+        ]
+        assert answer.headers["x-request-id"] != route.headers["x-request-id"]
+
+    plain = await until_lean(url, bearer(key))
+    same(plain[-1], plain[-2])
+    assert plain[-1].json()["data"]["values"] == {"temperature": 20.5}
+    remaining = [int(r.headers["x-ratelimit-remaining"]) for r in plain]
+    assert remaining == list(range(99_999, 99_999 - len(plain), -1))
+    assert len(set(routes)) == 1 and "{device_ref" in routes[0]
+
+    conditional = bearer(key, **{"If-None-Match": plain[-1].headers["etag"]})
+    not_modified = (await until_lean(url, conditional))[-1]
+    lean.clear()
+    routed = await client.get(url + "?unused=1", headers=conditional)
+    held = await client.get(url, headers={**conditional, "Prefer": "wait=1"})
+    assert lean == [False, False]
+    same(not_modified, routed)
+    assert (not_modified.status_code, not_modified.content) == (304, b"")
+    assert "content-type" not in not_modified.headers
+    assert (held.status_code, held.headers["preference-applied"]) == (304, "wait=1")
+    assert len(set(routes)) == 1
+    served = len(routes)
+    assert await settled_day_count(pool, key.id, served) == served
+
+    await committed(
+        client, pool, "UPDATE api_keys SET revoked_at = now() WHERE id = $1", uuid.UUID(key.id)
+    )
+    lean.clear()
+    assert_error(await client.get(url, headers=conditional), 401, "key_revoked")
+    assert lean == [False]
+
+
+async def test_the_lean_path_waits_briefly_for_a_lease_being_renewed(
+    client: AsyncTestClient, pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request that finds its key's permits spent while another request is renewing
+    the lease waits for the renewal (up to RENEWAL_WAIT_S) and is answered lean; past
+    that wait it takes the route, which waits for the same lease."""
+    w = World()
+    p, sa = w.tenancy({}, tier={"perMinute": 100_000, "perDay": 1_000_000})
+    dev = w.device(sa, w.profile(p, fields=[w.field("temperature")]))
+    w.uplink(dev, at="now-PT1M", values={"temperature": 20.5})
+    key = w.key(sa, scopes=["telemetry:read"])
+    await load(pool, w)
+    url = f"/api/v1/devices/{dev['id']}/latest"
+    for _ in range(3):  # the key, a lease and the body cached
+        etag = (await client.get(url, headers=bearer(key))).headers["etag"]
+    lean: list[bool] = []
+    answer = LeanLatest.answer
+
+    async def observed(self: LeanLatest, scope: Any) -> Any:
+        found = await answer(self, scope)
+        lean.append(found is not None)
+        return found
+
+    monkeypatch.setattr(LeanLatest, "answer", observed)
+    lease = client.app.state.auth_cache.leases[uuid.UUID(key.id)]
+    conditional = bearer(key, **{"If-None-Match": etag})
+
+    async def renewal(held_s: float, holding: threading.Event) -> None:
+        """A renewal in flight on the app's loop: the lease locked and empty for
+        `held_s`, then granted 10 permits."""
+        async with lease.lock:
+            lease.left = 0
+            holding.set()
+            await asyncio.sleep(held_s)
+            lease.left, lease.deadline = 10, time.monotonic() + 5
+
+    for held_s, answered_lean in ((0.005, True), (RENEWAL_WAIT_S * 5, False)):
+        holding = threading.Event()
+        renewed = client.blocking_portal.start_task_soon(renewal, held_s, holding)
+        assert await asyncio.to_thread(holding.wait, 5)
+        response = await client.get(url, headers=conditional)
+        await asyncio.wrap_future(renewed)
+        assert response.status_code == 304
+        assert lean[-1] is answered_lean
+        assert lease.left == 9, "one permit of the renewal spent"

@@ -4,6 +4,7 @@ device's ingest context."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from typing import Any
 
 import asyncpg
@@ -72,3 +73,20 @@ async def ingest_context(pool: asyncpg.Pool, device_id: object) -> DeviceContext
         device_id,
     )
     return await DeviceContexts().of_row(pool, row)
+
+
+async def day_count(pool: asyncpg.Pool, key_id: str) -> int:
+    value = await pool.fetchval(
+        "SELECT day_count FROM api_key_usage WHERE key_id = $1", uuid.UUID(key_id)
+    )
+    return int(value)
+
+
+async def settled_day_count(pool: asyncpg.Pool, key_id: str, expected: int) -> int:
+    """The day count once the workers gave back their unused permits (about 1 s)."""
+    for _ in range(50):
+        count = await day_count(pool, key_id)
+        if count == expected:
+            break
+        await asyncio.sleep(0.2)
+    return count
