@@ -18,6 +18,7 @@ alike:
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -131,3 +132,209 @@ def _amount(duration: bool, value: Any, span: int, state: Any) -> float:
     if duration:
         return float(span) if value == state and type(value) is type(state) else 0.0
     return float(value * span)
+
+
+# Partials (schema/180-composable-partials.sql) ---------------------------------------------
+#
+# A packed week's hour or a day's rollup summarises the readings of its period at one
+# site. Where no other reading falls in that period (a raw row, another site's), its
+# readings are consecutive in the series, so it stands for them in the computations above:
+# `Block` holds what they need of it, and a bucket's answer is the merge of its blocks and
+# readings plus the boundary terms (the value held into a block until its first reading,
+# the growth of its first reading over the reading before it), as the Toolkit's
+# counter_agg and time_weight merge. Periods where that does not hold are read reading by
+# reading (`impure_periods`, `increase_blocks`), so answers stay exact.
+
+
+@dataclass
+class Block:
+    lo: int  # its period [lo, hi), epoch microseconds
+    hi: int
+    site: int
+    first: int  # the time of its first reading
+    last: int  # and of its last
+    last_value: float
+    area: float  # the integral of its readings from first to last, value x microseconds
+    # increase: with first_value (a day, or the first hour of a packed week), its growth
+    # after its first reading; otherwise (an hour) its growth including the first reading,
+    # over the reading before it in its week, (prev_time, prev_value). None: not kept.
+    first_value: float | None
+    growth: float | None
+    prev_time: int | None = None
+    prev_value: float | None = None
+
+    def increase_after(self, before: Reading | None) -> float | None:
+        """Its increase when `before` is the reading before its first one (None: none
+        within retention); None when that needs its readings."""
+        if self.growth is None:
+            return None
+        if self.first_value is not None:
+            return _growth(before, self.first_value) + self.growth
+        if before is None or before.time != self.prev_time or before.value != self.prev_value:
+            return None
+        return self.growth
+
+
+def _growth(before: Reading | None, value: float) -> float:
+    if before is None:
+        return 0.0
+    return float(value) if value < before.value else float(value - before.value)
+
+
+def hour_blocks(row: Any) -> list[Block]:
+    """The hourly partials of a span_parts_num row as blocks (the derived values filled
+    in: an evenly spaced hour's integral, a reset-free hour's increase)."""
+    out: list[Block] = []
+    if row["h_start"] is None:
+        return out
+    for (
+        start, site, n, total, first, last, last_value, growth, area, prev_time, prev_value,
+        week_first, counted,
+    ) in zip(
+        row["h_start"], row["h_site"], row["h_n"], row["h_sum"], row["h_first"],
+        row["h_last"], row["h_last_value"], row["h_increase"], row["h_integral"],
+        row["h_prev_time"], row["h_prev_value"], row["h_week_first"], row["h_counted"],
+        strict=True,
+    ):  # fmt: skip
+        if area is None:  # evenly spaced readings: step x (sum of all but the last)
+            area = 0.0 if n == 1 else (total - last_value) * ((last - first) / (n - 1))
+        first_value = week_first if prev_time is None else None
+        if not counted:
+            growth = None
+        elif growth is None:  # no reset: the values telescope
+            growth = last_value - (week_first if prev_time is None else prev_value)
+        out.append(
+            Block(start, start + MICROS_PER_HOUR, site, first, last, last_value, area,
+                  first_value, growth, prev_time, prev_value)
+        )  # fmt: skip
+    return out
+
+
+def day_blocks(row: Any) -> list[Block]:
+    """The daily rollups of a span_parts_num row as blocks."""
+    out: list[Block] = []
+    if row["d_start"] is None:
+        return out
+    for start, site, first, first_value, last, last_value, growth, area in zip(
+        row["d_start"], row["d_site"], row["d_first"], row["d_first_value"], row["d_last"],
+        row["d_last_value"], row["d_increase"], row["d_integral"], strict=True,
+    ):  # fmt: skip
+        out.append(
+            Block(start, start + 24 * MICROS_PER_HOUR, site, first, last, last_value, area,
+                  first_value, growth)
+        )  # fmt: skip
+    return out
+
+
+def impure_periods(
+    blocks: Sequence[Block], times: Sequence[int], pieces: Sequence[Piece]
+) -> set[tuple[int, int]]:
+    """The periods whose blocks cannot stand for their readings: a reading of another
+    source inside, another site's block of the same period, or a period across two
+    pieces (never, by the planner's segments; checked all the same)."""
+    seen: dict[tuple[int, int], int] = {}
+    out: set[tuple[int, int]] = set()
+    starts = [p.lo for p in pieces]
+    for block in blocks:
+        period = (block.lo, block.hi)
+        seen[period] = seen.get(period, 0) + 1
+        at = bisect.bisect_right(starts, block.lo) - 1
+        if at < 0 or pieces[at].hi < block.hi:
+            out.add(period)
+        inside = bisect.bisect_left(times, block.lo)
+        if inside < len(times) and times[inside] < block.hi:
+            out.add(period)
+    out.update(period for period, count in seen.items() if count > 1)
+    return out
+
+
+Element = tuple[int, Any, Block | None]  # (time, value, block): a reading or a block
+
+
+def elements(
+    times: Sequence[int], values: Sequence[float], blocks: Sequence[Block]
+) -> list[Element]:
+    """Readings and blocks in the series' order (a block by its first reading; no other
+    reading lies in its period)."""
+    out: list[Element] = [(t, v, None) for t, v in zip(times, values, strict=True)]
+    out.extend((b.first, b.last_value, b) for b in blocks)
+    out.sort(key=lambda e: (e[0], e[1] if e[2] is None else 0.0))
+    return out
+
+
+def blocked_increase(
+    items: Sequence[Element], before: Reading | None, pieces: Sequence[Piece]
+) -> dict[int, BucketResult] | set[tuple[int, int]]:
+    """`increase` over readings and blocks; or the periods of the blocks whose increase
+    needs their readings (the reading before them is not the one their week saw)."""
+    out: dict[int, BucketResult] = {}
+    need: set[tuple[int, int]] = set()
+    previous = before
+    at = 0
+    for time, value, block in items:
+        if block is None:
+            growth = _growth(previous, value)
+            previous, newest = Reading(time, value), time
+        else:
+            found = block.increase_after(previous)
+            if found is None:
+                need.add((block.lo, block.hi))
+                found = 0.0
+            growth = found
+            previous, newest = Reading(block.last, block.last_value), block.last
+        while pieces[at].hi <= time:
+            at += 1
+        label = pieces[at].label
+        bucket = out.get(label)
+        if bucket is None:
+            out[label] = BucketResult(growth, newest)
+        else:
+            bucket.value += growth
+            bucket.newest = newest
+    return need if need else out
+
+
+def blocked_weighted(
+    agg: str, items: Sequence[Element], before: Reading | None, pieces: Sequence[Piece]
+) -> dict[int, BucketResult]:
+    """twa or integral over readings and blocks, as `weighted`: a block adds the value held
+    into it until its first reading, then its own integral, and holds its last value."""
+    covered: dict[int, int] = {}
+    weighted_sum: dict[int, float] = {}
+    newest: dict[int, int] = {}
+    held: Any = before.value if before is not None else None
+    held_time = before.time if before is not None else None
+    n = len(items)
+    j = 0
+    for piece in pieces:
+        at, label = piece.lo, piece.label
+        span_sum, amount = 0, 0.0
+        while j < n and items[j][0] < piece.hi:
+            time, value, block = items[j]
+            if held_time is not None and time > at:
+                span_sum += time - at
+                amount += float(held * (time - at))
+            if block is None:
+                held, held_time = value, time
+            else:
+                span_sum += block.last - block.first
+                amount += block.area
+                held, held_time = block.last_value, block.last
+            if held_time > at:
+                at = held_time
+            j += 1
+        if held_time is not None and piece.hi > at:
+            span_sum += piece.hi - at
+            amount += float(held * (piece.hi - at))
+        if span_sum == 0:
+            continue
+        assert held_time is not None
+        covered[label] = covered.get(label, 0) + span_sum
+        weighted_sum[label] = weighted_sum.get(label, 0.0) + amount
+        newest[label] = held_time
+    out: dict[int, BucketResult] = {}
+    for label, span in covered.items():
+        total = weighted_sum[label]
+        value = total / span if agg == "twa" else total / MICROS_PER_HOUR
+        out[label] = BucketResult(value, newest[label])
+    return out

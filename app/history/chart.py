@@ -14,6 +14,7 @@ reverses them), POST /query and the exports use the same functions per series:
 
 from __future__ import annotations
 
+import bisect
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -189,37 +190,101 @@ def _limit(options: ChartOptions, end: datetime) -> datetime:
 
 
 async def read_aggregate(connection: Any, span: SeriesSpan) -> dict[int, aggregates.BucketResult]:
-    """increase, twa, integral or duration per bucket label (epoch microseconds), from the
-    readings of the range and the one before it (one statement)."""
+    """increase, twa, integral or duration per bucket label (epoch microseconds): numbers
+    from the partials of the packed readings where they serve (`_read_parts`), states from
+    the readings of the range and the one before it (one statement)."""
+    lo = to_micros(span.start)
+    weighted = span.agg != "increase"
+    end = _limit(span.options, span.end) if weighted else span.end
+    if to_micros(end) <= lo:
+        return {}
+    cut = pieces(lo, to_micros(end), span.resolution, span.tz)
+    if span.numeric:
+        return await _read_parts(connection, span, end, cut)
     row = await connection.fetchrow(
-        QUERIES["history.span_num" if span.numeric else "history.span_other"],
+        QUERIES["history.span_other"],
         span.device, span.field, span.start, span.end, span.site, MAX_RANGE_READINGS + 1,
         span.cutoff,
     )  # fmt: skip
     times = row["times"] or []
-    if len(times) > MAX_RANGE_READINGS:
-        raise invalid_parameter(
-            "from", f"the range holds more than {MAX_RANGE_READINGS} readings; ask a shorter one"
-        )
-    if span.numeric:
-        values = row["values"] or []
-    else:
-        values = _decode_values(row["values"]) if row["values"] is not None else []
+    _check_readings(len(times))
+    values = _decode_values(row["values"]) if row["values"] is not None else []
     before = None
     if row["before_time"] is not None:
         before = aggregates.Reading(row["before_time"], row["before_value"])
-    lo = to_micros(span.start)
-    if span.agg == "increase":
-        return aggregates.increase(
-            times, values, before, pieces(lo, to_micros(span.end), span.resolution, span.tz)
+    state = state_value(span.options, span.data_type)
+    return aggregates.weighted(span.agg, times, values, before, cut, state)
+
+
+def _check_readings(count: int) -> None:
+    if count > MAX_RANGE_READINGS:
+        raise invalid_parameter(
+            "from", f"the range holds more than {MAX_RANGE_READINGS} readings; ask a shorter one"
         )
-    limit = to_micros(_limit(span.options, span.end))
-    if limit <= lo:
-        return {}
-    state = state_value(span.options, span.data_type) if span.agg == "duration" else None
-    return aggregates.weighted(
-        span.agg, times, values, before, pieces(lo, limit, span.resolution, span.tz), state
-    )
+
+
+async def _read_parts(
+    connection: Any, span: SeriesSpan, end: datetime, cut: list[Any]
+) -> dict[int, aggregates.BucketResult]:
+    """increase, twa or integral of a numeric series over [span.start, end): the readings
+    of the range's edges and raw rows, the hourly partials and daily rollups of its packed
+    readings where whole hours and days nest in the buckets (the planner's segments), and
+    the reading before it; periods whose partials cannot serve are read reading by
+    reading (a second statement, only then)."""
+    segments = plan_segments(span.start, end, span.resolution, zone_kind(span.tz, span.start, end))
+    row = await connection.fetchrow(
+        QUERIES["history.span_parts_num"],
+        span.device, span.field, span.start, end, span.site, MAX_RANGE_READINGS + 1,
+        span.cutoff, segments.hour_lo, segments.day_lo, segments.day_hi, segments.hour_hi,
+    )  # fmt: skip
+    times: list[int] = row["times"] or []
+    values: list[float] = row["values"] or []
+    _check_readings(len(times))
+    before = None
+    if row["before_time"] is not None:
+        before = aggregates.Reading(row["before_time"], row["before_value"])
+    blocks = aggregates.hour_blocks(row) + aggregates.day_blocks(row)
+    unread = aggregates.impure_periods(blocks, times, cut)
+    while True:
+        if unread:
+            blocks = [b for b in blocks if (b.lo, b.hi) not in unread]
+            times, values = await _read_periods(connection, span, unread, times, values)
+            unread = set()
+        items = aggregates.elements(times, values, blocks)
+        if span.agg != "increase":
+            return aggregates.blocked_weighted(span.agg, items, before, cut)
+        result = aggregates.blocked_increase(items, before, cut)
+        if isinstance(result, dict):
+            return result
+        unread = result
+
+
+async def _read_periods(
+    connection: Any,
+    span: SeriesSpan,
+    periods: set[tuple[int, int]],
+    times: list[int],
+    values: list[float],
+) -> tuple[list[int], list[float]]:
+    """`times` and `values` with every reading of `periods` (raw rows already among them
+    included once), oldest first."""
+    ordered = sorted(periods)
+    row = await connection.fetchrow(
+        QUERIES["history.ranges_num"],
+        span.device, span.field, [from_micros(lo) for lo, _ in ordered],
+        [from_micros(hi) for _, hi in ordered], span.site,
+    )  # fmt: skip
+    starts = [lo for lo, _ in ordered]
+    kept = [(t, v) for t, v in zip(times, values, strict=True) if not _inside(starts, ordered, t)]
+    kept.extend(zip(row["times"] or [], row["values"] or [], strict=True))
+    kept.sort()
+    _check_readings(len(kept))
+    return [t for t, _ in kept], [v for _, v in kept]
+
+
+def _inside(starts: list[int], periods: list[tuple[int, int]], time: int) -> bool:
+    at = bisect.bisect_right(starts, time) - 1
+    return at >= 0 and time < periods[at][1]
 
 
 async def aggregate_points(connection: Any, span: SeriesSpan) -> list[HistoryPoint]:
