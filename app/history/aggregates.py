@@ -146,7 +146,7 @@ def _amount(duration: bool, value: Any, span: int, state: Any) -> float:
 # reading (`impure_periods`, `increase_blocks`), so answers stay exact.
 
 
-@dataclass
+@dataclass(slots=True)
 class Block:
     lo: int  # its period [lo, hi), epoch microseconds
     hi: int

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import functools
 import zoneinfo
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 
 from app.history.planner import FIXED_ORIGIN_US, Resolution, from_micros, to_micros
 
@@ -31,9 +31,10 @@ WEEK_US = 7 * 86_400 * 1_000_000
 _STEP = timedelta(days=7)
 
 
-@dataclass(frozen=True)
-class Piece:
-    """[lo, hi) in epoch microseconds, inside the bucket labelled `label`."""
+class Piece(NamedTuple):
+    """[lo, hi) in epoch microseconds, inside the bucket labelled `label` (a named tuple:
+    an hourly read over a month makes 720 of them, three times faster than a frozen
+    dataclass)."""
 
     lo: int
     hi: int
@@ -118,6 +119,10 @@ def label_of(tz: str | None, local_start: int) -> int:
 
 def pieces(lo: int, hi: int, resolution: Resolution, tz: str | None) -> list[Piece]:
     """[lo, hi) cut into pieces, each inside one bucket, in time order."""
+    if tz is None and not resolution.months:  # UTC fixed widths: plain integer steps
+        width = resolution.micros
+        first = local_bucket_start(resolution, lo)
+        return [Piece(max(s, lo), min(s + width, hi), s) for s in range(first, hi, width)]
     out: list[Piece] = []
     labels: dict[int, int] = {}
     for start, end, offset in offset_spans(tz, lo, hi):
