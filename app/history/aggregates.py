@@ -181,9 +181,10 @@ def _growth(before: Reading | None, value: float) -> float:
     return float(value) if value < before.value else float(value - before.value)
 
 
-def hour_blocks(row: Any) -> list[Block]:
+def hour_blocks(row: Any, counting: bool) -> list[Block]:
     """The hourly partials of a span_parts_num row as blocks (the derived values filled
-    in: an evenly spaced hour's integral, a reset-free hour's increase)."""
+    in: an evenly spaced hour's integral and, when `counting`, a reset-free hour's
+    increase)."""
     out: list[Block] = []
     if row["h_start"] is None:
         return out
@@ -199,7 +200,7 @@ def hour_blocks(row: Any) -> list[Block]:
         if area is None:  # evenly spaced readings: step x (sum of all but the last)
             area = 0.0 if n == 1 else (total - last_value) * ((last - first) / (n - 1))
         first_value = week_first if prev_time is None else None
-        if not counted:
+        if not counting or not counted:
             growth = None
         elif growth is None:  # no reset: the values telescope
             growth = last_value - (week_first if prev_time is None else prev_value)
@@ -258,7 +259,9 @@ def elements(
     reading lies in its period)."""
     out: list[Element] = [(t, v, None) for t, v in zip(times, values, strict=True)]
     out.extend((b.first, b.last_value, b) for b in blocks)
-    out.sort(key=lambda e: (e[0], e[1] if e[2] is None else 0.0))
+    # Plain tuple order: (time, value) never ties between a block and anything else, and
+    # readings that tie compare their equal None.
+    out.sort()
     return out
 
 

@@ -236,6 +236,7 @@ async def _read_parts(
         QUERIES["history.span_parts_num"],
         span.device, span.field, span.start, end, span.site, MAX_RANGE_READINGS + 1,
         span.cutoff, segments.hour_lo, segments.day_lo, segments.day_hi, segments.hour_hi,
+        span.agg == "increase",
     )  # fmt: skip
     times: list[int] = row["times"] or []
     values: list[float] = row["values"] or []
@@ -243,7 +244,7 @@ async def _read_parts(
     before = None
     if row["before_time"] is not None:
         before = aggregates.Reading(row["before_time"], row["before_value"])
-    blocks = aggregates.hour_blocks(row) + aggregates.day_blocks(row)
+    blocks = aggregates.hour_blocks(row, span.agg == "increase") + aggregates.day_blocks(row)
     unread = aggregates.impure_periods(blocks, times, cut)
     while True:
         if unread:

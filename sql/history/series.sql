@@ -114,7 +114,7 @@ SELECT array_agg(round(date_part('epoch', r.time) * 1000000)::bigint) AS times,
 -- increase at all (h_counted). Times of partials in epoch microseconds.
 
 -- name: span_parts_num
--- The readings, the reading before, the hourly partials and the daily rollups of a numeric series' range ($1 device, $2 field, [$3, $4), site $5, at most $6 readings, cutoff $7, segments $8..$11), as one row of arrays.
+-- The readings, the reading before, the hourly partials and the daily rollups of a numeric series' range ($1 device, $2 field, [$3, $4), site $5, at most $6 readings, cutoff $7, segments $8..$11; $12: with what increase needs), as one row of arrays.
 WITH r AS (
     SELECT x.time, x.value FROM readings_num_in($1, $2, $3, $4, $5, $8, $11) x
      ORDER BY x.time, x.value, x.site_num
@@ -128,11 +128,19 @@ h AS (
      CROSS JOIN LATERAL (
          SELECT round(date_part('epoch', k.period) * 1000000)::bigint AS period_us OFFSET 0) w0
      CROSS JOIN LATERAL (
+         -- The reading before each hour in its week only for increase ($12): the window
+         -- costs a sort of the week's hours, a third of the read for twa over 30 days.
          SELECT x.h, x.n, x.sum, x.ft, x.lt, x.lv, x.inc, x.area,
                 lag(x.lt + x.h * 3600000000::bigint) OVER (ORDER BY x.h) AS pt,
                 lag(x.lv) OVER (ORDER BY x.h) AS pv
            FROM unnest(k.hours, k.n, k.sum, k.first_time, k.last_time, k.last_value,
-                       k.increase, k.integral) AS x (h, n, sum, ft, lt, lv, inc, area)) u
+                       k.increase, k.integral) AS x (h, n, sum, ft, lt, lv, inc, area)
+          WHERE $12::boolean
+         UNION ALL
+         SELECT x.h, x.n, x.sum, x.ft, x.lt, x.lv, NULL, x.area, NULL, NULL
+           FROM unnest(k.hours, k.n, k.sum, k.first_time, k.last_time, k.last_value,
+                       k.integral) AS x (h, n, sum, ft, lt, lv, area)
+          WHERE NOT $12::boolean) u
      CROSS JOIN LATERAL (SELECT w0.period_us + u.h * 3600000000::bigint AS start) w
      WHERE k.device_num = $1 AND k.field_num = $2
        AND k.period > $8::timestamptz - interval '7 days' AND k.period < $11
