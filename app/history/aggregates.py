@@ -26,6 +26,7 @@ from typing import Any
 from app.history.buckets import Piece
 
 MICROS_PER_HOUR = 3_600_000_000
+MICROS_PER_DAY = 24 * MICROS_PER_HOUR
 MICROS_PER_SECOND = 1_000_000
 COUNTER_AGGS = ("increase",)
 WEIGHTED_AGGS = ("twa", "integral")
@@ -221,31 +222,36 @@ def day_blocks(row: Any) -> list[Block]:
         row["d_last_value"], row["d_increase"], row["d_integral"], strict=True,
     ):  # fmt: skip
         out.append(
-            Block(start, start + 24 * MICROS_PER_HOUR, site, first, last, last_value, area,
+            Block(start, start + MICROS_PER_DAY, site, first, last, last_value, area,
                   first_value, growth)
         )  # fmt: skip
     return out
 
 
 def impure_periods(
-    blocks: Sequence[Block], times: Sequence[int], pieces: Sequence[Piece]
+    blocks: Sequence[Block], times: Sequence[int], pieces: Sequence[Piece] | None
 ) -> set[tuple[int, int]]:
     """The periods whose blocks cannot stand for their readings: a reading of another
     source inside, another site's block of the same period, or a period across two
-    pieces (never, by the planner's segments; checked all the same)."""
-    seen: dict[tuple[int, int], int] = {}
+    `pieces` (never, by the planner's segments; checked where buckets follow a zone or the
+    calendar, None where they are UTC fixed widths, which whole hours and days nest in)."""
+    seen: set[tuple[int, int]] = set()
     out: set[tuple[int, int]] = set()
-    starts = [p.lo for p in pieces]
+    starts = [p.lo for p in pieces] if pieces is not None else []
+    # The hours and days that hold a reading read one by one (raw rows, edges).
+    hours = {t - t % MICROS_PER_HOUR for t in times}
+    days = {t - t % MICROS_PER_DAY for t in times}
     for block in blocks:
         period = (block.lo, block.hi)
-        seen[period] = seen.get(period, 0) + 1
-        at = bisect.bisect_right(starts, block.lo) - 1
-        if at < 0 or pieces[at].hi < block.hi:
+        if period in seen:
             out.add(period)
-        inside = bisect.bisect_left(times, block.lo)
-        if inside < len(times) and times[inside] < block.hi:
+        seen.add(period)
+        if block.lo in (hours if block.hi - block.lo == MICROS_PER_HOUR else days):
             out.add(period)
-    out.update(period for period, count in seen.items() if count > 1)
+        if pieces is not None:
+            at = bisect.bisect_right(starts, block.lo) - 1
+            if at < 0 or pieces[at].hi < block.hi:
+                out.add(period)
     return out
 
 
@@ -309,10 +315,10 @@ def blocked_weighted(
     held_time = before.time if before is not None else None
     n = len(items)
     j = 0
-    for piece in pieces:
-        at, label = piece.lo, piece.label
+    following = items[0][0] if n else None
+    for at, hi, label in pieces:
         span_sum, amount = 0, 0.0
-        while j < n and items[j][0] < piece.hi:
+        while following is not None and following < hi:
             time, value, block = items[j]
             if held_time is not None and time > at:
                 span_sum += time - at
@@ -326,9 +332,10 @@ def blocked_weighted(
             if held_time > at:
                 at = held_time
             j += 1
-        if held_time is not None and piece.hi > at:
-            span_sum += piece.hi - at
-            amount += float(held * (piece.hi - at))
+            following = items[j][0] if j < n else None
+        if held_time is not None and hi > at:
+            span_sum += hi - at
+            amount += float(held * (hi - at))
         if span_sum == 0:
             continue
         assert held_time is not None

@@ -245,7 +245,8 @@ async def _read_parts(
     if row["before_time"] is not None:
         before = aggregates.Reading(row["before_time"], row["before_value"])
     blocks = aggregates.hour_blocks(row, span.agg == "increase") + aggregates.day_blocks(row)
-    unread = aggregates.impure_periods(blocks, times, cut)
+    nested = span.tz is None and not span.resolution.months
+    unread = aggregates.impure_periods(blocks, times, None if nested else cut)
     while True:
         if unread:
             blocks = [b for b in blocks if (b.lo, b.hi) not in unread]
