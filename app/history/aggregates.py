@@ -14,6 +14,9 @@ alike:
   [from, the earlier of to and now): the average weighted by time, the integral in
   value-hours, the seconds during which the value equalled `state`. A bucket where no value
   holds has no point; one that only has a value held into it has one.
+
+Readings of packed weeks come as their partials where those serve (`Block`, below): the
+same rules over readings and blocks, in `blocked_increase` and `blocked_weighted`.
 """
 
 from __future__ import annotations
@@ -21,7 +24,10 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
+
+import msgspec
 
 from app.history.buckets import Piece
 
@@ -32,6 +38,7 @@ COUNTER_AGGS = ("increase",)
 WEIGHTED_AGGS = ("twa", "integral")
 STATE_AGGS = ("duration",)
 NEW_AGGS = (*COUNTER_AGGS, *WEIGHTED_AGGS, *STATE_AGGS)
+_decode_json = msgspec.json.decode
 
 
 @dataclass(frozen=True)
@@ -50,28 +57,10 @@ def increase(
     times: Sequence[int], values: Sequence[float], before: Reading | None, pieces: Sequence[Piece]
 ) -> dict[int, BucketResult]:
     """The increase of each bucket that holds readings, by bucket label; `pieces` cover
-    the range the readings were read from."""
-    out: dict[int, BucketResult] = {}
-    previous = before.value if before is not None else None
-    at = 0
-    for time, value in zip(times, values, strict=True):
-        if previous is None:
-            growth = 0.0
-        elif value < previous:
-            growth = value  # a reset: the count started again from 0
-        else:
-            growth = value - previous
-        previous = value
-        while pieces[at].hi <= time:
-            at += 1
-        label = pieces[at].label
-        bucket = out.get(label)
-        if bucket is None:
-            out[label] = BucketResult(growth, time)
-        else:
-            bucket.value += growth
-            bucket.newest = time
-    return out
+    the range the readings were read from (readings only: `blocked_increase`)."""
+    result = blocked_increase(elements(times, values, ()), before, pieces)
+    assert isinstance(result, dict)  # readings alone never need more readings
+    return result
 
 
 def weighted(
@@ -83,55 +72,16 @@ def weighted(
     state: Any = None,
 ) -> dict[int, BucketResult]:
     """twa, integral or duration (of `state`) of each bucket where a value holds, by
-    bucket label; `pieces` cover [from, the earlier of to and now)."""
-    covered: dict[int, int] = {}
-    weighted_sum: dict[int, float] = {}
-    newest: dict[int, int] = {}
-    held, held_time = (before.value, before.time) if before is not None else (None, None)
-    duration = agg == "duration"
-    n = len(times)
-    j = 0
-    for piece in pieces:
-        # The piece's sums in locals, added to its bucket once (a bucket may have several
-        # pieces on days the clock changes).
-        at, label = piece.lo, piece.label
-        span_sum, amount = 0, 0.0
-        while j < n and times[j] < piece.hi:
-            time = times[j]
-            if held_time is not None and time > at:
-                span_sum += time - at
-                amount += _amount(duration, held, time - at, state)
-            held, held_time = values[j], time
-            if time > at:
-                at = time
-            j += 1
-        if held_time is not None and piece.hi > at:
-            span_sum += piece.hi - at
-            amount += _amount(duration, held, piece.hi - at, state)
-        if span_sum == 0:
-            continue  # no value held in this piece
-        assert held_time is not None
-        covered[label] = covered.get(label, 0) + span_sum
-        weighted_sum[label] = weighted_sum.get(label, 0.0) + amount
-        newest[label] = held_time
-    out: dict[int, BucketResult] = {}
-    for label, span in covered.items():
-        total = weighted_sum[label]
-        if agg == "twa":
-            value = total / span
-        elif agg == "integral":
-            value = total / MICROS_PER_HOUR
-        else:
-            value = total / MICROS_PER_SECOND
-        out[label] = BucketResult(value, newest[label])
-    return out
+    bucket label; `pieces` cover [from, the earlier of to and now) (readings only:
+    `blocked_weighted`)."""
+    return blocked_weighted(agg, elements(times, values, ()), before, pieces, state)
 
 
 def _amount(duration: bool, value: Any, span: int, state: Any) -> float:
     """What `value` held for `span` microseconds adds: value x time, or for duration the
     time itself when the value is the state timed."""
     if duration:
-        return float(span) if value == state and type(value) is type(state) else 0.0
+        return float(span) if _is_state(value, state) else 0.0
     return float(value * span)
 
 
@@ -228,6 +178,34 @@ def day_blocks(row: Any) -> list[Block]:
     return out
 
 
+def state_blocks(row: Any, state: Any) -> list[Block]:
+    """The hourly partials and daily rollups of a span_parts_other row as blocks for the
+    duration of `state`: their `area` is the microseconds it held between their first
+    reading and their last (an hour without durations held its last value throughout)."""
+    out: list[Block] = []
+    for prefix, width in (("h", MICROS_PER_HOUR), ("d", MICROS_PER_DAY)):
+        if row[f"{prefix}_start"] is None:
+            continue
+        last_values = _decode_json(row[f"{prefix}_last_value"])
+        durations = _decode_json(row[f"{prefix}_durations"])
+        for start, site, first, last, last_value, held in zip(
+            row[f"{prefix}_start"], row[f"{prefix}_site"], row[f"{prefix}_first"],
+            row[f"{prefix}_last"], last_values, durations, strict=True,
+        ):  # fmt: skip
+            if held is None:
+                area = float(last - first) if _is_state(last_value, state) else 0.0
+            else:
+                area = float(
+                    sum(m for key, m in held.items() if _is_state(_decode_json(key), state))
+                )
+            out.append(Block(start, start + width, site, first, last, last_value, area, None, None))
+    return out
+
+
+def _is_state(value: Any, state: Any) -> bool:
+    return bool(value == state and type(value) is type(state))
+
+
 def impure_periods(
     blocks: Sequence[Block], times: Sequence[int], pieces: Sequence[Piece] | None
 ) -> set[tuple[int, int]]:
@@ -258,16 +236,14 @@ def impure_periods(
 Element = tuple[int, Any, Block | None]  # (time, value, block): a reading or a block
 
 
-def elements(
-    times: Sequence[int], values: Sequence[float], blocks: Sequence[Block]
-) -> list[Element]:
+def elements(times: Sequence[int], values: Sequence[Any], blocks: Sequence[Block]) -> list[Element]:
     """Readings and blocks in the series' order (a block by its first reading; no other
     reading lies in its period)."""
     out: list[Element] = [(t, v, None) for t, v in zip(times, values, strict=True)]
     out.extend((b.first, b.last_value, b) for b in blocks)
-    # Plain tuple order: (time, value) never ties between a block and anything else, and
-    # readings that tie compare their equal None.
-    out.sort()
+    # By time, stably: readings come in the statements' order (time, value, site), and a
+    # block's first reading is at no reading's time.
+    out.sort(key=itemgetter(0))
     return out
 
 
@@ -304,10 +280,16 @@ def blocked_increase(
 
 
 def blocked_weighted(
-    agg: str, items: Sequence[Element], before: Reading | None, pieces: Sequence[Piece]
+    agg: str,
+    items: Sequence[Element],
+    before: Reading | None,
+    pieces: Sequence[Piece],
+    state: Any = None,
 ) -> dict[int, BucketResult]:
-    """twa or integral over readings and blocks, as `weighted`: a block adds the value held
-    into it until its first reading, then its own integral, and holds its last value."""
+    """twa, integral or duration (of `state`) over readings and blocks, as `weighted`: a
+    block adds the value held into it until its first reading, then its own integral (or
+    duration), and holds its last value."""
+    duration = agg == "duration"
     covered: dict[int, int] = {}
     weighted_sum: dict[int, float] = {}
     newest: dict[int, int] = {}
@@ -322,7 +304,9 @@ def blocked_weighted(
             time, value, block = items[j]
             if held_time is not None and time > at:
                 span_sum += time - at
-                amount += float(held * (time - at))
+                amount += (
+                    _amount(True, held, time - at, state) if duration else float(held * (time - at))
+                )
             if block is None:
                 held, held_time = value, time
             else:
@@ -335,7 +319,7 @@ def blocked_weighted(
             following = items[j][0] if j < n else None
         if held_time is not None and hi > at:
             span_sum += hi - at
-            amount += float(held * (hi - at))
+            amount += _amount(True, held, hi - at, state) if duration else float(held * (hi - at))
         if span_sum == 0:
             continue
         assert held_time is not None
@@ -345,6 +329,11 @@ def blocked_weighted(
     out: dict[int, BucketResult] = {}
     for label, span in covered.items():
         total = weighted_sum[label]
-        value = total / span if agg == "twa" else total / MICROS_PER_HOUR
+        if agg == "twa":
+            value = total / span
+        elif agg == "integral":
+            value = total / MICROS_PER_HOUR
+        else:
+            value = total / MICROS_PER_SECOND
         out[label] = BucketResult(value, newest[label])
     return out

@@ -5,8 +5,9 @@ state, and which resolution each applies to); `check_field` what depends on the 
 data type and measurement); the reads answer one series, oldest first, so /history (which
 reverses them), POST /query and the exports use the same functions per series:
 
-- `read_aggregate`: increase, twa, integral and duration over the readings of the range
-  and the one before it (app/history/aggregates.py);
+- `read_aggregate`: increase, twa, integral and duration from the partials of the packed
+  weeks (hours, days) merged with the readings around them, the range's edges and raw
+  rows, and the reading before it (app/history/aggregates.py);
 - `fill_points`: the points of every bucket of the range (app/history/fill.py);
 - `read_downsampled`: every reading of the range reduced to `maxPoints`
   (app/history/downsample.py).
@@ -18,6 +19,7 @@ import bisect
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 import msgspec
@@ -190,30 +192,15 @@ def _limit(options: ChartOptions, end: datetime) -> datetime:
 
 
 async def read_aggregate(connection: Any, span: SeriesSpan) -> dict[int, aggregates.BucketResult]:
-    """increase, twa, integral or duration per bucket label (epoch microseconds): numbers
-    from the partials of the packed readings where they serve (`_read_parts`), states from
-    the readings of the range and the one before it (one statement)."""
+    """increase, twa, integral or duration per bucket label (epoch microseconds), from the
+    partials of the packed readings where they serve (`_read_parts`)."""
     lo = to_micros(span.start)
     weighted = span.agg != "increase"
     end = _limit(span.options, span.end) if weighted else span.end
     if to_micros(end) <= lo:
         return {}
     cut = pieces(lo, to_micros(end), span.resolution, span.tz)
-    if span.numeric:
-        return await _read_parts(connection, span, end, cut)
-    row = await connection.fetchrow(
-        QUERIES["history.span_other"],
-        span.device, span.field, span.start, span.end, span.site, MAX_RANGE_READINGS + 1,
-        span.cutoff,
-    )  # fmt: skip
-    times = row["times"] or []
-    _check_readings(len(times))
-    values = _decode_values(row["values"]) if row["values"] is not None else []
-    before = None
-    if row["before_time"] is not None:
-        before = aggregates.Reading(row["before_time"], row["before_value"])
-    state = state_value(span.options, span.data_type)
-    return aggregates.weighted(span.agg, times, values, before, cut, state)
+    return await _read_parts(connection, span, end, cut)
 
 
 def _check_readings(count: int) -> None:
@@ -226,25 +213,33 @@ def _check_readings(count: int) -> None:
 async def _read_parts(
     connection: Any, span: SeriesSpan, end: datetime, cut: list[Any]
 ) -> dict[int, aggregates.BucketResult]:
-    """increase, twa or integral of a numeric series over [span.start, end): the readings
-    of the range's edges and raw rows, the hourly partials and daily rollups of its packed
-    readings where whole hours and days nest in the buckets (the planner's segments), and
-    the reading before it; periods whose partials cannot serve are read reading by
-    reading (a second statement, only then)."""
+    """increase, twa, integral or duration of a series over [span.start, end): the
+    readings of the range's edges and raw rows, the hourly partials and daily rollups of
+    its packed readings where whole hours and days nest in the buckets (the planner's
+    segments), and the reading before it; periods whose partials cannot serve are read
+    reading by reading (a second statement, only then)."""
     segments = plan_segments(span.start, end, span.resolution, zone_kind(span.tz, span.start, end))
-    row = await connection.fetchrow(
-        QUERIES["history.span_parts_num"],
+    bounds = (
         span.device, span.field, span.start, end, span.site, MAX_RANGE_READINGS + 1,
         span.cutoff, segments.hour_lo, segments.day_lo, segments.day_hi, segments.hour_hi,
-        span.agg == "increase",
     )  # fmt: skip
+    state = None
+    if span.numeric:
+        row = await connection.fetchrow(
+            QUERIES["history.span_parts_num"], *bounds, span.agg == "increase"
+        )
+        values: list[Any] = row["values"] or []
+        blocks = aggregates.hour_blocks(row, span.agg == "increase") + aggregates.day_blocks(row)
+    else:
+        row = await connection.fetchrow(QUERIES["history.span_parts_other"], *bounds)
+        values = _decode_values(row["values"]) if row["values"] is not None else []
+        state = state_value(span.options, span.data_type)
+        blocks = aggregates.state_blocks(row, state)
     times: list[int] = row["times"] or []
-    values: list[float] = row["values"] or []
     _check_readings(len(times))
     before = None
     if row["before_time"] is not None:
         before = aggregates.Reading(row["before_time"], row["before_value"])
-    blocks = aggregates.hour_blocks(row, span.agg == "increase") + aggregates.day_blocks(row)
     nested = span.tz is None and not span.resolution.months
     unread = aggregates.impure_periods(blocks, times, None if nested else cut)
     while True:
@@ -254,7 +249,7 @@ async def _read_parts(
             unread = set()
         items = aggregates.elements(times, values, blocks)
         if span.agg != "increase":
-            return aggregates.blocked_weighted(span.agg, items, before, cut)
+            return aggregates.blocked_weighted(span.agg, items, before, cut, state)
         result = aggregates.blocked_increase(items, before, cut)
         if isinstance(result, dict):
             return result
@@ -266,20 +261,25 @@ async def _read_periods(
     span: SeriesSpan,
     periods: set[tuple[int, int]],
     times: list[int],
-    values: list[float],
-) -> tuple[list[int], list[float]]:
+    values: list[Any],
+) -> tuple[list[int], list[Any]]:
     """`times` and `values` with every reading of `periods` (raw rows already among them
     included once), oldest first."""
     ordered = sorted(periods)
     row = await connection.fetchrow(
-        QUERIES["history.ranges_num"],
+        QUERIES["history.ranges_num" if span.numeric else "history.ranges_other"],
         span.device, span.field, [from_micros(lo) for lo, _ in ordered],
         [from_micros(hi) for _, hi in ordered], span.site,
     )  # fmt: skip
+    read = row["values"] or []
+    if not span.numeric and row["values"] is not None:
+        read = _decode_values(row["values"])
     starts = [lo for lo, _ in ordered]
     kept = [(t, v) for t, v in zip(times, values, strict=True) if not _inside(starts, ordered, t)]
-    kept.extend(zip(row["times"] or [], row["values"] or [], strict=True))
-    kept.sort()
+    kept.extend(zip(row["times"] or [], read, strict=True))
+    # By time only, stably: each list is in the statements' order (time, value, site), and
+    # no time is in both (the kept readings lie outside the periods).
+    kept.sort(key=itemgetter(0))
     _check_readings(len(kept))
     return [t for t, _ in kept], [v for _, v in kept]
 

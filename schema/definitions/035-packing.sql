@@ -58,6 +58,33 @@ AS $$
                 ELSE p::float8 END
 $$;
 
+-- How long each value held, summed by value: p_keys[i] (a value's JSON text) held for
+-- p_micros[i] microseconds; an object from value to microseconds (the duration partials of
+-- schema/181-state-partials.sql).
+CREATE OR REPLACE FUNCTION state_durations(p_keys text[], p_micros bigint[]) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT COALESCE(jsonb_object_agg(x.k, x.m), '{}'::jsonb)
+      FROM (SELECT u.k, sum(u.m) AS m FROM unnest(p_keys, p_micros) AS u (k, m)
+             WHERE u.m > 0 GROUP BY u.k) x
+$$;
+
+-- A day's durations from those of its hours (arrays in hour order): their own, and each
+-- hour's last value held until the next hour's first reading.
+CREATE OR REPLACE FUNCTION state_durations_of_hours(
+    p_durations jsonb[], p_first timestamptz[], p_last timestamptz[], p_last_value text[]
+) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT state_durations(array_agg(x.k), array_agg(x.m))
+      FROM (SELECT e.key AS k, e.value::bigint AS m
+              FROM unnest(p_durations) AS o (d) CROSS JOIN LATERAL jsonb_each_text(o.d) AS e
+            UNION ALL
+            SELECT p_last_value[i - 1], interval_micros(p_first[i] - p_last[i - 1])
+              FROM generate_subscripts(p_first, 1) AS i
+             WHERE i > 1) x
+$$;
+
 -- The runs of ascending times p_times (the inverse of packed_times): a run is a stretch of
 -- equal steps, and a time starts a new run when its step differs from the one before it,
 -- or is 0 (a time equal to the one before it is a run of its own: packed_times steps
@@ -448,6 +475,28 @@ $t$;
     num_day_update constant text := $t$, first_time = excluded.first_time,
                first_value = excluded.first_value, increase = excluded.increase,
                integral = excluded.integral$t$;
+    -- The duration partials of other values (schema/181-state-partials.sql): per reading
+    -- the time of the one after it; per hour its first reading, whether all its readings
+    -- hold one value (then NULL is stored), and how long each value held inside it; per day
+    -- the same from its hours.
+    other_steps constant text := ', lead(m.t) OVER w AS nt';
+    other_hourly constant text := $t$,
+               min(t) AS first, count(DISTINCT v) = 1 AS uniform,
+               state_durations(
+                   array_agg(v::text) FILTER (WHERE nt < p + (h + 1) * interval '1 hour'),
+                   array_agg(interval_micros(nt - t))
+                       FILTER (WHERE nt < p + (h + 1) * interval '1 hour')) AS durations$t$;
+    other_week constant text := $t$,
+               array_agg(interval_micros(first - p - h * interval '1 hour') ORDER BY h),
+               array_agg(CASE WHEN NOT uniform THEN durations END ORDER BY h)$t$;
+    other_columns constant text := ', first_time, durations';
+    other_update constant text :=
+        ', first_time = excluded.first_time, durations = excluded.durations';
+    other_day constant text := $t$,
+               min(first),
+               state_durations_of_hours(array_agg(durations ORDER BY h),
+                                        array_agg(first ORDER BY h), array_agg(last ORDER BY h),
+                                        array_agg(last_value::text ORDER BY h))$t$;
 BEGIN
     EXECUTE format(period_fn, period);
     EXECUTE format(hours_read, 'num', 'double precision', period,
@@ -465,7 +514,10 @@ BEGIN
                        num_steps, num_hourly, num_week, num_week_columns, num_week_update,
                        num_day_columns, num_day, num_day_update, ' AND x.first_time IS NOT NULL',
                        num_window);
-        EXECUTE format(template, 'other', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '');
+        EXECUTE format(template, 'other', '', '', '', '', '',
+                       other_steps, other_hourly, other_week, other_columns, other_update,
+                       other_columns, other_day, other_update, ' AND x.first_time IS NOT NULL',
+                       num_window);
     END LOOP;
 END;
 $generate$;

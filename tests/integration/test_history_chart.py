@@ -154,10 +154,16 @@ async def test_increase_counts_resets_and_adds_up(
 
 
 def plain_buckets(
-    readings: list[tuple[datetime, float]], lo: datetime, hi: datetime, width: timedelta, agg: str
+    readings: list[tuple[datetime, Any]],
+    lo: datetime,
+    hi: datetime,
+    width: timedelta,
+    agg: str,
+    state: str = "",
 ) -> dict[str, float]:
-    """increase or twa per UTC bucket of `width` over [lo, hi), written out plainly from
-    section 3 over every reading (each held until the next; resets count their value)."""
+    """increase, twa or duration (of `state`) per UTC bucket of `width` over [lo, hi),
+    written out plainly from section 3 over every reading (each held until the next;
+    resets count their value)."""
     ordered = sorted(readings)
     out: dict[str, float] = {}
     if agg == "increase":
@@ -178,9 +184,10 @@ def plain_buckets(
             x, y = max(moment, a), min(until, b)
             if y > x:
                 seconds = (y - x).total_seconds()
-                area, covered = area + value * seconds, covered + seconds
+                held = (value == state) * seconds if agg == "duration" else value * seconds
+                area, covered = area + held, covered + seconds
         if covered:
-            out[iso(start)] = area / covered
+            out[iso(start)] = area if agg == "duration" else area / covered
         start += width
     return out
 
@@ -238,6 +245,45 @@ async def test_packed_partials_answer_as_the_readings_do(
             for label, expected in want.items():
                 assert math.isclose(got[label], expected, rel_tol=1e-9, abs_tol=1e-9), (
                     resolution, agg, label, got[label], expected,
+                )  # fmt: skip
+
+
+async def test_packed_duration_partials_answer_as_the_readings_do(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    """duration over packed weeks of a state field (hours that keep one value throughout,
+    hours that change, another site inside an hour, a late raw reading) equals the plain
+    computation over the readings."""
+    device, num = setup.fresh()
+    door = setup.field_nums["door"]
+    rng = random.Random(181)
+    start = at(0, day=DAY - timedelta(days=3))
+    readings: list[tuple[datetime, str, int]] = []
+    state = "closed"
+    for step in range(2 * 24 * 4):  # every 15 minutes for two days
+        if step % 9 == 0:  # the door moves now and then, so some hours change and most not
+            state = rng.choice(["open", "closed", "ajar"])
+        readings.append((start + timedelta(minutes=15 * step + step % 3), state, 0))
+    readings.append((start + timedelta(hours=20, minutes=7), "open", 4))
+    for moment, value, site in readings:
+        await record(pool, num, moment, others={door: value}, site_num=site)
+    await pool.execute("SELECT pack_closed_chunks(interval '0')")
+    late = (start + timedelta(hours=30, minutes=20), "ajar", 0)
+    await record(pool, num, late[0], others={door: late[1]})
+    every = [(moment, value) for moment, value, _ in [*readings, late]]
+    lo, hi = start + timedelta(hours=3, minutes=40), start + timedelta(days=2)
+    for resolution, width in (("hourly", timedelta(hours=1)), ("daily", timedelta(days=1))):
+        for timed in ("open", "ajar"):
+            data = await ok(
+                client, setup, device, field="door", resolution=resolution, agg="duration",
+                state=timed, **{"from": iso(lo), "to": iso(hi)},
+            )  # fmt: skip
+            got = dict(points(data))
+            want = plain_buckets(every, lo, hi, width, "duration", timed)
+            assert sorted(got) == sorted(want), (resolution, timed)
+            for label, expected in want.items():
+                assert math.isclose(got[label], expected, rel_tol=1e-9, abs_tol=1e-9), (
+                    resolution, timed, label, got[label], expected,
                 )  # fmt: skip
 
 
