@@ -478,7 +478,7 @@ $t$;
     -- The duration partials of other values (schema/181-state-partials.sql): per reading
     -- the time of the one after it; per hour its first reading, whether all its readings
     -- hold one value (then NULL is stored), and how long each value held inside it; per day
-    -- the same from its hours.
+    -- the same from its hours (NULL too when one value holds all day).
     other_steps constant text := ', lead(m.t) OVER w AS nt';
     other_hourly constant text := $t$,
                min(t) AS first, count(DISTINCT v) = 1 AS uniform,
@@ -494,9 +494,11 @@ $t$;
         ', first_time = excluded.first_time, durations = excluded.durations';
     other_day constant text := $t$,
                min(first),
-               state_durations_of_hours(array_agg(durations ORDER BY h),
-                                        array_agg(first ORDER BY h), array_agg(last ORDER BY h),
-                                        array_agg(last_value::text ORDER BY h))$t$;
+               CASE WHEN bool_and(uniform) AND count(DISTINCT last_value) = 1 THEN NULL
+                    ELSE state_durations_of_hours(
+                             array_agg(durations ORDER BY h), array_agg(first ORDER BY h),
+                             array_agg(last ORDER BY h), array_agg(last_value::text ORDER BY h))
+               END$t$;
 BEGIN
     EXECUTE format(period_fn, period);
     EXECUTE format(hours_read, 'num', 'double precision', period,
