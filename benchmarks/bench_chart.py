@@ -13,8 +13,8 @@ for the new aggregates, through asyncpg, against the bucketed statement for avg)
 partials of schema/180-composable-partials.sql decide the cost.
 
 The dataset's first numeric field is made a counter for the run (a gauge again after), so
-that `increase` applies to it; its packed weeks' partials are rewritten each time, as the
-packing job writes a counter's (their increase kept).
+that `increase` applies to it; its packed weeks get the increase partials the packing job
+writes for counters (once per dataset, after the storage class has measured).
 
     python -m benchmarks.bench_chart --scale S
 """
@@ -98,14 +98,19 @@ async def run(ctx: Context) -> list[Measure]:
 
 
 async def set_measurement(connection: Any, field: str, measurement: str) -> None:
-    """The field's measurement, and its packed weeks' partials rewritten to match."""
+    """The field's measurement; made a counter, its packed weeks that lack the increase
+    partials get them (rewritten once per dataset: a gauge again keeps them, unread, so
+    later runs rewrite nothing and leave the storage measure alone)."""
     await connection.execute("SET statement_timeout = 0")
     await connection.execute(
         "UPDATE profile_fields SET measurement = $2 WHERE identifier = $1", field, measurement
     )
+    if measurement != "counter":
+        return
     await connection.execute(
         """UPDATE packed_hours_num SET first_time = NULL
-            WHERE field_num IN (SELECT num FROM profile_fields WHERE identifier = $1)""",
+            WHERE field_num IN (SELECT num FROM profile_fields WHERE identifier = $1)
+              AND increase IS NULL""",
         field,
     )
     await connection.execute("SELECT fill_packed_hours_num('-infinity', 'infinity')")
