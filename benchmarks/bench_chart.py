@@ -8,8 +8,13 @@ devices in turn, the dataset's keys). Class `history` of the suite.
 - raw with `maxPoints=1000` (lttb) over the dataset's range of one field (goal <= 15 ms);
 - `fill=previous` on hourly over 30 days against no fill (goal <= 1.2x).
 
+The same comparisons as SQL p50 too (the statements and the merge of app/history/chart.py
+for the new aggregates, through asyncpg, against the bucketed statement for avg), where the
+partials of schema/180-composable-partials.sql decide the cost.
+
 The dataset's first numeric field is made a counter for the run (a gauge again after), so
-that `increase` applies to it.
+that `increase` applies to it; its packed weeks get the increase partials the packing job
+writes for counters (once per dataset, after the storage class has measured).
 
     python -m benchmarks.bench_chart --scale S
 """
@@ -36,10 +41,8 @@ async def run(ctx: Context) -> list[Measure]:
     devices = manifest.devices[: 20 if ctx.quick else 40]
     repetitions = 30 if ctx.quick else max(60, ctx.repetitions)
     connection = await connect(ctx.database_url)
-    await connection.execute(
-        "UPDATE profile_fields SET measurement = 'counter' WHERE identifier = $1", field
-    )
-    measures: list[Measure] = []
+    await set_measurement(connection, field, "counter")
+    measures: list[Measure] = await sql_measures(connection, ctx, field, start, end, span)
     try:
         async with httpx.AsyncClient(base_url=ctx.server(), timeout=30) as http:
 
@@ -90,11 +93,92 @@ async def run(ctx: Context) -> list[Measure]:
                 )
             )  # fmt: skip
     finally:
-        await connection.execute(
-            "UPDATE profile_fields SET measurement = 'gauge' WHERE identifier = $1", field
-        )
+        await set_measurement(connection, field, "gauge")
         await connection.close()
     return measures
+
+
+async def set_measurement(connection: Any, field: str, measurement: str) -> None:
+    """The field's measurement; made a counter, its packed weeks that lack the increase
+    partials get them (rewritten once per dataset: a gauge again keeps them, unread, so
+    later runs rewrite nothing and leave the storage measure alone)."""
+    await connection.execute("SET statement_timeout = 0")
+    await connection.execute(
+        "UPDATE profile_fields SET measurement = $2 WHERE identifier = $1", field, measurement
+    )
+    if measurement != "counter":
+        return
+    await connection.execute(
+        """UPDATE packed_hours_num SET first_time = NULL
+            WHERE field_num IN (SELECT num FROM profile_fields WHERE identifier = $1)
+              AND increase IS NULL""",
+        field,
+    )
+    await connection.execute("SELECT fill_packed_hours_num('-infinity', 'infinity')")
+
+
+async def sql_measures(
+    connection: Any, ctx: Context, field: str, start: datetime, end: datetime, span: int
+) -> list[Measure]:
+    """The new aggregates' reads (statements and merge) against the bucketed avg statement,
+    p50 over the dataset's devices in turn."""
+    from app.core.sql import QUERIES
+    from app.history import chart
+    from app.history.planner import parse_resolution, plan_segments
+
+    rows = await connection.fetch(
+        """SELECT d.num, f.num AS field_num FROM devices d
+             JOIN profile_fields f ON f.profile_id = d.profile_id AND f.identifier = $2
+            WHERE d.num = ANY($1::int[])""",
+        [d.num for d in ctx.manifest.devices[:20]], field,
+    )  # fmt: skip
+    series = [(r["num"], r["field_num"]) for r in rows]
+    repetitions = 40 if ctx.quick else max(80, ctx.repetitions)
+    cutoff = start - timedelta(days=3650)
+
+    async def p50(resolution: str, agg: str, days: int | None) -> float:
+        res = parse_resolution(resolution)
+        assert res is not None
+        begin = start if days is None else end - timedelta(days=days)
+        segments = plan_segments(begin, end, res)
+
+        async def call(i: int) -> Any:
+            device, field_num = series[i % len(series)]
+            if agg == "avg":
+                return await connection.fetch(
+                    QUERIES["history.bucketed_num"], [device], [field_num], begin, end,
+                    res.interval, segments.hour_lo, segments.day_lo, segments.day_hi,
+                    segments.hour_hi, None, "avg", None,
+                )  # fmt: skip
+            options = chart.ChartOptions(now=end)
+            return await chart.read_aggregate(
+                connection,
+                chart.SeriesSpan(
+                    True, "number", device, field_num, begin, end, cutoff, None, res, agg,
+                    None, options,
+                ),
+            )  # fmt: skip
+
+        return (await time_calls(call, repetitions, warmup=10)).p50_ms
+
+    out: list[Measure] = []
+
+    def against(name: str, value: float, floor: float, floor_name: str) -> None:
+        out.append(
+            measure(
+                name, value, "ms", group=GROUP, floor=floor, floor_name=floor_name,
+                higher_is_better=False, min_ratio=1 / 1.5, target=f"<= 1.5x {floor_name}",
+            )
+        )  # fmt: skip
+
+    daily_avg = await p50("daily", "avg", None)
+    for agg in ("increase", "twa"):
+        value = await p50("daily", agg, None)
+        against(f"daily {agg} over {span} days p50 (SQL)", value, daily_avg, "daily avg (SQL)")
+    hourly_avg = await p50("hourly", "avg", 30)
+    value = await p50("hourly", "twa", 30)
+    against("hourly twa over 30 days p50 (SQL)", value, hourly_avg, "hourly avg (SQL)")
+    return out
 
 
 if __name__ == "__main__":

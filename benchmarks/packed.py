@@ -1,16 +1,15 @@
 """Closed weeks of benchmark readings packed on the client, in PostgreSQL's binary COPY
-format: the rows of packed_num / packed_other and of rollup_day_num / rollup_day_other
-that the packing job (`pack_range_<kind>` in schema/definitions/035-packing.sql) would
-write for the same raw readings, so a bulk load can skip the raw rows of closed weeks.
+format: the rows of packed_num / packed_other that the packing job (`pack_range_<kind>` in
+schema/definitions/035-packing.sql) would write for the same raw readings, so a bulk load
+can skip the raw rows of closed weeks. Their hourly partials and daily rollups are the
+database's own (fill_packed_hours_<kind>, called by benchmarks/datasets.py per week).
 
 The encoding is the packing job's, bit for bit: one packed row per (device, field, site,
 period), period = packed_period(time) (a week on the Unix epoch); values ordered by
 (time, value); times as runs (time_runs: a time starts a new run when its step from the
 previous time differs from that time's own step, or is 0; otherwise the second time of a
-row never starts one). The daily partials cover the packed readings of each UTC day;
-`last_value` is the value of the greatest (time, value); the hourly partials
-(packed_hours_num / packed_hours_other) do the same per hour of a packed week.
-tests/integration/test_bulk_packing.py checks all three against the database's own packer.
+row never starts one). tests/integration/test_bulk_packing.py checks the packed rows, and
+the partials filled in from them, against the database's own packer.
 """
 
 from __future__ import annotations
@@ -25,29 +24,20 @@ import polars as pl
 from benchmarks.copy_rows import Columns, new_rows
 
 PERIOD_US = 7 * 86400 * 1_000_000
-DAY_US = 86400 * 1_000_000
-HOUR_US = 3600 * 1_000_000
 PG_EPOCH_US = 946_684_800 * 1_000_000  # 2000-01-01 UTC, the origin of binary timestamps
-OID_INT2, OID_INT4, OID_INT8, OID_FLOAT8, OID_JSONB = 21, 23, 20, 701, 3802
+OID_INT4, OID_INT8, OID_FLOAT8, OID_JSONB = 23, 20, 701, 3802
 
 SERIES_COLUMNS = ["device_num", "field_num", "site_num"]
-PARTIAL_COLUMNS = ["n", "sum", "min", "max", "last_time", "last_value"]
-NUMBER_ONLY = ("sum", "min", "max")
 PACKED_COLUMNS = [*SERIES_COLUMNS, "period", "n", "offsets", "steps", "counts", "values"]
-ROLLUP_NUM_COLUMNS = [*SERIES_COLUMNS, "bucket", *PARTIAL_COLUMNS]
-ROLLUP_OTHER_COLUMNS = [c for c in ROLLUP_NUM_COLUMNS if c not in NUMBER_ONLY]
-HOURS_NUM_COLUMNS = [*SERIES_COLUMNS, "period", "hours", *PARTIAL_COLUMNS]
-HOURS_OTHER_COLUMNS = [c for c in HOURS_NUM_COLUMNS if c not in NUMBER_ONLY]
 
-# The fixed part of a packed row: five scalar columns (the array columns follow it), and
-# of an hourly partials row: its key.
-_HOURS_KEY: Columns = [
+# The fixed part of a packed row: five scalar columns (the array columns follow it).
+_PREFIX_COLUMNS: Columns = [
     ("device", ">i4"),
     ("field", ">i4"),
     ("site", ">i4"),
     ("period", ">i8"),
+    ("n", ">i4"),
 ]
-_PREFIX_COLUMNS: Columns = [*_HOURS_KEY, ("n", ">i4")]
 # A one-dimensional array column: its length word and the array header.
 _ARRAY = np.dtype(
     [
@@ -59,26 +49,9 @@ _ARRAY = np.dtype(
         ("lbound", ">i4"),
     ]
 )
-_INT2 = np.dtype([("len", ">i4"), ("v", ">i2")])
 _INT8 = np.dtype([("len", ">i4"), ("v", ">i8")])
 _INT4 = np.dtype([("len", ">i4"), ("v", ">i4")])
 _FLOAT8 = np.dtype([("len", ">i4"), ("v", ">f8")])
-# A daily rollup row: its key and count, then the partials of its kind.
-_ROLLUP_KEY: Columns = [
-    ("device", ">i4"),
-    ("field", ">i4"),
-    ("site", ">i4"),
-    ("bucket", ">i8"),
-    ("n", ">i4"),
-]
-_ROLLUP_NUM: Columns = [
-    *_ROLLUP_KEY,
-    ("sum", ">f8"),
-    ("min", ">f8"),
-    ("max", ">f8"),
-    ("last_time", ">i8"),
-    ("last_value", ">f8"),
-]
 
 
 @dataclass
@@ -96,8 +69,6 @@ class PackedSlice:
     """Binary COPY payloads (without header and trailer) of one kind of readings."""
 
     packed: bytes
-    rollups: bytes
-    hours: bytes
     rows: int  # packed rows
     readings: int
 
@@ -266,8 +237,6 @@ def pack_sorted(
     )
     return PackedSlice(
         packed=packed,
-        rollups=_rollups(device, field, site, time_us, value, choices),
-        hours=_hours(device, field, site, period, time_us, value, choices, first),
         rows=len(first),
         readings=len(time_us),
     )
@@ -280,104 +249,7 @@ def _key(
     site: np.ndarray,
     start: np.ndarray,
     first: np.ndarray,
-    start_column: str = "period",
 ) -> None:
-    """The series, site and start (period or bucket) of each group starting at `first`."""
+    """The series, site and period of each group starting at `first`."""
     rows["device"], rows["field"], rows["site"] = device[first], field[first], site[first]
-    rows[start_column] = start[first] - PG_EPOCH_US
-
-
-def _hours(
-    device: np.ndarray,
-    field: np.ndarray,
-    site: np.ndarray,
-    period: np.ndarray,
-    time_us: np.ndarray,
-    value: np.ndarray,
-    choices: list[Any] | None,
-    row_first: np.ndarray,
-) -> bytes:
-    """packed_hours rows (binary COPY) of readings sorted as sort_for_packing sorts them,
-    one per packed row (starting at `row_first`): per hour of its week with readings, the
-    hour, count, (sum, min, max) and the last reading's time within the hour and value."""
-    if not len(time_us):
-        return b""
-    hour = (time_us - period) // HOUR_US
-    first = np.flatnonzero(starts_of(device, field, site, period, hour))
-    last = np.append(first[1:], len(time_us)) - 1
-    per_row = np.diff(np.append(np.searchsorted(first, row_first), len(first)))
-    columns = HOURS_NUM_COLUMNS if choices is None else HOURS_OTHER_COLUMNS
-    prefixes = new_rows(_HOURS_KEY, len(row_first), fields=len(columns))
-    _key(prefixes, device, field, site, period, row_first)
-    arrays = [
-        fixed_array(OID_INT2, _INT2, hour[first], per_row),
-        fixed_array(OID_INT4, _INT4, last - first + 1, per_row),
-    ]
-    if choices is None:
-        numbers = value.astype(np.float64)
-        arrays += [
-            fixed_array(OID_FLOAT8, _FLOAT8, np.add.reduceat(numbers, first), per_row),
-            fixed_array(OID_FLOAT8, _FLOAT8, np.minimum.reduceat(numbers, first), per_row),
-            fixed_array(OID_FLOAT8, _FLOAT8, np.maximum.reduceat(numbers, first), per_row),
-        ]
-    within = time_us[last] - period[last] - hour[first] * HOUR_US
-    arrays.append(fixed_array(OID_INT8, _INT8, within, per_row))
-    if choices is None:
-        arrays.append(fixed_array(OID_FLOAT8, _FLOAT8, value[last].astype(np.float64), per_row))
-    else:
-        arrays.append(jsonb_array(value[last], choices, per_row))
-    return array_rows(prefixes, arrays)
-
-
-def _rollups(
-    device: np.ndarray,
-    field: np.ndarray,
-    site: np.ndarray,
-    time_us: np.ndarray,
-    value: np.ndarray,
-    choices: list[Any] | None,
-) -> bytes:
-    """rollup_day rows (binary COPY) of readings sorted as sort_for_packing sorts them."""
-    if not len(time_us):
-        return b""
-    day = time_us // DAY_US * DAY_US
-    first = np.flatnonzero(starts_of(device, field, site, day))
-    last = np.append(first[1:], len(time_us)) - 1
-    if choices is None:
-        rows = new_rows(_ROLLUP_NUM, len(first))
-        _rollup_key(rows, device, field, site, day, first, last)
-        numbers = value.astype(np.float64)
-        rows["sum"] = np.add.reduceat(numbers, first)
-        rows["min"] = np.minimum.reduceat(numbers, first)
-        rows["max"] = np.maximum.reduceat(numbers, first)
-        rows["last_time"] = time_us[last] - PG_EPOCH_US
-        rows["last_value"] = numbers[last]
-        return rows.tobytes()
-    # jsonb last values differ in length: one fixed-width record array per choice.
-    chunks = []
-    last_index = value[last].astype(np.int64)
-    for index, choice in enumerate(choices):
-        mask = last_index == index
-        if not mask.any():
-            continue
-        payload = b"\x01" + msgspec.json.encode(choice)
-        columns = [*_ROLLUP_KEY, ("last_time", ">i8"), ("last_value", f"S{len(payload)}")]
-        rows = new_rows(columns, int(mask.sum()))
-        _rollup_key(rows, device, field, site, day, first[mask], last[mask])
-        rows["last_time"] = time_us[last[mask]] - PG_EPOCH_US
-        rows["last_value"] = payload
-        chunks.append(rows.tobytes())
-    return b"".join(chunks)
-
-
-def _rollup_key(
-    rows: np.ndarray,
-    device: np.ndarray,
-    field: np.ndarray,
-    site: np.ndarray,
-    day: np.ndarray,
-    first: np.ndarray,
-    last: np.ndarray,
-) -> None:
-    _key(rows, device, field, site, day, first, "bucket")
-    rows["n"] = last - first + 1
+    rows["period"] = start[first] - PG_EPOCH_US

@@ -5,8 +5,9 @@ state, and which resolution each applies to); `check_field` what depends on the 
 data type and measurement); the reads answer one series, oldest first, so /history (which
 reverses them), POST /query and the exports use the same functions per series:
 
-- `read_aggregate`: increase, twa, integral and duration over the readings of the range
-  and the one before it (app/history/aggregates.py);
+- `read_aggregate`: increase, twa, integral and duration from the partials of the packed
+  weeks (hours, days) merged with the readings around them, the range's edges and raw
+  rows, and the reading before it (app/history/aggregates.py);
 - `fill_points`: the points of every bucket of the range (app/history/fill.py);
 - `read_downsampled`: every reading of the range reduced to `maxPoints`
   (app/history/downsample.py).
@@ -14,9 +15,11 @@ reverses them), POST /query and the exports use the same functions per series:
 
 from __future__ import annotations
 
+import bisect
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 import msgspec
@@ -190,36 +193,100 @@ def _limit(options: ChartOptions, end: datetime) -> datetime:
 
 async def read_aggregate(connection: Any, span: SeriesSpan) -> dict[int, aggregates.BucketResult]:
     """increase, twa, integral or duration per bucket label (epoch microseconds), from the
-    readings of the range and the one before it (one statement)."""
-    row = await connection.fetchrow(
-        QUERIES["history.span_num" if span.numeric else "history.span_other"],
-        span.device, span.field, span.start, span.end, span.site, MAX_RANGE_READINGS + 1,
-        span.cutoff,
-    )  # fmt: skip
-    times = row["times"] or []
-    if len(times) > MAX_RANGE_READINGS:
+    partials of the packed readings where they serve (`_read_parts`)."""
+    lo = to_micros(span.start)
+    weighted = span.agg != "increase"
+    end = _limit(span.options, span.end) if weighted else span.end
+    if to_micros(end) <= lo:
+        return {}
+    cut = pieces(lo, to_micros(end), span.resolution, span.tz)
+    return await _read_parts(connection, span, end, cut)
+
+
+def _check_readings(count: int) -> None:
+    if count > MAX_RANGE_READINGS:
         raise invalid_parameter(
             "from", f"the range holds more than {MAX_RANGE_READINGS} readings; ask a shorter one"
         )
+
+
+async def _read_parts(
+    connection: Any, span: SeriesSpan, end: datetime, cut: list[Any]
+) -> dict[int, aggregates.BucketResult]:
+    """increase, twa, integral or duration of a series over [span.start, end): the
+    readings of the range's edges and raw rows, the hourly partials and daily rollups of
+    its packed readings where whole hours and days nest in the buckets (the planner's
+    segments), and the reading before it; periods whose partials cannot serve are read
+    reading by reading (a second statement, only then)."""
+    segments = plan_segments(span.start, end, span.resolution, zone_kind(span.tz, span.start, end))
+    bounds = (
+        span.device, span.field, span.start, end, span.site, MAX_RANGE_READINGS + 1,
+        span.cutoff, segments.hour_lo, segments.day_lo, segments.day_hi, segments.hour_hi,
+    )  # fmt: skip
+    state = None
     if span.numeric:
-        values = row["values"] or []
+        row = await connection.fetchrow(
+            QUERIES["history.span_parts_num"], *bounds, span.agg == "increase"
+        )
+        values: list[Any] = row["values"] or []
+        blocks = aggregates.hour_blocks(row, span.agg == "increase") + aggregates.day_blocks(row)
     else:
+        row = await connection.fetchrow(QUERIES["history.span_parts_other"], *bounds)
         values = _decode_values(row["values"]) if row["values"] is not None else []
+        state = state_value(span.options, span.data_type)
+        blocks = aggregates.state_blocks(row, state)
+    times: list[int] = row["times"] or []
+    _check_readings(len(times))
     before = None
     if row["before_time"] is not None:
         before = aggregates.Reading(row["before_time"], row["before_value"])
-    lo = to_micros(span.start)
-    if span.agg == "increase":
-        return aggregates.increase(
-            times, values, before, pieces(lo, to_micros(span.end), span.resolution, span.tz)
-        )
-    limit = to_micros(_limit(span.options, span.end))
-    if limit <= lo:
-        return {}
-    state = state_value(span.options, span.data_type) if span.agg == "duration" else None
-    return aggregates.weighted(
-        span.agg, times, values, before, pieces(lo, limit, span.resolution, span.tz), state
-    )
+    nested = span.tz is None and not span.resolution.months
+    unread = aggregates.impure_periods(blocks, times, None if nested else cut)
+    while True:
+        if unread:
+            blocks = [b for b in blocks if (b.lo, b.hi) not in unread]
+            times, values = await _read_periods(connection, span, unread, times, values)
+            unread = set()
+        items = aggregates.elements(times, values, blocks)
+        if span.agg != "increase":
+            return aggregates.blocked_weighted(span.agg, items, before, cut, state)
+        result = aggregates.blocked_increase(items, before, cut)
+        if isinstance(result, dict):
+            return result
+        unread = result
+
+
+async def _read_periods(
+    connection: Any,
+    span: SeriesSpan,
+    periods: set[tuple[int, int]],
+    times: list[int],
+    values: list[Any],
+) -> tuple[list[int], list[Any]]:
+    """`times` and `values` with every reading of `periods` (raw rows already among them
+    included once), oldest first."""
+    ordered = sorted(periods)
+    row = await connection.fetchrow(
+        QUERIES["history.ranges_num" if span.numeric else "history.ranges_other"],
+        span.device, span.field, [from_micros(lo) for lo, _ in ordered],
+        [from_micros(hi) for _, hi in ordered], span.site,
+    )  # fmt: skip
+    read = row["values"] or []
+    if not span.numeric and row["values"] is not None:
+        read = _decode_values(row["values"])
+    starts = [lo for lo, _ in ordered]
+    kept = [(t, v) for t, v in zip(times, values, strict=True) if not _inside(starts, ordered, t)]
+    kept.extend(zip(row["times"] or [], read, strict=True))
+    # By time only, stably: each list is in the statements' order (time, value, site), and
+    # no time is in both (the kept readings lie outside the periods).
+    kept.sort(key=itemgetter(0))
+    _check_readings(len(kept))
+    return [t for t, _ in kept], [v for _, v in kept]
+
+
+def _inside(starts: list[int], periods: list[tuple[int, int]], time: int) -> bool:
+    at = bisect.bisect_right(starts, time) - 1
+    return at >= 0 and time < periods[at][1]
 
 
 async def aggregate_points(connection: Any, span: SeriesSpan) -> list[HistoryPoint]:

@@ -52,7 +52,37 @@ CREATE OR REPLACE FUNCTION saturate(p numeric) RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
     SELECT CASE WHEN abs(p) > 1.7976931348623157e308 THEN sign(p) * 'Infinity'::float8
+                -- Below half the least subnormal a float8 is 0, which the cast refuses
+                -- ("out of range") instead of rounding to.
+                WHEN abs(p) <= 2.4703282292062328e-324 THEN 0::float8
                 ELSE p::float8 END
+$$;
+
+-- How long each value held, summed by value: p_keys[i] (a value's JSON text) held for
+-- p_micros[i] microseconds; an object from value to microseconds (the duration partials of
+-- schema/181-state-partials.sql).
+CREATE OR REPLACE FUNCTION state_durations(p_keys text[], p_micros bigint[]) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT COALESCE(jsonb_object_agg(x.k, x.m), '{}'::jsonb)
+      FROM (SELECT u.k, sum(u.m) AS m FROM unnest(p_keys, p_micros) AS u (k, m)
+             WHERE u.m > 0 GROUP BY u.k) x
+$$;
+
+-- A day's durations from those of its hours (arrays in hour order): their own, and each
+-- hour's last value held until the next hour's first reading.
+CREATE OR REPLACE FUNCTION state_durations_of_hours(
+    p_durations jsonb[], p_first timestamptz[], p_last timestamptz[], p_last_value text[]
+) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT state_durations(array_agg(x.k), array_agg(x.m))
+      FROM (SELECT e.key AS k, e.value::bigint AS m
+              FROM unnest(p_durations) AS o (d) CROSS JOIN LATERAL jsonb_each_text(o.d) AS e
+            UNION ALL
+            SELECT p_last_value[i - 1], interval_micros(p_first[i] - p_last[i - 1])
+              FROM generate_subscripts(p_first, 1) AS i
+             WHERE i > 1) x
 $$;
 
 -- The runs of ascending times p_times (the inverse of packed_times): a run is a stretch of
@@ -260,26 +290,42 @@ BEGIN
 END;
 $f$;$t$;
     -- The hourly partials of the readings `merged` (d, f, s, p, t, v) written: shared by
-    -- the packing job and the backfill, with the arguments of `pack` below.
+    -- the packing job and the backfill, with the arguments of `pack` below. `steps` adds
+    -- to each reading its hour of the week and, for numbers, the reading before it and the
+    -- time of the one after it in the week (order: time, then value, as the reads).
     hours_of_merged constant text := $t$
+    steps AS MATERIALIZED (
+        SELECT m.*, floor(date_part('epoch', m.t - m.p) / 3600)::smallint AS h%7$s
+          FROM merged m%16$s),
     hourly AS MATERIALIZED (
-        SELECT d, f, s, p, floor(date_part('epoch', t - p) / 3600)::smallint AS h,
-               count(*)::integer AS n%5$s, max(t) AS last,
-               (array_agg(v ORDER BY t DESC, v DESC))[1] AS last_value
-          FROM merged GROUP BY d, f, s, p, 5),
+        SELECT d, f, s, p, h, count(*)::integer AS n%5$s, max(t) AS last,
+               (array_agg(v ORDER BY t DESC, v DESC))[1] AS last_value%8$s
+          FROM steps GROUP BY d, f, s, p, h),
     hours AS (
         INSERT INTO packed_hours_%1$s AS x
-               (device_num, field_num, site_num, period, hours, n%2$s, last_time, last_value)
+               (device_num, field_num, site_num, period, hours, n%2$s, last_time, last_value%10$s)
         SELECT d, f, s, p, array_agg(h ORDER BY h), array_agg(n ORDER BY h)%6$s,
                array_agg(interval_micros(last - p - h * interval '1 hour') ORDER BY h),
-               array_agg(last_value ORDER BY h)
+               array_agg(last_value ORDER BY h)%9$s
           FROM hourly
          GROUP BY d, f, s, p
          ORDER BY d, f, p, s
         ON CONFLICT (device_num, field_num, period, site_num) DO UPDATE
            SET hours = excluded.hours, n = excluded.n%4$s, last_time = excluded.last_time,
-               last_value = excluded.last_value
-        RETURNING 1)$t$;
+               last_value = excluded.last_value%11$s
+        RETURNING 1),
+    -- The days from the hours (24 rows a day instead of every reading).
+    days AS (
+        INSERT INTO rollup_day_%1$s AS x
+               (device_num, field_num, site_num, bucket, n%2$s, last_time, last_value%12$s)
+        SELECT d, f, s, time_bucket('1 day', p + h * interval '1 hour'), sum(n)%3$s, max(last),
+               (array_agg(last_value ORDER BY last DESC, last_value DESC))[1]%13$s
+          FROM hourly
+         GROUP BY d, f, s, time_bucket('1 day', p + h * interval '1 hour')
+         ORDER BY d, f, time_bucket('1 day', p + h * interval '1 hour'), s
+        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
+           SET n = excluded.n%4$s, last_time = excluded.last_time,
+               last_value = excluded.last_value%14$s)$t$;
     -- pack and hours_fill: %1$s kind, %2$s the partial columns (sum, min, max for
     -- numbers), %3$s their daily aggregates of the hourly ones, %4$s their replacements on
     -- conflict, %5$s their hourly aggregates and %6$s those gathered into a week's arrays.
@@ -325,19 +371,7 @@ BEGIN
         ON CONFLICT (device_num, field_num, period, site_num) DO UPDATE
            SET n = excluded.n, offsets = excluded.offsets, steps = excluded.steps,
                counts = excluded.counts, values = excluded.values),
-$t$ || hours_of_merged || $t$,
-    -- The days from the hours (24 rows a day instead of every reading).
-    days AS (
-        INSERT INTO rollup_day_%1$s AS x
-               (device_num, field_num, site_num, bucket, n%2$s, last_time, last_value)
-        SELECT d, f, s, time_bucket('1 day', p + h * interval '1 hour'), sum(n)%3$s, max(last),
-               (array_agg(last_value ORDER BY last DESC, last_value DESC))[1]
-          FROM hourly
-         GROUP BY d, f, s, time_bucket('1 day', p + h * interval '1 hour')
-         ORDER BY d, f, time_bucket('1 day', p + h * interval '1 hour'), s
-        ON CONFLICT (device_num, field_num, bucket, site_num) DO UPDATE
-           SET n = excluded.n%4$s, last_time = excluded.last_time,
-               last_value = excluded.last_value)
+$t$ || hours_of_merged || $t$
     SELECT count(*) INTO moved FROM fresh;
     RETURN moved;
 END;
@@ -380,8 +414,10 @@ AS $f$
 $f$;$t$;
     -- The arguments of `pack` (above).
     hours_fill constant text := $t$
--- Hourly partials for the packed weeks of [p_from, p_to) that have none (packed before the
--- hourly partials existed), from the packed readings. Returns the rows written.
+-- Hourly partials and daily rollups for the packed weeks of [p_from, p_to) whose hours
+-- have none (packed before the hourly partials existed) or lack the composable partials
+-- (packed before schema/180-composable-partials.sql), from the packed readings. Returns
+-- the weeks written.
 CREATE OR REPLACE FUNCTION fill_packed_hours_%1$s(p_from timestamptz, p_to timestamptz)
 RETURNS bigint
 LANGUAGE sql
@@ -394,10 +430,82 @@ AS $f$
          WHERE k.period >= p_from AND k.period < p_to
            AND NOT EXISTS (SELECT 1 FROM packed_hours_%1$s x
                             WHERE x.device_num = k.device_num AND x.field_num = k.field_num
-                              AND x.period = k.period AND x.site_num = k.site_num)),
+                              AND x.period = k.period AND x.site_num = k.site_num%15$s)),
 $t$ || hours_of_merged || $t$
     SELECT count(*) FROM hours
 $f$;$t$;
+    -- The composable partials of numbers (schema/180-composable-partials.sql): per reading
+    -- the one before it and the time of the one after it in the week ...
+    num_steps constant text := $t$,
+               lag(m.v) OVER w AS pv, lead(m.t) OVER w AS nt,
+               -- its growth over the reading before it (a reset: its own value; the
+               -- week's first reading: nothing), as contract section 3's increase
+               CASE WHEN lag(m.v) OVER w IS NULL THEN 0
+                    WHEN m.v < lag(m.v) OVER w THEN m.v
+                    ELSE m.v - lag(m.v) OVER w END AS growth
+$t$;
+    num_window constant text :=
+        ' WINDOW w AS (PARTITION BY m.d, m.f, m.s, m.p ORDER BY m.t, m.v)';
+    -- ... per hour: its first reading, the growth of its readings (and of its first one),
+    -- whether one is a reset, its integral from its first reading to its last, and the part
+    -- of the day's integral that starts in it (readings followed within the day), whether
+    -- its times are evenly spaced (then its integral is step x (sum - last value)) ...
+    num_hourly constant text := $t$,
+               min(t) AS first, (array_agg(v ORDER BY t, v))[1] AS first_value,
+               sum(growth::numeric) AS growth,
+               (array_agg(growth ORDER BY t, v))[1]::numeric AS first_growth,
+               COALESCE(bool_or(v < pv), false) AS reset,
+               sum(v::numeric * interval_micros(nt - t))
+                   FILTER (WHERE nt < p + (h + 1) * interval '1 hour') AS area,
+               sum(v::numeric * interval_micros(nt - t))
+                   FILTER (WHERE nt < time_bucket('1 day', p + h * interval '1 hour')
+                                      + interval '1 day') AS day_area,
+               count(DISTINCT nt - t)
+                   FILTER (WHERE nt < p + (h + 1) * interval '1 hour') <= 1 AS even$t$;
+    -- ... per week the hours' arrays (increase only for counters), per day its own values.
+    num_week constant text := $t$,
+               array_agg(interval_micros(first - p - h * interval '1 hour') ORDER BY h),
+               (array_agg(first_value ORDER BY h))[1],
+               CASE WHEN (SELECT pf.measurement FROM profile_fields pf WHERE pf.num = f)
+                         = 'counter'
+                    THEN array_agg(CASE WHEN reset THEN saturate(growth) END ORDER BY h) END,
+               array_agg(CASE WHEN NOT even THEN saturate(area) END ORDER BY h)$t$;
+    num_week_columns constant text := ', first_time, first_value, increase, integral';
+    num_week_update constant text := $t$, first_time = excluded.first_time,
+               first_value = excluded.first_value, increase = excluded.increase,
+               integral = excluded.integral$t$;
+    num_day_columns constant text := ', first_time, first_value, increase, integral';
+    num_day constant text := $t$,
+               min(first), (array_agg(first_value ORDER BY h))[1],
+               saturate(sum(growth) - (array_agg(first_growth ORDER BY h))[1]),
+               COALESCE(saturate(sum(day_area)), 0)$t$;
+    num_day_update constant text := $t$, first_time = excluded.first_time,
+               first_value = excluded.first_value, increase = excluded.increase,
+               integral = excluded.integral$t$;
+    -- The duration partials of other values (schema/181-state-partials.sql): per reading
+    -- the time of the one after it; per hour its first reading, whether all its readings
+    -- hold one value (then NULL is stored), and how long each value held inside it; per day
+    -- the same from its hours (NULL too when one value holds all day).
+    other_steps constant text := ', lead(m.t) OVER w AS nt';
+    other_hourly constant text := $t$,
+               min(t) AS first, count(DISTINCT v) = 1 AS uniform,
+               state_durations(
+                   array_agg(v::text) FILTER (WHERE nt < p + (h + 1) * interval '1 hour'),
+                   array_agg(interval_micros(nt - t))
+                       FILTER (WHERE nt < p + (h + 1) * interval '1 hour')) AS durations$t$;
+    other_week constant text := $t$,
+               array_agg(interval_micros(first - p - h * interval '1 hour') ORDER BY h),
+               array_agg(CASE WHEN NOT uniform THEN durations END ORDER BY h)$t$;
+    other_columns constant text := ', first_time, durations';
+    other_update constant text :=
+        ', first_time = excluded.first_time, durations = excluded.durations';
+    other_day constant text := $t$,
+               min(first),
+               CASE WHEN bool_and(uniform) AND count(DISTINCT last_value) = 1 THEN NULL
+                    ELSE state_durations_of_hours(
+                             array_agg(durations ORDER BY h), array_agg(first ORDER BY h),
+                             array_agg(last ORDER BY h), array_agg(last_value::text ORDER BY h))
+               END$t$;
 BEGIN
     EXECUTE format(period_fn, period);
     EXECUTE format(hours_read, 'num', 'double precision', period,
@@ -411,8 +519,14 @@ BEGIN
                        ', saturate(sum(sum::numeric)), min(min), max(max)',
                        ', sum = excluded.sum, min = excluded.min, max = excluded.max',
                        ', saturate(sum(v::numeric)) AS sum, min(v) AS min, max(v) AS max',
-                       ', array_agg(sum ORDER BY h), array_agg(min ORDER BY h), array_agg(max ORDER BY h)');
-        EXECUTE format(template, 'other', '', '', '', '', '');
+                       ', array_agg(sum ORDER BY h), array_agg(min ORDER BY h), array_agg(max ORDER BY h)',
+                       num_steps, num_hourly, num_week, num_week_columns, num_week_update,
+                       num_day_columns, num_day, num_day_update, ' AND x.first_time IS NOT NULL',
+                       num_window);
+        EXECUTE format(template, 'other', '', '', '', '', '',
+                       other_steps, other_hourly, other_week, other_columns, other_update,
+                       other_columns, other_day, other_update, ' AND x.first_time IS NOT NULL',
+                       num_window);
     END LOOP;
 END;
 $generate$;

@@ -58,8 +58,11 @@ SELECT s.ord, b.bucket, b.value
     SELECT CASE WHEN $12::text IS NULL THEN time_bucket((SELECT $5::text::interval), t)
                 ELSE time_bucket((SELECT $5::text::interval), t, $12::text) END AS bucket,
            CASE $11::text
-                WHEN 'avg' THEN sum(sum) FILTER (WHERE $11::text = 'avg')
-                                / sum(n) FILTER (WHERE $11::text = 'avg')::double precision
+                -- float8_avg (avg's final function) divides as C does: a subnormal sum
+                -- over n rounds (to 0 at worst), where the / operator raises underflow.
+                WHEN 'avg' THEN float8_avg(ARRAY[
+                                    sum(n) FILTER (WHERE $11::text = 'avg')::double precision,
+                                    sum(sum) FILTER (WHERE $11::text = 'avg'), 0])
                 WHEN 'sum' THEN sum(sum) FILTER (WHERE $11::text = 'sum')
                 WHEN 'min' THEN min(min) FILTER (WHERE $11::text = 'min')
                 WHEN 'max' THEN max(max) FILTER (WHERE $11::text = 'max')

@@ -853,3 +853,26 @@ async def test_derived_fields_have_their_stored_values(
     assert await values("double") == [20.0, 42.0]
     assert await values("band") == ["ten", "other"]
     assert await values("warm") == [False, True]
+
+
+async def test_hourly_avg_of_subnormal_readings_rounds_as_division_does(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    """Readings of the least subnormal, 5e-324: their hourly average is the float8
+    division sum / n, rounded (5e-324 / 2 is 0, 3 x 5e-324 / 3 is 5e-324), not a 500
+    (PostgreSQL's float8 division refused the underflow)."""
+    level = setup.field_nums["level"]
+    base = NOW.replace(minute=0, second=0, microsecond=0) - timedelta(days=13)
+    for minute, value in ((1, 5e-324), (2, 0.0)):
+        await record(pool, setup.device_num, base + timedelta(minutes=minute), {level: value})
+    later = base + timedelta(hours=1)
+    for minute in (1, 2, 3):
+        await record(pool, setup.device_num, later + timedelta(minutes=minute), {level: 5e-324})
+    window = {"from": iso(base), "to": iso(base + timedelta(hours=2))}
+    response = await own(client, setup, field="level", resolution="hourly", agg="avg", **window)
+    assert response.status_code == 200, response.text
+    points = response.json()["data"]["points"]
+    assert [(p["time"], p["value"]) for p in points] == [
+        (iso(later), 5e-324),
+        (iso(base), (5e-324 + 0.0) / 2),
+    ]

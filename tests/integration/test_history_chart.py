@@ -153,6 +153,140 @@ async def test_increase_counts_resets_and_adds_up(
     assert late["points"][-1] == {"time": iso(at(0)), "value": 6.0}
 
 
+def plain_buckets(
+    readings: list[tuple[datetime, Any]],
+    lo: datetime,
+    hi: datetime,
+    width: timedelta,
+    agg: str,
+    state: str = "",
+) -> dict[str, float]:
+    """increase, twa or duration (of `state`) per UTC bucket of `width` over [lo, hi),
+    written out plainly from section 3 over every reading (each held until the next;
+    resets count their value)."""
+    ordered = sorted(readings)
+    out: dict[str, float] = {}
+    if agg == "increase":
+        for i, (moment, value) in enumerate(ordered):
+            if not lo <= moment < hi:
+                continue
+            before = ordered[i - 1][1] if i else None
+            growth = 0.0 if before is None else value if value < before else value - before
+            label = iso(EPOCH + (moment - EPOCH) // width * width)
+            out[label] = out.get(label, 0.0) + growth
+        return out
+    start = EPOCH + (lo - EPOCH) // width * width
+    while start < hi:
+        a, b = max(start, lo), min(start + width, hi)
+        area, covered = 0.0, 0.0
+        for i, (moment, value) in enumerate(ordered):
+            until = ordered[i + 1][0] if i + 1 < len(ordered) else b
+            x, y = max(moment, a), min(until, b)
+            if y > x:
+                seconds = (y - x).total_seconds()
+                held = (value == state) * seconds if agg == "duration" else value * seconds
+                area, covered = area + held, covered + seconds
+        if covered:
+            out[iso(start)] = area if agg == "duration" else area / covered
+        start += width
+    return out
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+async def test_packed_partials_answer_as_the_readings_do(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    """increase and twa over packed weeks (hourly partials, daily rollups) equal the plain
+    computation over the readings, where a partial's period also holds a raw reading that
+    came late, another site's readings, uneven times and a reset: those periods are read
+    reading by reading, the others merged from their partials."""
+    device, num = setup.fresh()
+    water = setup.field_nums["water"]
+    rng = random.Random(26)
+    start = at(0, day=DAY - timedelta(days=3))
+    readings: list[tuple[datetime, float, int]] = []
+    value = 1000.0
+    for step in range(3 * 24 * 6):  # every 10 minutes for three days, but hours 40 and 41
+        if 40 * 6 <= step < 42 * 6:
+            continue
+        moment = start + timedelta(minutes=10 * step + (3 if step % 37 == 0 else 0))
+        value = 5.0 if step == 200 else value + rng.randint(0, 9) / 4  # a reset at step 200
+        readings.append((moment, value, 0))
+    # Another site inside one hour, between site 0's readings.
+    readings += [(start + timedelta(hours=30, minutes=5), 7.0, 9),
+                 (start + timedelta(hours=30, minutes=25), 8.0, 9)]  # fmt: skip
+    for moment, reading, site in readings:
+        await record(pool, num, moment, {water: reading}, site_num=site)
+    await pool.execute("SELECT pack_closed_chunks(interval '0')")
+    packed = await pool.fetchval(
+        "SELECT count(*) FROM packed_hours_num WHERE device_num = $1 AND increase IS NOT NULL",
+        num,
+    )
+    assert packed > 0  # the counter's weeks were packed with their increase partials
+    # Late readings, raw: inside a packed hour, and inside the empty hour 40 (between two
+    # packed hours of a week: the hour after it does not follow the reading its week saw).
+    lates = [(start + timedelta(hours=50, minutes=33), readings[-80][1] + 0.5, 0),
+             (start + timedelta(hours=40, minutes=30), 3.0, 0)]  # fmt: skip
+    for moment, reading, _ in lates:
+        await record(pool, num, moment, {water: reading})
+    every = [(moment, reading) for moment, reading, _ in [*readings, *lates]]
+    for resolution, width in (("hourly", timedelta(hours=1)), ("daily", timedelta(days=1))):
+        for agg in ("increase", "twa"):
+            lo, hi = start + timedelta(hours=5, minutes=20), start + timedelta(days=3)
+            data = await ok(
+                client, setup, device, field="water", resolution=resolution, agg=agg,
+                **{"from": iso(lo), "to": iso(hi)},
+            )  # fmt: skip
+            got = dict(points(data))
+            want = plain_buckets(every, lo, hi, width, agg)
+            assert sorted(got) == sorted(want), (resolution, agg)
+            for label, expected in want.items():
+                assert math.isclose(got[label], expected, rel_tol=1e-9, abs_tol=1e-9), (
+                    resolution, agg, label, got[label], expected,
+                )  # fmt: skip
+
+
+async def test_packed_duration_partials_answer_as_the_readings_do(
+    client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
+) -> None:
+    """duration over packed weeks of a state field (hours that keep one value throughout,
+    hours that change, another site inside an hour, a late raw reading) equals the plain
+    computation over the readings."""
+    device, num = setup.fresh()
+    door = setup.field_nums["door"]
+    rng = random.Random(181)
+    start = at(0, day=DAY - timedelta(days=3))
+    readings: list[tuple[datetime, str, int]] = []
+    state = "closed"
+    for step in range(2 * 24 * 4):  # every 15 minutes for two days
+        if step % 9 == 0:  # the door moves now and then, so some hours change and most not
+            state = rng.choice(["open", "closed", "ajar"])
+        readings.append((start + timedelta(minutes=15 * step + step % 3), state, 0))
+    readings.append((start + timedelta(hours=20, minutes=7), "open", 4))
+    for moment, value, site in readings:
+        await record(pool, num, moment, others={door: value}, site_num=site)
+    await pool.execute("SELECT pack_closed_chunks(interval '0')")
+    late = (start + timedelta(hours=30, minutes=20), "ajar", 0)
+    await record(pool, num, late[0], others={door: late[1]})
+    every = [(moment, value) for moment, value, _ in [*readings, late]]
+    lo, hi = start + timedelta(hours=3, minutes=40), start + timedelta(days=2)
+    for resolution, width in (("hourly", timedelta(hours=1)), ("daily", timedelta(days=1))):
+        for timed in ("open", "ajar"):
+            data = await ok(
+                client, setup, device, field="door", resolution=resolution, agg="duration",
+                state=timed, **{"from": iso(lo), "to": iso(hi)},
+            )  # fmt: skip
+            got = dict(points(data))
+            want = plain_buckets(every, lo, hi, width, "duration", timed)
+            assert sorted(got) == sorted(want), (resolution, timed)
+            for label, expected in want.items():
+                assert math.isclose(got[label], expected, rel_tol=1e-9, abs_tol=1e-9), (
+                    resolution, timed, label, got[label], expected,
+                )  # fmt: skip
+
+
 async def test_duration_of_a_state(
     client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
 ) -> None:
