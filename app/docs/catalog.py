@@ -446,4 +446,11 @@ OPERATION_PARAM_SCHEMAS: dict[str, dict[str, dict[str, Any]]] = {
         # /history has the counter, time-weighted and state aggregates too (section 3).
         "agg": {"type": "string", "enum": list(HISTORY_AGGS), "default": "avg"},
     },
+    # So do the bucketed exports (analytics.md section 2: equal to POST /query's).
+    "exportDeviceTelemetry": {
+        "agg": {"type": "string", "enum": list(HISTORY_AGGS), "default": "avg"},
+    },
+    "exportFleetTelemetry": {
+        "agg": {"type": "string", "enum": list(HISTORY_AGGS), "default": "avg"},
+    },
 }

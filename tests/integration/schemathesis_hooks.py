@@ -94,6 +94,7 @@ DOCUMENTED_REFUSALS: dict[str, re.Pattern[str]] = {
             _RESOLUTION,
             _EXPORT_FIELD,
             _KNOWN_ZONE,
+            *_CHART_RULES,
         ),
         "GET /api/v1/export": (
             _TO_AFTER_FROM,
@@ -101,6 +102,7 @@ DOCUMENTED_REFUSALS: dict[str, re.Pattern[str]] = {
             _RESOLUTION,
             _EXPORT_FIELD,
             _KNOWN_ZONE,
+            *_CHART_RULES,
         ),
         # The rules the query's description states that tie members of its body together
         # or depend on the selected devices (app/query/controller.py QUERY_DESCRIPTION).
@@ -117,6 +119,9 @@ DOCUMENTED_REFUSALS: dict[str, re.Pattern[str]] = {
             r"fields: the query holds more than 20,000 series .*",
             r"agg\.[A-Za-z0-9_]+: .*",
             r"agg: '.*' is a [a-z]+ field of a device: count or last only",
+            r"agg: (\w+ applies to (counter|number|state) fields only; .*"
+            r"|duration names the state it times: duration:<value>"
+            r"|a boolean field's state is true or false)",
             r"(fill|fillMaxGap|maxPoints|downsample): .*",
             # A cursor is one the service gave for this key and query, not any string.
             r"cursor: .*",

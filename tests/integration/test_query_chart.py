@@ -5,6 +5,9 @@ filled and reduced series; and their rules as 400 `invalid_body` naming the memb
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -293,3 +296,92 @@ async def test_section_3_rules_are_invalid_body_naming_the_member(
     assert error["code"] == "invalid_body", error
     assert error["message"].startswith(member + ":"), error
     assert words in error["message"], error
+
+
+# Exports ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "params"),
+    [
+        ("temperature", {"agg": "twa", "fill": "previous", "fillMaxGap": "PT4H"}),
+        ("temperature", {"agg": "integral"}),
+        ("temperature", {"agg": "avg", "fill": "linear"}),
+        ("water", {"agg": "increase", "fill": "null"}),
+        ("water", {"agg": "sum", "fill": "zero"}),
+        ("door", {"agg": "duration", "state": "open", "fill": "previous"}),
+        ("open", {"agg": "duration", "state": "false"}),
+    ],
+)
+async def test_bucketed_exports_with_fill_and_new_aggregates_equal_the_query(
+    client: AsyncTestClient, setup: Setup, field: str, params: dict[str, str]
+) -> None:
+    common = {"from": iso(FROM), "to": iso(TO), "resolution": "PT3H", "tz": "Europe/Berlin"}
+    agg = params["agg"] + (":" + params["state"] if "state" in params else "")
+    body = {
+        "devices": {"ids": [d["id"] for d in setup.devices]},
+        "fields": [field],
+        **common,
+        "agg": agg,
+        **{k: v for k, v in params.items() if k not in ("agg", "state")},
+    }
+    series, _ = await follow(client, setup.key, {**body, "limit": 100_000})
+    want = [
+        (one["deviceId"], point["time"], point["value"])
+        for one in series
+        for point in one["points"]
+    ]
+    assert any(value is not None for _, _, value in want)
+    response = await client.get(
+        "/api/v1/export",
+        params={**common, **params, "fields": field, "format": "ndjson"},
+        headers=bearer(setup.key),
+    )
+    assert response.status_code == 200, response.text
+    rows = [json.loads(line) for line in response.text.splitlines()]
+    # Every bucket of the query is a row (a filled one too), by device id, then time.
+    assert [(r["deviceId"], r["time"], r[field]) for r in rows] == want
+    device = setup.devices[1]
+    response = await client.get(
+        f"/api/v1/devices/{device['devEui']}/export",
+        params={**common, **params, "fields": field, "layout": "long", "format": "csv"},
+        headers=bearer(setup.key),
+    )
+    assert response.status_code == 200, response.text
+    cells = [(r["time"], r["value"]) for r in csv.DictReader(io.StringIO(response.text))]
+    assert cells == [
+        (time, "" if value is None else json.dumps(value))
+        for device_id, time, value in want
+        if device_id == device["id"]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("params", "name", "words"),
+    [
+        ({"fill": "previous"}, "fill", "bucketed"),
+        ({"resolution": "hourly", "fill": "zero"}, "fill", "count or sum"),
+        ({"resolution": "hourly", "fill": "null", "fillMaxGap": "PT1H"}, "fillMaxGap", "previous"),
+        ({"resolution": "hourly", "agg": "increase"}, "agg", "counter fields only"),
+        ({"resolution": "hourly", "agg": "twa", "fields": "door"}, "agg", "number fields only"),
+        ({"resolution": "hourly", "agg": "duration", "fields": "door"}, "state", "state=<value>"),
+        (
+            {"resolution": "hourly", "agg": "duration", "state": "x", "fields": "open"},
+            "state",
+            "true or false",
+        ),
+        ({"resolution": "hourly", "agg": "count", "state": "x"}, "state", "agg=duration"),
+    ],
+)
+async def test_export_section_3_errors(
+    client: AsyncTestClient, setup: Setup, params: dict[str, str], name: str, words: str
+) -> None:
+    response = await client.get(
+        f"/api/v1/devices/{setup.devices[0]['id']}/export",
+        params={"from": iso(FROM), "to": iso(TO), "fields": "temperature", **params},
+        headers=bearer(setup.key),
+    )
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == "invalid_parameter", error
+    assert error["message"].startswith(name + ":") and words in error["message"], error
