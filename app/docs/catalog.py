@@ -414,14 +414,16 @@ PARAM_RULES: dict[str, dict[str, str]] = {
         "to": _TO_AFTER_FROM,
         "resolution": _RESOLUTION_RULE,
         "agg": _AGG_BUCKETED,
-        "fields": "A field the device's profile does not have is 400 `invalid_parameter`.",
+        "fields": "A field the device's profile does not have, or one listed twice, is 400 "
+        "`invalid_parameter`.",
         "tz": _KNOWN_ZONE,
     },
     "exportFleetTelemetry": {
         "to": _TO_AFTER_FROM,
         "resolution": _RESOLUTION_RULE,
         "agg": _AGG_BUCKETED,
-        "fields": "A field no selected device's profile has is 400 `invalid_parameter`.",
+        "fields": "A field no selected device's profile has, or one listed twice, is 400 "
+        "`invalid_parameter`.",
         "tz": _KNOWN_ZONE,
     },
     "ingestChirpStack": {

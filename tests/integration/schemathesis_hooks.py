@@ -39,7 +39,7 @@ _TO_AFTER_FROM = r"from: must be before to"
 _AGG_BUCKETED = r"agg: applies to bucketed resolutions only, not raw"
 _KNOWN_ZONE = r"tz: must be an IANA time zone name such as Europe/Berlin"
 _PROFILE_FIELD = r"field: '.*' is not a field of the device's profile; valid identifiers: .*"
-_EXPORT_FIELD = r"fields: '.*' is not a field of the devices"
+_EXPORT_FIELD = r"fields: ('.*' is not a field of the devices|lists '.*' more than once)"
 _TEMPLATE = (
     r"(key|templateId): no such downlink template for the device's profile"
     r"|templateId: names a different template than key"

@@ -220,6 +220,39 @@ async def test_raw_series_by_ids_equal_history_oldest_first(
     assert {p["siteId"] for p in site_points} == {setup.site["id"], None}
 
 
+async def test_downsampled_series_keep_their_sites_over_packed_and_raw_weeks(
+    client: AsyncTestClient, setup: Setup
+) -> None:
+    """maxPoints over the four weeks (two packed, two raw, repeated readings): the points
+    are /history's, each with the site it was recorded at (multi-site on)."""
+    a = setup.devices[0]
+    window = {"from": iso(START), "to": iso(NOW)}
+    for method in ("lttb", "minmax"):
+        body = {
+            "devices": {"ids": [a["id"]]},
+            "fields": ["temperature"],
+            **window,
+            "maxPoints": 20,
+            "downsample": method,
+            "limit": 6,
+        }
+        series, pages = await follow(client, setup.key, body)
+        assert pages == 4
+        (one,) = series
+        response = await client.get(
+            HISTORY.format(a["id"]),
+            params={"field": "temperature", **window, "maxPoints": "20", "downsample": method},
+            headers=bearer(setup.key),
+        )
+        data = response.json()["data"]
+        assert one["points"] == list(reversed(data["points"]))
+        assert one["downsampled"] == data["downsampled"]
+        assert data["downsampled"]["readings"] > 28 * 4
+        # Its readings at the site, and the repeated ones recorded at none.
+        assert setup.site["id"] in {p["siteId"] for p in one["points"]}
+        assert {p["siteId"] for p in one["points"]} <= {setup.site["id"], None}
+
+
 async def test_bucketed_series_per_agg_equal_history(client: AsyncTestClient, setup: Setup) -> None:
     body = {
         "devices": {"siteId": setup.site["id"]},

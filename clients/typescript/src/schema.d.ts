@@ -7194,7 +7194,7 @@ export interface operations {
     exportDeviceTelemetry: {
         parameters: {
             query: {
-                /** @description Comma-separated field identifiers or `signal_quality`. A field the device's profile does not have is 400 `invalid_parameter`. */
+                /** @description Comma-separated field identifiers or `signal_quality`. A field the device's profile does not have, or one listed twice, is 400 `invalid_parameter`. */
                 fields?: string;
                 /** @description Start (inclusive): an ISO 8601 timestamp, `now` or `now-<duration>`. */
                 from: string | unknown | unknown | unknown;
@@ -7440,7 +7440,7 @@ export interface operations {
     exportFleetTelemetry: {
         parameters: {
             query: {
-                /** @description Comma-separated field identifiers or `signal_quality`. A field no selected device's profile has is 400 `invalid_parameter`. */
+                /** @description Comma-separated field identifiers or `signal_quality`. A field no selected device's profile has, or one listed twice, is 400 `invalid_parameter`. */
                 fields?: string;
                 /** @description Start (inclusive): an ISO 8601 timestamp, `now` or `now-<duration>`. */
                 from: string | unknown | unknown | unknown;
