@@ -159,39 +159,50 @@ async def read_numbers(
     rows = await connection.fetch(
         QUERIES["history.downsample_parts_num"], device, field, start, end, site, limit + 1
     )
-    times: list[Ints] = []
-    values: list[Floats] = []
-    sites: list[Ints] = []
-    for row in rows:
-        if row["period"] is None:  # the raw readings, one row of arrays
-            if row["times"] is not None:
-                times.append(np.array(row["times"], dtype=np.int64))
-                values.append(np.array(row["values"], dtype=np.float64))
-                sites.append(np.array(row["sites"], dtype=np.int64))
-            continue
-        # A packed week: run r holds counts[r] times steps[r] microseconds apart from
-        # offsets[r] after the period's start (packed_times in SQL).
-        counts = np.array(row["counts"], dtype=np.int64)
-        first = np.repeat(np.array(row["offsets"], dtype=np.int64), counts)
-        step = np.repeat(np.array(row["steps"], dtype=np.int64), counts)
-        run_starts = np.repeat(np.cumsum(counts) - counts, counts)
-        within = np.arange(int(counts.sum()), dtype=np.int64) - run_starts
-        times.append(row["period"] + first + step * within)
-        values.append(np.array(row["values"], dtype=np.float64))
-        sites.append(np.full(len(row["values"]), row["site_num"], dtype=np.int64))
-    if not times:
+    raw, packed = rows[0], rows[1:]
+    parts_times: list[Ints] = []
+    parts_values: list[Floats] = []
+    parts_sites: list[Ints] = []
+    if packed:
+        # Every packed week's runs at once: run r holds counts[r] times steps[r]
+        # microseconds apart from offsets[r] after its week's start (packed_times in SQL).
+        runs = np.array([len(row["counts"]) for row in packed], dtype=np.int64)
+        sizes = np.array([len(row["values"]) for row in packed], dtype=np.int64)
+        counts = np.concatenate([np.array(row["counts"], dtype=np.int64) for row in packed])
+        offsets = np.concatenate([np.array(row["offsets"], dtype=np.int64) for row in packed])
+        steps = np.concatenate([np.array(row["steps"], dtype=np.int64) for row in packed])
+        periods = np.repeat(np.array([row["period"] for row in packed], dtype=np.int64), runs)
+        run_start = np.repeat(np.cumsum(counts) - counts, counts)
+        within = np.arange(int(counts.sum()), dtype=np.int64) - run_start
+        parts_times.append(np.repeat(periods + offsets, counts) + np.repeat(steps, counts) * within)
+        parts_values.append(
+            np.array([value for row in packed for value in row["values"]], dtype=np.float64)
+        )
+        sites = np.array([row["site_num"] for row in packed], dtype=np.int64)
+        parts_sites.append(np.repeat(sites, sizes))
+    if raw["times"] is not None:  # the raw readings, one row of arrays
+        parts_times.append(np.array(raw["times"], dtype=np.int64))
+        parts_values.append(np.array(raw["values"], dtype=np.float64))
+        parts_sites.append(np.array(raw["sites"], dtype=np.int64))
+    if not parts_times:
         empty = np.empty(0, dtype=np.int64)
         return Readings(empty, np.empty(0, dtype=np.float64), empty)
-    all_times, all_values = np.concatenate(times), np.concatenate(values)
-    all_sites = np.concatenate(sites)
-    inside = (all_times >= to_micros(start)) & (all_times < to_micros(end))
-    all_times, all_values, all_sites = all_times[inside], all_values[inside], all_sites[inside]
-    if len(all_times) > limit:
+    times, values = np.concatenate(parts_times), np.concatenate(parts_values)
+    sites_of = np.concatenate(parts_sites)
+    inside = (times >= to_micros(start)) & (times < to_micros(end))
+    if not inside.all():
+        times, values, sites_of = times[inside], values[inside], sites_of[inside]
+    if len(times) > limit:
         raise invalid_parameter(
             "from", f"the range holds more than {limit} readings; ask a shorter one"
         )
-    order = np.lexsort((all_sites, all_values, all_times))
-    return Readings(all_times[order], all_values[order], all_sites[order])
+    # Packed weeks come oldest first and a series' raw readings mostly after them: when
+    # the times already ascend strictly, no sort is needed (ties, other sites' weeks and
+    # late readings sort by time, value, then site).
+    if len(times) > 1 and not bool(np.all(times[1:] > times[:-1])):
+        order = np.lexsort((sites_of, values, times))
+        times, values, sites_of = times[order], values[order], sites_of[order]
+    return Readings(times, values, sites_of)
 
 
 async def read_downsampled(
