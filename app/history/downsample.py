@@ -29,6 +29,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -62,18 +63,15 @@ def lttb(
     # bounds[i] is bucket i's first index; bounds[buckets] is n - 1, the last reading,
     # which stands as the bucket after the last one.
     bounds = (np.arange(buckets + 1, dtype=np.int64) * span) // buckets + 1
-    # The average of every bucket at once (the "next bucket" of the one before it), the
-    # last reading's own value closing the list.
-    edges = np.append(bounds, n)
-    counts = np.diff(edges)
-    avg_x = (np.add.reduceat(x_array, bounds) / counts).tolist()
-    avg_y = (np.add.reduceat(y_array, bounds) / counts).tolist()
-    # The triangle loop itself stays in plain floats: each bucket depends on the reading
-    # kept in the one before it, and per-bucket array calls cost more than the few dozen
-    # multiplications they would replace.
+    # The triangle loop stays in plain floats: each bucket depends on the reading kept in
+    # the one before it, and per-bucket array calls cost more than the few dozen
+    # multiplications they would replace. The averages are summed in order, as the
+    # contract's arithmetic reads (numpy's pairwise sums may differ in the last bit).
     x = x_array.tolist()
     y = y_array.tolist()
-    starts = bounds.tolist()
+    starts = [*bounds.tolist(), n]
+    avg_x = [sum(x[lo:hi]) / (hi - lo) for lo, hi in pairwise(starts)]
+    avg_y = [sum(y[lo:hi]) / (hi - lo) for lo, hi in pairwise(starts)]
     kept = [0]
     a = 0
     for i in range(buckets):
