@@ -141,28 +141,6 @@ def state_value(options: ChartOptions, data_type: str) -> Any:
     return options.state
 
 
-async def read_range(
-    connection: Any,
-    numeric: bool,
-    device: int,
-    field: int,
-    start: datetime,
-    end: datetime,
-    site: int | None,
-) -> Any:
-    """Every reading of the series in [start, end), oldest first, as arrays (a 400 past
-    MAX_RANGE_READINGS)."""
-    row = await connection.fetchrow(
-        QUERIES["history.range_num" if numeric else "history.range_other"],
-        device, field, start, end, site, MAX_RANGE_READINGS + 1,
-    )  # fmt: skip
-    if row["times"] is not None and len(row["times"]) > MAX_RANGE_READINGS:
-        raise invalid_parameter(
-            "from", f"the range holds more than {MAX_RANGE_READINGS} readings; ask a shorter one"
-        )
-    return row
-
-
 async def last_before(
     connection: Any,
     numeric: bool,

@@ -534,7 +534,7 @@ def _reading_key(point: HistoryPoint) -> tuple[int, Any]:
 def _after_reading(points: list[HistoryPoint], position: cursors.Position) -> list[HistoryPoint]:
     """The downsampled readings after the cursor's: those sorting after its (time, value),
     and of those equal to it all but the `given` first (readings may repeat one; a
-    series is ordered by time, value, then site, as read_range reads it)."""
+    series is ordered by time, value, then site, as downsample.read_numbers reads it)."""
     last = (position.time_us, position.value)
     out: list[HistoryPoint] = []
     skipped = 0
