@@ -69,9 +69,14 @@ async def bucket_rows(connection: Any, plan: ExportPlan) -> AsyncIterator[list[t
     device id, DevEUI, then a value per column) in the wide layout, (time, device id,
     DevEUI, column position, value) in the long one; values None where a column has no
     bucket."""
-    assert plan.resolution is not None and plan.agg is not None
-    bucketing = Bucketing(plan.resolution, plan.agg, plan.tz)
-    per_series = max(1, bucket_count(plan.start, plan.end, plan.resolution, plan.tz))
+    bucketing = None
+    if plan.resolution is not None:
+        assert plan.agg is not None
+        bucketing = Bucketing(plan.resolution, plan.agg, plan.tz)
+        per_series = max(1, bucket_count(plan.start, plan.end, plan.resolution, plan.tz))
+    else:  # maxPoints: at most that many readings per series
+        assert plan.chart.max_points is not None
+        per_series = plan.chart.max_points
     devices = range(len(plan.device_nums))
     batch: list[tuple[int, list[ExportSeries]]] = []
     size = 0
@@ -87,9 +92,20 @@ async def bucket_rows(connection: Any, plan: ExportPlan) -> AsyncIterator[list[t
 
 
 async def _points(
-    connection: Any, plan: ExportPlan, bucketing: Bucketing, flat: list[ExportSeries]
+    connection: Any, plan: ExportPlan, bucketing: Bucketing | None, flat: list[ExportSeries]
 ) -> list[list[HistoryPoint]]:
-    """The buckets of each series, oldest first, as /history reads them."""
+    """The buckets of each series, or its readings reduced by maxPoints, oldest first, as
+    /history reads them."""
+    if bucketing is None:
+        return [
+            (
+                await chart.read_downsampled(
+                    connection, entry.series.device_num, entry.series.field_num, plan.start,
+                    plan.end, None, plan.chart, entry.series.whole, False,
+                )
+            )[0]
+            for entry in flat
+        ]  # fmt: skip
     assert plan.resolution is not None and plan.agg is not None and plan.cutoff is not None
 
     def span(entry: ExportSeries) -> chart.SeriesSpan:
@@ -116,7 +132,7 @@ async def _points(
 async def _read(
     connection: Any,
     plan: ExportPlan,
-    bucketing: Bucketing,
+    bucketing: Bucketing | None,
     batch: list[tuple[int, list[ExportSeries]]],
 ) -> list[tuple[Any, ...]]:
     flat = [entry for _, entries in batch for entry in entries]

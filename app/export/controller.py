@@ -59,7 +59,9 @@ cap; a failure mid-stream aborts the connection, so a cut file never looks whole
   `duration` (state fields, with `state`); on a field of another measurement 400
   `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
   and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
-  on `/history`; a filled null is an empty cell.
+  on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+  `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+  readings, the ones `/history` gives.
 - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
   403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
   else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -120,6 +122,17 @@ FillMaxGapParam = Annotated[
         "than that after the newest reading it would carry stays null.",
     ),
 ]
+MaxPointsParam = Annotated[
+    str | None,
+    Parameter(
+        query="maxPoints",
+        description="Raw, number fields only: 2..10,000; each series' readings reduced to at "
+        "most this many real readings.",
+    ),
+]
+DownsampleParam = Annotated[
+    str | None, Parameter(description="With `maxPoints`: `lttb` (default) or `minmax`.")
+]
 StateParam = Annotated[
     str | None,
     Parameter(
@@ -143,12 +156,15 @@ def provide_params(
     fill: FillParam = None,
     fill_max_gap: FillMaxGapParam = None,
     state_value: StateParam = None,
+    max_points: MaxPointsParam = None,
+    downsample: DownsampleParam = None,
 ) -> ExportParams:
     """The `params` dependency: the query parameters both export routes take, declared once
     and checked before the route resolves its device or fleet."""
     return parse_params(
         principal, fields, from_, to, format, layout, tz, resolution, agg,
-        fill=fill, fill_max_gap=fill_max_gap, state=state_value,
+        fill=fill, fill_max_gap=fill_max_gap, state=state_value, max_points=max_points,
+        method=downsample,
     )  # fmt: skip
 
 

@@ -44,6 +44,8 @@ def parse_params(
     fill: str | None = None,
     fill_max_gap: str | None = None,
     state: str | None = None,
+    max_points: str | None = None,
+    method: str | None = None,
 ) -> ExportParams:
     # `now`, `now-P1D` as on /history ("as history", integrations.md section 4): one `now`.
     begin, finish, now = parse_range(start, end)
@@ -68,10 +70,11 @@ def parse_params(
     parsed, agg = parse_bucketing(
         resolution if resolution is not None else "raw", agg, AGGS, begin, finish, cutoff, zone
     )
-    # fill, fillMaxGap and state as /history takes them (analytics.md section 3).
+    # fill, fillMaxGap, maxPoints, downsample and state as /history takes them
+    # (analytics.md section 3).
     options = chart.parse_chart(
         bucketed=parsed is not None, agg=agg, now=now, fill=fill, fill_max_gap=fill_max_gap,
-        state=state,
+        max_points=max_points, method=method, state=state,
     )  # fmt: skip
     return ExportParams(
         fields=wanted,

@@ -385,3 +385,34 @@ async def test_export_section_3_errors(
     error = response.json()["error"]
     assert error["code"] == "invalid_parameter", error
     assert error["message"].startswith(name + ":") and words in error["message"], error
+
+
+@pytest.mark.parametrize("method", ["lttb", "minmax"])
+async def test_exports_with_max_points_give_history_readings(
+    client: AsyncTestClient, setup: Setup, method: str
+) -> None:
+    window = {"from": iso(FROM), "to": iso(NOW)}
+    want = []
+    for device in sorted(setup.devices, key=lambda d: d["id"]):
+        points = await history(
+            client, setup.key, device["id"], field="temperature", **window, maxPoints="15",
+            downsample=method,
+        )  # fmt: skip
+        assert len(points) == 15 or method == "minmax"
+        want += [(device["id"], p["time"], p["value"]) for p in points]
+    response = await client.get(
+        "/api/v1/export",
+        params={**window, "fields": "temperature", "format": "ndjson", "maxPoints": "15",
+                "downsample": method},
+        headers=bearer(setup.key),
+    )  # fmt: skip
+    assert response.status_code == 200, response.text
+    rows = [json.loads(line) for line in response.text.splitlines()]
+    assert [(r["deviceId"], r["time"], r["temperature"]) for r in rows] == want
+    response = await client.get(
+        f"/api/v1/devices/{setup.devices[0]['id']}/export",
+        params={**window, "fields": "temperature,label", "maxPoints": "15"},
+        headers=bearer(setup.key),
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["message"].startswith("maxPoints: applies to number fields")

@@ -508,7 +508,9 @@ export interface paths {
          *       `duration` (state fields, with `state`); on a field of another measurement 400
          *       `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
          *       and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
-         *       on `/history`; a filled null is an empty cell.
+         *       on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+         *       `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+         *       readings, the ones `/history` gives.
          *     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
          *       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
          *       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -553,7 +555,9 @@ export interface paths {
          *       `duration` (state fields, with `state`); on a field of another measurement 400
          *       `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
          *       and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
-         *       on `/history`; a filled null is an empty cell.
+         *       on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+         *       `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+         *       readings, the ones `/history` gives.
          *     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
          *       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
          *       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -7216,6 +7220,10 @@ export interface operations {
                 fillMaxGap?: string;
                 /** @description With `agg=duration` (required there): the state value timed (a boolean's as `true` or `false`). */
                 state?: string;
+                /** @description Raw, number fields only: 2..10,000; each series' readings reduced to at most this many real readings. */
+                maxPoints?: number;
+                /** @description With `maxPoints`: `lttb` (default) or `minmax`. */
+                downsample?: "lttb" | "minmax";
             };
             header?: never;
             path: {
@@ -7462,6 +7470,10 @@ export interface operations {
                 fillMaxGap?: string;
                 /** @description With `agg=duration` (required there): the state value timed (a boolean's as `true` or `false`). */
                 state?: string;
+                /** @description Raw, number fields only: 2..10,000; each series' readings reduced to at most this many real readings. */
+                maxPoints?: number;
+                /** @description With `maxPoints`: `lttb` (default) or `minmax`. */
+                downsample?: "lttb" | "minmax";
                 /** @description Only items of this sub-account (unknown or foreign: an empty list). */
                 subAccountId?: string;
                 /** @description Only devices of this profile (unknown or foreign: an empty list). */

@@ -83,10 +83,12 @@ from .execute_multicast_group_body_type_1 import ExecuteMulticastGroupBodyType1
 from .execute_result import ExecuteResult
 from .execute_result_response import ExecuteResultResponse
 from .export_device_telemetry_agg import ExportDeviceTelemetryAgg
+from .export_device_telemetry_downsample import ExportDeviceTelemetryDownsample
 from .export_device_telemetry_fill import ExportDeviceTelemetryFill
 from .export_device_telemetry_format import ExportDeviceTelemetryFormat
 from .export_device_telemetry_layout import ExportDeviceTelemetryLayout
 from .export_fleet_telemetry_agg import ExportFleetTelemetryAgg
+from .export_fleet_telemetry_downsample import ExportFleetTelemetryDownsample
 from .export_fleet_telemetry_fill import ExportFleetTelemetryFill
 from .export_fleet_telemetry_format import ExportFleetTelemetryFormat
 from .export_fleet_telemetry_include_descendants import ExportFleetTelemetryIncludeDescendants
@@ -292,10 +294,12 @@ __all__ = (
     "ExecuteResult",
     "ExecuteResultResponse",
     "ExportDeviceTelemetryAgg",
+    "ExportDeviceTelemetryDownsample",
     "ExportDeviceTelemetryFill",
     "ExportDeviceTelemetryFormat",
     "ExportDeviceTelemetryLayout",
     "ExportFleetTelemetryAgg",
+    "ExportFleetTelemetryDownsample",
     "ExportFleetTelemetryFill",
     "ExportFleetTelemetryFormat",
     "ExportFleetTelemetryIncludeDescendants",

@@ -10,6 +10,7 @@ from ... import errors
 
 from ...models.error_envelope import ErrorEnvelope
 from ...models.export_device_telemetry_agg import ExportDeviceTelemetryAgg
+from ...models.export_device_telemetry_downsample import ExportDeviceTelemetryDownsample
 from ...models.export_device_telemetry_fill import ExportDeviceTelemetryFill
 from ...models.export_device_telemetry_format import ExportDeviceTelemetryFormat
 from ...models.export_device_telemetry_layout import ExportDeviceTelemetryLayout
@@ -32,6 +33,8 @@ def _get_kwargs(
     fill: ExportDeviceTelemetryFill | Unset = ExportDeviceTelemetryFill.NONE,
     fill_max_gap: str | Unset = UNSET,
     state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportDeviceTelemetryDownsample | Unset = ExportDeviceTelemetryDownsample.LTTB,
 
 ) -> dict[str, Any]:
     
@@ -81,6 +84,14 @@ def _get_kwargs(
     params["fillMaxGap"] = fill_max_gap
 
     params["state"] = state
+
+    params["maxPoints"] = max_points
+
+    json_downsample: str | Unset = UNSET
+    if not isinstance(downsample, Unset):
+        json_downsample = downsample.value
+
+    params["downsample"] = json_downsample
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -195,6 +206,8 @@ def sync_detailed(
     fill: ExportDeviceTelemetryFill | Unset = ExportDeviceTelemetryFill.NONE,
     fill_max_gap: str | Unset = UNSET,
     state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportDeviceTelemetryDownsample | Unset = ExportDeviceTelemetryDownsample.LTTB,
 
 ) -> Response[ErrorEnvelope | str]:
     """ Every reading of one device in a range, as CSV, NDJSON or Parquet
@@ -220,7 +233,9 @@ def sync_detailed(
       `duration` (state fields, with `state`); on a field of another measurement 400
       `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
       and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
-      on `/history`; a filled null is an empty cell.
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -249,6 +264,10 @@ def sync_detailed(
             starting more than that after the newest reading it would carry stays null.
         state (str | Unset): With `agg=duration` (required there): the state value timed (a
             boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportDeviceTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default)
+            or `minmax`. Default: ExportDeviceTelemetryDownsample.LTTB.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -272,6 +291,8 @@ agg=agg,
 fill=fill,
 fill_max_gap=fill_max_gap,
 state=state,
+max_points=max_points,
+downsample=downsample,
 
     )
 
@@ -296,6 +317,8 @@ def sync(
     fill: ExportDeviceTelemetryFill | Unset = ExportDeviceTelemetryFill.NONE,
     fill_max_gap: str | Unset = UNSET,
     state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportDeviceTelemetryDownsample | Unset = ExportDeviceTelemetryDownsample.LTTB,
 
 ) -> ErrorEnvelope | str | None:
     """ Every reading of one device in a range, as CSV, NDJSON or Parquet
@@ -321,7 +344,9 @@ def sync(
       `duration` (state fields, with `state`); on a field of another measurement 400
       `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
       and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
-      on `/history`; a filled null is an empty cell.
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -350,6 +375,10 @@ def sync(
             starting more than that after the newest reading it would carry stays null.
         state (str | Unset): With `agg=duration` (required there): the state value timed (a
             boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportDeviceTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default)
+            or `minmax`. Default: ExportDeviceTelemetryDownsample.LTTB.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -374,6 +403,8 @@ agg=agg,
 fill=fill,
 fill_max_gap=fill_max_gap,
 state=state,
+max_points=max_points,
+downsample=downsample,
 
     ).parsed
 
@@ -392,6 +423,8 @@ async def asyncio_detailed(
     fill: ExportDeviceTelemetryFill | Unset = ExportDeviceTelemetryFill.NONE,
     fill_max_gap: str | Unset = UNSET,
     state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportDeviceTelemetryDownsample | Unset = ExportDeviceTelemetryDownsample.LTTB,
 
 ) -> Response[ErrorEnvelope | str]:
     """ Every reading of one device in a range, as CSV, NDJSON or Parquet
@@ -417,7 +450,9 @@ async def asyncio_detailed(
       `duration` (state fields, with `state`); on a field of another measurement 400
       `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
       and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
-      on `/history`; a filled null is an empty cell.
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -446,6 +481,10 @@ async def asyncio_detailed(
             starting more than that after the newest reading it would carry stays null.
         state (str | Unset): With `agg=duration` (required there): the state value timed (a
             boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportDeviceTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default)
+            or `minmax`. Default: ExportDeviceTelemetryDownsample.LTTB.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -469,6 +508,8 @@ agg=agg,
 fill=fill,
 fill_max_gap=fill_max_gap,
 state=state,
+max_points=max_points,
+downsample=downsample,
 
     )
 
@@ -493,6 +534,8 @@ async def asyncio(
     fill: ExportDeviceTelemetryFill | Unset = ExportDeviceTelemetryFill.NONE,
     fill_max_gap: str | Unset = UNSET,
     state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportDeviceTelemetryDownsample | Unset = ExportDeviceTelemetryDownsample.LTTB,
 
 ) -> ErrorEnvelope | str | None:
     """ Every reading of one device in a range, as CSV, NDJSON or Parquet
@@ -518,7 +561,9 @@ async def asyncio(
       `duration` (state fields, with `state`); on a field of another measurement 400
       `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
       and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
-      on `/history`; a filled null is an empty cell.
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -547,6 +592,10 @@ async def asyncio(
             starting more than that after the newest reading it would carry stays null.
         state (str | Unset): With `agg=duration` (required there): the state value timed (a
             boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportDeviceTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default)
+            or `minmax`. Default: ExportDeviceTelemetryDownsample.LTTB.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -571,5 +620,7 @@ agg=agg,
 fill=fill,
 fill_max_gap=fill_max_gap,
 state=state,
+max_points=max_points,
+downsample=downsample,
 
     )).parsed

@@ -10,6 +10,7 @@ from ... import errors
 
 from ...models.error_envelope import ErrorEnvelope
 from ...models.export_fleet_telemetry_agg import ExportFleetTelemetryAgg
+from ...models.export_fleet_telemetry_downsample import ExportFleetTelemetryDownsample
 from ...models.export_fleet_telemetry_fill import ExportFleetTelemetryFill
 from ...models.export_fleet_telemetry_format import ExportFleetTelemetryFormat
 from ...models.export_fleet_telemetry_include_descendants import ExportFleetTelemetryIncludeDescendants
@@ -36,6 +37,8 @@ def _get_kwargs(
     fill: ExportFleetTelemetryFill | Unset = ExportFleetTelemetryFill.NONE,
     fill_max_gap: str | Unset = UNSET,
     state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportFleetTelemetryDownsample | Unset = ExportFleetTelemetryDownsample.LTTB,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -92,6 +95,14 @@ def _get_kwargs(
     params["fillMaxGap"] = fill_max_gap
 
     params["state"] = state
+
+    params["maxPoints"] = max_points
+
+    json_downsample: str | Unset = UNSET
+    if not isinstance(downsample, Unset):
+        json_downsample = downsample.value
+
+    params["downsample"] = json_downsample
 
     json_sub_account_id: str | Unset = UNSET
     if not isinstance(sub_account_id, Unset):
@@ -240,6 +251,8 @@ def sync_detailed(
     fill: ExportFleetTelemetryFill | Unset = ExportFleetTelemetryFill.NONE,
     fill_max_gap: str | Unset = UNSET,
     state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportFleetTelemetryDownsample | Unset = ExportFleetTelemetryDownsample.LTTB,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -274,7 +287,9 @@ def sync_detailed(
       `duration` (state fields, with `state`); on a field of another measurement 400
       `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
       and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
-      on `/history`; a filled null is an empty cell.
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -302,6 +317,10 @@ def sync_detailed(
             starting more than that after the newest reading it would carry stays null.
         state (str | Unset): With `agg=duration` (required there): the state value timed (a
             boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportFleetTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default) or
+            `minmax`. Default: ExportFleetTelemetryDownsample.LTTB.
         sub_account_id (UUID | Unset):
         device_profile_id (UUID | Unset):
         network_id (Any | ExportFleetTelemetryNetworkIdType1 | Unset): A network id or `none`.
@@ -331,6 +350,8 @@ agg=agg,
 fill=fill,
 fill_max_gap=fill_max_gap,
 state=state,
+max_points=max_points,
+downsample=downsample,
 sub_account_id=sub_account_id,
 device_profile_id=device_profile_id,
 network_id=network_id,
@@ -361,6 +382,8 @@ def sync(
     fill: ExportFleetTelemetryFill | Unset = ExportFleetTelemetryFill.NONE,
     fill_max_gap: str | Unset = UNSET,
     state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportFleetTelemetryDownsample | Unset = ExportFleetTelemetryDownsample.LTTB,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -395,7 +418,9 @@ def sync(
       `duration` (state fields, with `state`); on a field of another measurement 400
       `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
       and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
-      on `/history`; a filled null is an empty cell.
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -423,6 +448,10 @@ def sync(
             starting more than that after the newest reading it would carry stays null.
         state (str | Unset): With `agg=duration` (required there): the state value timed (a
             boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportFleetTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default) or
+            `minmax`. Default: ExportFleetTelemetryDownsample.LTTB.
         sub_account_id (UUID | Unset):
         device_profile_id (UUID | Unset):
         network_id (Any | ExportFleetTelemetryNetworkIdType1 | Unset): A network id or `none`.
@@ -453,6 +482,8 @@ agg=agg,
 fill=fill,
 fill_max_gap=fill_max_gap,
 state=state,
+max_points=max_points,
+downsample=downsample,
 sub_account_id=sub_account_id,
 device_profile_id=device_profile_id,
 network_id=network_id,
@@ -477,6 +508,8 @@ async def asyncio_detailed(
     fill: ExportFleetTelemetryFill | Unset = ExportFleetTelemetryFill.NONE,
     fill_max_gap: str | Unset = UNSET,
     state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportFleetTelemetryDownsample | Unset = ExportFleetTelemetryDownsample.LTTB,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -511,7 +544,9 @@ async def asyncio_detailed(
       `duration` (state fields, with `state`); on a field of another measurement 400
       `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
       and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
-      on `/history`; a filled null is an empty cell.
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -539,6 +574,10 @@ async def asyncio_detailed(
             starting more than that after the newest reading it would carry stays null.
         state (str | Unset): With `agg=duration` (required there): the state value timed (a
             boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportFleetTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default) or
+            `minmax`. Default: ExportFleetTelemetryDownsample.LTTB.
         sub_account_id (UUID | Unset):
         device_profile_id (UUID | Unset):
         network_id (Any | ExportFleetTelemetryNetworkIdType1 | Unset): A network id or `none`.
@@ -568,6 +607,8 @@ agg=agg,
 fill=fill,
 fill_max_gap=fill_max_gap,
 state=state,
+max_points=max_points,
+downsample=downsample,
 sub_account_id=sub_account_id,
 device_profile_id=device_profile_id,
 network_id=network_id,
@@ -598,6 +639,8 @@ async def asyncio(
     fill: ExportFleetTelemetryFill | Unset = ExportFleetTelemetryFill.NONE,
     fill_max_gap: str | Unset = UNSET,
     state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportFleetTelemetryDownsample | Unset = ExportFleetTelemetryDownsample.LTTB,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -632,7 +675,9 @@ async def asyncio(
       `duration` (state fields, with `state`); on a field of another measurement 400
       `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
       and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
-      on `/history`; a filled null is an empty cell.
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -660,6 +705,10 @@ async def asyncio(
             starting more than that after the newest reading it would carry stays null.
         state (str | Unset): With `agg=duration` (required there): the state value timed (a
             boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportFleetTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default) or
+            `minmax`. Default: ExportFleetTelemetryDownsample.LTTB.
         sub_account_id (UUID | Unset):
         device_profile_id (UUID | Unset):
         network_id (Any | ExportFleetTelemetryNetworkIdType1 | Unset): A network id or `none`.
@@ -690,6 +739,8 @@ agg=agg,
 fill=fill,
 fill_max_gap=fill_max_gap,
 state=state,
+max_points=max_points,
+downsample=downsample,
 sub_account_id=sub_account_id,
 device_profile_id=device_profile_id,
 network_id=network_id,
