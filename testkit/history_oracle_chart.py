@@ -5,8 +5,10 @@ clustered on hour and day edges and on DST changes; some packed into weeks by th
 job, some left raw in the same weeks and after them) are loaded for one device whose
 number field `x` is a counter (its random values go down as often as up: resets) and whose
 string field `s` is a state. Random requests with the new aggregates (increase, twa,
-integral, duration), every fill mode and maxPoints go through the real route, and each
-answer is compared with the same computation over a plain copy of the readings:
+integral, duration), every fill mode and maxPoints go through the real routes (GET
+/devices/{id}/history, or POST /query with the same parameters followed page by page in
+small pages, its series oldest first), and each answer is compared with the same
+computation over a plain copy of the readings:
 
 - the aggregates in SQL over the copy: each reading held until the next (lead over time,
   value), cut into whole UTC minutes, each minute put in its bucket by time_bucket (the
@@ -59,6 +61,9 @@ class ChartRequest:
     max_points: int = 0
     method: str = "lttb"
     state: str = ""
+    # Asked of POST /query in pages of `limit` points instead of /history.
+    via_query: bool = False
+    limit: int = 10_000
 
 
 reach = st.one_of(
@@ -82,6 +87,8 @@ def chart_request(draw: Any, dataset: Dataset) -> ChartRequest:
         "length_us": length,
         "resolution": draw(st.sampled_from(RESOLUTIONS)),
         "tz": draw(st.sampled_from(ZONES)),
+        "via_query": draw(st.sampled_from([False, False, True])),
+        "limit": draw(st.sampled_from([1, 2, 3, 7, 10_000])),
     }
     if kind == "downsample":
         return ChartRequest(
@@ -250,13 +257,16 @@ class ChartOracle:
                 params["fill"] = request.fill
             if request.max_gap is not None:
                 params["fillMaxGap"] = request.max_gap
-        response = await self.client.get(
-            f"/api/v1/devices/{self.device_id}/history",
-            params=params,
-            headers={"Authorization": f"Bearer {self.key}"},
-        )
-        assert response.status_code == 200, (params, response.text)
-        data = response.json()["data"]
+        if request.via_query:
+            data = await self.ask_query(request, params)
+        else:
+            response = await self.client.get(
+                f"/api/v1/devices/{self.device_id}/history",
+                params=params,
+                headers={"Authorization": f"Bearer {self.key}"},
+            )
+            assert response.status_code == 200, (params, response.text)
+            data = response.json()["data"]
         if request.kind == "downsample":
             await self._check_downsample(request, start, end, data, params)
             return
@@ -274,6 +284,56 @@ class ChartOracle:
             filled = {p["time"]: p["filled"] for p in data["points"]}
             assert filled == {t: t not in self._non_empty for t in want}, (params, filled)
         self.count(request.kind, bool(want))
+
+    async def ask_query(self, request: ChartRequest, params: dict[str, str]) -> dict[str, Any]:
+        """The same parameters as one POST /query, every page followed: its one series as
+        /history shows it (newest first, with `downsampled`), after the checks of paging
+        (pages within the limit, the series continued, `downsampled` on each page)."""
+        body: dict[str, Any] = {
+            "devices": {"ids": [self.device_id]},
+            "fields": [request.field],
+            "from": params["from"],
+            "to": params["to"],
+            "limit": request.limit,
+        }
+        if request.kind == "downsample":
+            body |= {"maxPoints": request.max_points, "downsample": request.method}
+        else:
+            agg = request.agg + (f":{request.state}" if request.agg == "duration" else "")
+            body |= {"resolution": request.resolution, "agg": agg}
+            body |= {k: params[k] for k in ("tz", "fill", "fillMaxGap") if k in params}
+        points: list[Any] = []
+        reduced: list[Any] = []
+        cursor: str | None = None
+        pages = 0
+        while True:
+            response = await self.client.post(
+                "/api/v1/query",
+                json={**body, **({"cursor": cursor} if cursor else {})},
+                headers={"Authorization": f"Bearer {self.key}"},
+            )
+            assert response.status_code == 200, (body, response.text)
+            page = response.json()
+            pages += 1
+            series = page["data"]["series"]
+            assert len(series) <= 1, body
+            for one in series:
+                assert (one["field"], one.get("agg")) == (request.field, body.get("agg")), body
+                assert len(one["points"]) <= request.limit, body
+                points.extend(one["points"])
+                reduced.append(one.get("downsampled"))
+            cursor = page["nextCursor"]
+            if cursor is None:
+                break
+            assert pages < 10_000, body
+        # A reduced series carries the same `downsampled` on every page that holds it.
+        assert len(set(map(str, reduced))) <= 1, (body, reduced)
+        self.stats["query"] = self.stats.get("query", 0) + 1
+        self.stats["query pages"] = self.stats.get("query pages", 0) + pages
+        data: dict[str, Any] = {"points": list(reversed(points))}
+        if reduced and reduced[0] is not None:
+            data["downsampled"] = reduced[0]
+        return data
 
     async def _check_downsample(
         self, request: ChartRequest, start: datetime, end: datetime, data: Any, params: Any

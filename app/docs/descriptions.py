@@ -415,14 +415,16 @@ PARAM_RULES: dict[str, dict[str, str]] = {
         "to": _TO_AFTER_FROM,
         "resolution": _RESOLUTION_RULE,
         "agg": _AGG_BUCKETED,
-        "fields": "A field the device's profile does not have is 400 `invalid_parameter`.",
+        "fields": "A field the device's profile does not have, or one listed twice, is 400 "
+        "`invalid_parameter`.",
         "tz": _KNOWN_ZONE,
     },
     "exportFleetTelemetry": {
         "to": _TO_AFTER_FROM,
         "resolution": _RESOLUTION_RULE,
         "agg": _AGG_BUCKETED,
-        "fields": "A field no selected device's profile has is 400 `invalid_parameter`.",
+        "fields": "A field no selected device's profile has, or one listed twice, is 400 "
+        "`invalid_parameter`.",
         "tz": _KNOWN_ZONE,
     },
     "ingestChirpStack": {
@@ -445,6 +447,13 @@ OPERATION_PARAM_SCHEMAS: dict[str, dict[str, dict[str, Any]]] = {
     "getDeviceHistory": {
         "siteId": HISTORY_SITE,
         # /history has the counter, time-weighted and state aggregates too (section 3).
+        "agg": {"type": "string", "enum": list(HISTORY_AGGS), "default": "avg"},
+    },
+    # So do the bucketed exports (analytics.md section 2: equal to POST /query's).
+    "exportDeviceTelemetry": {
+        "agg": {"type": "string", "enum": list(HISTORY_AGGS), "default": "avg"},
+    },
+    "exportFleetTelemetry": {
         "agg": {"type": "string", "enum": list(HISTORY_AGGS), "default": "avg"},
     },
 }

@@ -1,6 +1,8 @@
 """Bucketed exports (analytics.md section 2): a row per bucket, its values the buckets'
-`agg`, read by app/history/series.py as /history and POST /query read them, so an
-exported bucket equals the query's.
+`agg`, read by app/history/series.py and app/history/chart.py as /history and POST /query
+read them, so an exported bucket equals the query's: the standard aggregates a batch of
+series per statement (then filled series by series when `fill` is asked), increase, twa,
+integral and duration series by series.
 
 The devices are read a batch at a time (as many series as make about `BATCH_BUCKETS`
 buckets), each batch one statement per kind of value, and its rows leave before the next
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -21,8 +24,11 @@ import msgspec
 
 from app.export.service import neutralise
 from app.export.structs import ExportPlan
+from app.history import chart
+from app.history.aggregates import NEW_AGGS
 from app.history.planner import bucket_count
 from app.history.series import Bucketing, Series, read_buckets
+from app.history.structs import HistoryPoint
 
 # Buckets read per statement (about; a device's series are never split).
 BATCH_BUCKETS = 20_000
@@ -31,17 +37,31 @@ BATCH_SERIES = 200
 _encode = msgspec.json.encode
 
 
-def device_series(plan: ExportPlan, index: int) -> list[tuple[int, Series]]:
-    """The (column position, series) of device `index` of the plan, by column."""
+@dataclass(frozen=True)
+class ExportSeries:
+    position: int  # the column's, 1-based
+    series: Series
+    data_type: str
+
+
+def device_series(plan: ExportPlan, index: int) -> list[ExportSeries]:
+    """The series of device `index` of the plan, by column."""
     profile = plan.device_profiles[index]
     found = [
-        (position, Series(plan.device_nums[index], field, numeric, field == 0, False))
-        for field, field_profile, position, numeric in zip(
-            plan.map_fields, plan.map_profiles, plan.map_positions, plan.map_numeric, strict=True
+        ExportSeries(
+            position, Series(plan.device_nums[index], field, numeric, field == 0, False), kind
+        )
+        for field, field_profile, position, numeric, kind in zip(
+            plan.map_fields,
+            plan.map_profiles,
+            plan.map_positions,
+            plan.map_numeric,
+            plan.map_types,
+            strict=True,
         )
         if field_profile is None or field_profile == profile
     ]
-    return sorted(found, key=lambda entry: entry[0])
+    return sorted(found, key=lambda entry: entry.position)
 
 
 async def bucket_rows(connection: Any, plan: ExportPlan) -> AsyncIterator[list[tuple[Any, ...]]]:
@@ -49,11 +69,16 @@ async def bucket_rows(connection: Any, plan: ExportPlan) -> AsyncIterator[list[t
     device id, DevEUI, then a value per column) in the wide layout, (time, device id,
     DevEUI, column position, value) in the long one; values None where a column has no
     bucket."""
-    assert plan.resolution is not None and plan.agg is not None
-    bucketing = Bucketing(plan.resolution, plan.agg, plan.tz)
-    per_series = max(1, bucket_count(plan.start, plan.end, plan.resolution, plan.tz))
+    bucketing = None
+    if plan.resolution is not None:
+        assert plan.agg is not None
+        bucketing = Bucketing(plan.resolution, plan.agg, plan.tz)
+        per_series = max(1, bucket_count(plan.start, plan.end, plan.resolution, plan.tz))
+    else:  # maxPoints: at most that many readings per series
+        assert plan.chart.max_points is not None
+        per_series = plan.chart.max_points
     devices = range(len(plan.device_nums))
-    batch: list[tuple[int, list[tuple[int, Series]]]] = []
+    batch: list[tuple[int, list[ExportSeries]]] = []
     size = 0
     for index in devices:
         series = device_series(plan, index)
@@ -66,31 +91,69 @@ async def bucket_rows(connection: Any, plan: ExportPlan) -> AsyncIterator[list[t
         yield await _read(connection, plan, bucketing, batch)
 
 
+async def _points(
+    connection: Any, plan: ExportPlan, bucketing: Bucketing | None, flat: list[ExportSeries]
+) -> list[list[HistoryPoint]]:
+    """The buckets of each series, or its readings reduced by maxPoints, oldest first, as
+    /history reads them."""
+    if bucketing is None:
+        return [
+            (
+                await chart.read_downsampled(
+                    connection, entry.series.device_num, entry.series.field_num, plan.start,
+                    plan.end, None, plan.chart, entry.series.whole, False,
+                )
+            )[0]
+            for entry in flat
+        ]  # fmt: skip
+    assert plan.resolution is not None and plan.agg is not None and plan.cutoff is not None
+
+    def span(entry: ExportSeries) -> chart.SeriesSpan:
+        assert plan.resolution is not None and plan.agg is not None and plan.cutoff is not None
+        return chart.SeriesSpan(
+            entry.series.numeric, entry.data_type, entry.series.device_num,
+            entry.series.field_num, plan.start, plan.end, plan.cutoff, None, plan.resolution,
+            plan.agg, plan.tz, plan.chart,
+        )  # fmt: skip
+
+    if plan.agg in NEW_AGGS:
+        return [await chart.aggregate_points(connection, span(entry)) for entry in flat]
+    answers = await read_buckets(
+        connection, [entry.series for entry in flat], plan.start, plan.end, bucketing
+    )
+    if plan.chart.fill is None:
+        return answers
+    return [
+        await chart.fill_points(connection, points, None, span(entry))
+        for entry, points in zip(flat, answers, strict=True)
+    ]
+
+
 async def _read(
     connection: Any,
     plan: ExportPlan,
-    bucketing: Bucketing,
-    batch: list[tuple[int, list[tuple[int, Series]]]],
+    bucketing: Bucketing | None,
+    batch: list[tuple[int, list[ExportSeries]]],
 ) -> list[tuple[Any, ...]]:
-    flat = [series for _, entries in batch for _, series in entries]
-    answers = iter(await read_buckets(connection, flat, plan.start, plan.end, bucketing))
+    flat = [entry for _, entries in batch for entry in entries]
+    answers = iter(await _points(connection, plan, bucketing, flat))
     rows: list[tuple[Any, ...]] = []
     width = len(plan.columns)
     for index, entries in batch:
         device: tuple[uuid.UUID, str] = (plan.device_ids[index], plan.device_euis[index])
         if plan.layout == "long":
             cells = [
-                (point.time, position, point.value)
-                for position, _ in entries
+                (point.time, entry.position, point.value)
+                for entry in entries
                 for point in next(answers)
             ]
             cells.sort(key=lambda cell: (cell[0], cell[1]))
             rows.extend((time, *device, position, value) for time, position, value in cells)
             continue
         by_time: dict[datetime, list[Any]] = {}
-        for position, _ in entries:
+        for entry in entries:
             for point in next(answers):
-                by_time.setdefault(point.time, [None] * width)[position - 1] = point.value
+                by_time.setdefault(point.time, [None] * width)[entry.position - 1] = point.value
         rows.extend((time, *device, *by_time[time]) for time in sorted(by_time))
     return rows
 

@@ -52,9 +52,16 @@ cap; a failure mid-stream aborts the connection, so a cut file never looks whole
 - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
   derived field.
 - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
-  field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
-  start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
-  `/history` give (at most 10,000 buckets per series).
+  field; default `avg`), `tz` and `fill`: a row per bucket instead of per reading, `time`
+  its start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+  `/history` give (at most 10,000 buckets per series). `agg` takes the aggregates of
+  `/history`: `increase` (counter fields), `twa` and `integral` (number fields),
+  `duration` (state fields, with `state`); on a field of another measurement 400
+  `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
+  and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
+  on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+  `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+  readings, the ones `/history` gives.
 - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
   403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
   else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -95,7 +102,43 @@ ResolutionParam = Annotated[
 AggParam = Annotated[
     str | None,
     Parameter(
-        description="Bucketed only, one for every field: avg (default), min, max, sum, count, last."
+        description="Bucketed only, one for every field: avg (default), min, max, sum, count, "
+        "last, increase (counter fields), twa and integral (number fields), duration (state "
+        "fields, with `state`)."
+    ),
+]
+FillParam = Annotated[
+    str | None,
+    Parameter(
+        description="Bucketed only: `none` (default), `null`, `previous`, `linear` or `zero` "
+        "(count and sum only): a row for every bucket of the range."
+    ),
+]
+FillMaxGapParam = Annotated[
+    str | None,
+    Parameter(
+        query="fillMaxGap",
+        description="With `fill=previous` only: an ISO 8601 duration; a bucket starting more "
+        "than that after the newest reading it would carry stays null.",
+    ),
+]
+MaxPointsParam = Annotated[
+    str | None,
+    Parameter(
+        query="maxPoints",
+        description="Raw, number fields only: 2..10,000; each series' readings reduced to at "
+        "most this many real readings.",
+    ),
+]
+DownsampleParam = Annotated[
+    str | None, Parameter(description="With `maxPoints`: `lttb` (default) or `minmax`.")
+]
+StateParam = Annotated[
+    str | None,
+    Parameter(
+        query="state",
+        description="With `agg=duration` (required there): the state value timed (a "
+        "boolean's as `true` or `false`).",
     ),
 ]
 
@@ -110,10 +153,19 @@ def provide_params(
     tz: TzParam = None,
     resolution: ResolutionParam = None,
     agg: AggParam = None,
+    fill: FillParam = None,
+    fill_max_gap: FillMaxGapParam = None,
+    state_value: StateParam = None,
+    max_points: MaxPointsParam = None,
+    downsample: DownsampleParam = None,
 ) -> ExportParams:
     """The `params` dependency: the query parameters both export routes take, declared once
     and checked before the route resolves its device or fleet."""
-    return parse_params(principal, fields, from_, to, format, layout, tz, resolution, agg)
+    return parse_params(
+        principal, fields, from_, to, format, layout, tz, resolution, agg,
+        fill=fill, fill_max_gap=fill_max_gap, state=state_value, max_points=max_points,
+        method=downsample,
+    )  # fmt: skip
 
 
 def respond(request: Request[Any, Any, Any], pool: asyncpg.Pool, plan: ExportPlan) -> Stream:

@@ -22,8 +22,10 @@ from app.core.config import Settings
 from app.core.errors import ErrorCode, forbidden, invalid_parameter
 from app.core.sql import QUERIES
 from app.export.structs import FORMATS, LAYOUTS, Column, ExportParams, ExportPlan, Format
+from app.history import chart
+from app.history.aggregates import NEW_AGGS, STATE_AGGS
 from app.history.series import NON_NUMERIC_AGGS
-from app.history.service import QUERY_AGGS, parse_bucketing, parse_range
+from app.history.service import AGGS, parse_bucketing, parse_range
 from app.history.zones import parse_tz
 
 SIGNAL_QUALITY = "signal_quality"
@@ -39,6 +41,11 @@ def parse_params(
     tz: str | None,
     resolution: str | None = None,
     agg: str | None = None,
+    fill: str | None = None,
+    fill_max_gap: str | None = None,
+    state: str | None = None,
+    max_points: str | None = None,
+    method: str | None = None,
 ) -> ExportParams:
     # `now`, `now-P1D` as on /history ("as history", integrations.md section 4): one `now`.
     begin, finish, now = parse_range(start, end)
@@ -61,8 +68,13 @@ def parse_params(
     # Bucketed as /history buckets (analytics.md section 2): the same checks of resolution,
     # agg and the 10,000-bucket bound (D12), counted on the range read.
     parsed, agg = parse_bucketing(
-        resolution if resolution is not None else "raw", agg, QUERY_AGGS, begin, finish, cutoff,
-        zone,
+        resolution if resolution is not None else "raw", agg, AGGS, begin, finish, cutoff, zone
+    )
+    # fill, fillMaxGap, maxPoints, downsample and state as /history takes them
+    # (analytics.md section 3).
+    options = chart.parse_chart(
+        bucketed=parsed is not None, agg=agg, now=now, fill=fill, fill_max_gap=fill_max_gap,
+        max_points=max_points, method=method, state=state,
     )  # fmt: skip
     return ExportParams(
         fields=wanted,
@@ -74,6 +86,7 @@ def parse_params(
         cutoff=cutoff,
         resolution=parsed,
         agg=agg,
+        chart=options,
     )
 
 
@@ -96,7 +109,7 @@ async def fleet_devices(
 
 
 def _kind(data_types: set[str], agg: str | None = None) -> Any:
-    if data_types == {"number"} or agg == "count":
+    if data_types == {"number"} or agg == "count" or agg in NEW_AGGS:
         return "number"
     if data_types == {"boolean"}:
         return "boolean"
@@ -132,17 +145,26 @@ async def plan_export(
     map_profiles: list[uuid.UUID | None] = []
     map_positions: list[int] = []
     map_numeric: list[bool] = []
+    map_types: list[str] = []
     for position, identifier in enumerate(wanted, start=1):
         if identifier == SIGNAL_QUALITY and identifier not in by_identifier:
+            check_field(params, "number", "gauge")
             columns.append(Column(identifier, "number"))
             map_fields.append(0)
             map_profiles.append(None)
             map_positions.append(position)
             map_numeric.append(True)
+            map_types.append("number")
             continue
         rows = [r for r in by_identifier.get(identifier, []) if r["kind"] != "static"]
+        for r in rows:
+            check_field(params, r["data_type"], r["measurement"])
         types = {r["data_type"] for r in rows}
-        if params.agg is not None and params.agg not in NON_NUMERIC_AGGS and types - {"number"}:
+        if (
+            params.agg is not None
+            and params.agg not in (*NON_NUMERIC_AGGS, *STATE_AGGS)
+            and types - {"number"}
+        ):
             raise invalid_parameter(
                 "agg", f"{identifier!r} is not a number field: it takes count or last only"
             )
@@ -152,6 +174,7 @@ async def plan_export(
             map_profiles.append(r["profile_id"])
             map_positions.append(position)
             map_numeric.append(r["data_type"] == "number")
+            map_types.append(r["data_type"])
 
     start, end = params.start, params.end
     if end <= params.cutoff:
@@ -178,6 +201,9 @@ async def plan_export(
         device_ids=[d["id"] for d in devices],
         device_euis=[d["dev_eui"] for d in devices],
         device_profiles=[d["profile_id"] for d in devices],
+        chart=params.chart,
+        map_types=map_types,
+        cutoff=params.cutoff,
     )
     if plan.device_nums and plan.map_fields:
         total = await count_readings(pool, settings, plan)
@@ -189,6 +215,14 @@ async def plan_export(
                 " the fields or the devices",
             )
     return plan
+
+
+def check_field(params: ExportParams, data_type: str, measurement: str | None) -> None:
+    """Section 3's rules that depend on an exported field (its measurement and type), as
+    /history checks them."""
+    chart.check_field(params.chart, params.agg, data_type, measurement)
+    if params.agg in STATE_AGGS:
+        chart.state_value(params.chart, data_type)
 
 
 def map_args(plan: ExportPlan) -> list[Any]:

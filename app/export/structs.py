@@ -8,6 +8,7 @@ from typing import Literal
 
 import msgspec
 
+from app.history.chart import NO_CHART, ChartOptions
 from app.history.planner import Resolution
 
 Format = Literal["csv", "ndjson", "parquet"]
@@ -35,6 +36,8 @@ class ExportParams(msgspec.Struct, frozen=True, kw_only=True):
     # `agg` (one for every field); None: every reading.
     resolution: Resolution | None = None
     agg: str | None = None
+    # fill, fillMaxGap and state of bucketed exports (analytics.md section 3).
+    chart: ChartOptions = NO_CHART
 
 
 class Column(msgspec.Struct, frozen=True):
@@ -70,3 +73,9 @@ class ExportPlan(msgspec.Struct, frozen=True, kw_only=True):
     device_ids: list[uuid.UUID] = msgspec.field(default_factory=list)
     device_euis: list[str] = msgspec.field(default_factory=list)
     device_profiles: list[uuid.UUID] = msgspec.field(default_factory=list)
+    # Bucketed exports with fill or the aggregates of section 3: the options, the field
+    # map's data types (parallel to map_fields) and the retention cutoff, which the value
+    # before `from` is read within.
+    chart: ChartOptions = NO_CHART
+    map_types: list[str] = msgspec.field(default_factory=list)
+    cutoff: datetime | None = None

@@ -78,7 +78,7 @@ async def _stream(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan) -> A
         await asyncio.wait_for(queue.put(chunk), settings.export_stall_s)
 
     produce = _parquet if plan.format == "parquet" else _copy
-    if plan.resolution is not None:
+    if plan.resolution is not None or plan.chart.max_points is not None:
         produce = _buckets
     task = asyncio.create_task(produce(pool, settings, plan, put))
     try:

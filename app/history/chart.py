@@ -16,7 +16,6 @@ reverses them), POST /query and the exports use the same functions per series:
 from __future__ import annotations
 
 import bisect
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from operator import itemgetter
@@ -44,7 +43,6 @@ from app.history.zones import zone_kind
 # weigh readings by time): a year of readings every 30 seconds. More is a 400 asking for
 # a shorter range, never an unbounded read.
 MAX_RANGE_READINGS = 1_000_000
-_decode_site_ids = msgspec.json.Decoder(dict[int, uuid.UUID]).decode
 _decode_values = msgspec.json.Decoder(list[Any]).decode
 
 
@@ -144,28 +142,6 @@ def state_value(options: ChartOptions, data_type: str) -> Any:
             raise invalid_parameter("state", "a boolean field's state is true or false")
         return options.state == "true"
     return options.state
-
-
-async def read_range(
-    connection: Any,
-    numeric: bool,
-    device: int,
-    field: int,
-    start: datetime,
-    end: datetime,
-    site: int | None,
-) -> Any:
-    """Every reading of the series in [start, end), oldest first, as arrays (a 400 past
-    MAX_RANGE_READINGS)."""
-    row = await connection.fetchrow(
-        QUERIES["history.range_num" if numeric else "history.range_other"],
-        device, field, start, end, site, MAX_RANGE_READINGS + 1,
-    )  # fmt: skip
-    if row["times"] is not None and len(row["times"]) > MAX_RANGE_READINGS:
-        raise invalid_parameter(
-            "from", f"the range holds more than {MAX_RANGE_READINGS} readings; ask a shorter one"
-        )
-    return row
 
 
 async def last_before(
@@ -374,27 +350,10 @@ async def read_downsampled(
     multi_site: bool,
 ) -> tuple[list[HistoryPoint], Downsampled | None]:
     """Every numeric reading of [start, end) reduced to options.max_points real readings,
-    oldest first, with what was reduced (None when nothing was)."""
+    oldest first, with what was reduced (None when nothing was): app/history/downsample.py
+    reads them (the packed weeks expanded there, not in SQL)."""
     assert options.max_points is not None
-    row = await read_range(connection, True, device, field, start, end, site)
-    times: list[int] = row["times"] or []
-    values: list[float] = row["values"] or []
-    if options.method == "minmax":
-        kept = downsample.minmax(
-            times, values, to_micros(start), to_micros(end), options.max_points
-        )
-    else:
-        kept = downsample.lttb(times, values, options.max_points)
-    ids = _decode_site_ids(row["site_ids"]) if multi_site and row["site_ids"] else {}
-    sites = row["sites"] or []
-    points = [
-        HistoryPoint(
-            from_micros(times[i]),
-            int(values[i]) if whole else values[i],
-            ids.get(sites[i]) if multi_site else None,
-        )
-        for i in kept
-    ]
-    if len(kept) == len(times):
-        return points, None
-    return points, Downsampled(method=options.method, readings=len(times), points=len(kept))
+    return await downsample.read_downsampled(
+        connection, device, field, start, end, site, options.max_points, options.method,
+        whole, multi_site, MAX_RANGE_READINGS,
+    )  # fmt: skip

@@ -29,10 +29,6 @@ from app.world.times import resolve_time
 
 RAW_LIMIT = 500
 AGGS = ("avg", "min", "max", "sum", "count", "last", *NEW_AGGS)
-# The aggregates POST /query and the bucketed exports serve per series. The counter,
-# time-weighted and state aggregates of /history (analytics.md section 3) are not served
-# per series there yet: they are refused by name rather than misread.
-QUERY_AGGS = tuple(agg for agg in AGGS if agg not in NEW_AGGS)
 SIGNAL_QUALITY = "signal_quality"
 NO_SITE_MATCH = -1
 

@@ -16,6 +16,7 @@ cursor continues at the next series.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import time
 import uuid
@@ -36,8 +37,8 @@ from app.core.errors import ApiError, ErrorCode, forbidden, invalid_body
 from app.core.sql import QUERIES
 from app.devices.filters import DEVICE_FILTERS, fleet_filters
 from app.export.service import fleet_devices
-from app.history.downsample import METHODS
-from app.history.fill import FILL_MODES
+from app.history import chart
+from app.history.aggregates import NEW_AGGS, STATE_AGGS
 from app.history.planner import (
     MAX_BUCKETS,
     Resolution,
@@ -55,8 +56,8 @@ from app.history.series import (
     read_buckets,
     read_from,
 )
-from app.history.service import QUERY_AGGS, SIGNAL_QUALITY, parse_range
-from app.history.structs import HistoryPoint
+from app.history.service import SIGNAL_QUALITY, parse_range
+from app.history.structs import Downsampled, HistoryPoint
 from app.history.zones import parse_tz, zone_kind
 from app.query import cursor as cursors
 from app.query.structs import (
@@ -64,6 +65,8 @@ from app.query.structs import (
     MAX_DEVICES,
     MAX_FIELDS,
     MAX_SERIES,
+    QUERY_AGGS,
+    STATE_SEPARATOR,
     DeviceSelection,
     QueryBody,
     QueryData,
@@ -82,8 +85,6 @@ MAX_BATCH = 50
 # (a zone or width no partial nests in): about 100,000 readings at 15-minute readings.
 SERIES_DAYS_PER_STATEMENT = 1_000
 FILTER_KEYS = DEVICE_FILTERS
-FILLS = FILL_MODES
-DOWNSAMPLES = METHODS
 _digest_encode = msgspec.json.Encoder(order="deterministic").encode
 
 
@@ -130,6 +131,11 @@ class Planned:
     agg: str | None
     agg_index: int
     series: Series
+    data_type: str
+    # The aggregate without its state (`duration` of `duration:open`), and the section 3
+    # options of this series (the query's, with the state `duration` times).
+    aggregate: str | None = None
+    options: chart.ChartOptions = chart.NO_CHART
 
     @property
     def order(self) -> tuple[uuid.UUID, int, int]:
@@ -151,6 +157,10 @@ class Query:
     tz: str | None
     limit: int
     digest: str
+    # fill, fillMaxGap, maxPoints and downsample (analytics.md section 3).
+    chart: chart.ChartOptions = chart.NO_CHART
+    # Whether `agg` named each field's aggregates (its errors then name `agg.<field>`).
+    agg_per_field: bool = False
 
 
 def parse_body(principal: Principal, body: QueryBody) -> Query:
@@ -182,7 +192,7 @@ def parse_body(principal: Principal, body: QueryBody) -> Query:
         resolution = parse_resolution(resolution_text)
         tz = parse_tz(body.tz)
     aggs = parse_aggs(body.agg, fields, resolution is not None)
-    check_chart_parameters(body, resolution is not None)
+    options = check_chart_parameters(body, resolution is not None, now)
     unpaged = msgspec.structs.replace(body, cursor=None, limit=0)
     digest = hashlib.sha256(_digest_encode(unpaged)).hexdigest()[:32]
     return Query(
@@ -197,6 +207,8 @@ def parse_body(principal: Principal, body: QueryBody) -> Query:
         tz=tz,
         limit=body.limit,
         digest=digest,
+        chart=options,
+        agg_per_field=isinstance(body.agg, dict),
     )
 
 
@@ -234,37 +246,55 @@ def parse_aggs(agg: Any, fields: list[str], bucketed: bool) -> dict[str, list[st
     return aggs
 
 
+def split_agg(agg: str) -> tuple[str, str | None]:
+    """`duration:open` as ("duration", "open"); another aggregate with no state."""
+    name, separator, state = agg.partition(STATE_SEPARATOR)
+    return name, state if separator else None
+
+
 def _check_agg(name: str, agg: str) -> None:
-    if agg not in QUERY_AGGS:
+    aggregate, state = split_agg(agg)
+    if aggregate not in QUERY_AGGS:
         raise invalid_body(name, f"must be one of {', '.join(QUERY_AGGS)}")
+    if aggregate in STATE_AGGS and not state:
+        raise invalid_body(
+            name, f"{aggregate} names the state it times: {aggregate}{STATE_SEPARATOR}<value>"
+        )
 
 
-def check_chart_parameters(body: QueryBody, bucketed: bool) -> None:
-    """The rules of analytics.md section 3 (fill, fillMaxGap, maxPoints, downsample) that
-    hold before they are served; a valid use of them is refused until they land."""
-    if body.fill is not None:
-        if not bucketed:
-            raise invalid_body("fill", "applies to bucketed resolutions only, not raw")
-        if body.fill not in FILLS:
-            raise invalid_body("fill", f"must be one of {', '.join(FILLS)}")
-    if body.fill_max_gap is not None and body.fill != "previous":
-        raise invalid_body("fillMaxGap", "applies to fill=previous only")
-    if body.max_points is not None:
-        if bucketed:
-            raise invalid_body("maxPoints", "applies to resolution=raw only")
-        if not 2 <= body.max_points <= 10_000:
-            raise invalid_body("maxPoints", "must be from 2 to 10000")
-    if body.downsample is not None:
-        if body.max_points is None:
-            raise invalid_body("downsample", "applies with maxPoints only")
-        if body.downsample not in DOWNSAMPLES:
-            raise invalid_body("downsample", f"must be one of {', '.join(DOWNSAMPLES)}")
-    # The hook of section 3: until fill and downsampling are served, asking for them is
-    # refused rather than ignored.
-    if body.fill not in (None, "none"):
-        raise invalid_body("fill", "is not served by this version yet (only none)")
-    if body.max_points is not None:
-        raise invalid_body("maxPoints", "is not served by this version yet")
+def check_chart_parameters(body: QueryBody, bucketed: bool, now: datetime) -> chart.ChartOptions:
+    """fill, fillMaxGap, maxPoints and downsample (analytics.md section 3) by /history's
+    parser, its 400s as `invalid_body` naming the member (D5)."""
+    with as_body_error():
+        return chart.parse_chart(
+            bucketed=bucketed,
+            agg=None,
+            now=now,
+            fill=body.fill,
+            fill_max_gap=body.fill_max_gap,
+            max_points=str(body.max_points) if body.max_points is not None else None,
+            method=body.downsample,
+        )
+
+
+def check_series_rules(
+    options: chart.ChartOptions,
+    aggregate: str | None,
+    data_type: str,
+    measurement: str | None,
+    agg_path: str,
+) -> None:
+    """The section 3 rules that depend on the field (/history's `check_field`, and a
+    boolean's state), as `invalid_body`: the aggregate's under `agg_path`."""
+    try:
+        chart.check_field(options, aggregate, data_type, measurement)
+        if aggregate in STATE_AGGS:
+            chart.state_value(options, data_type)
+    except ApiError as error:
+        if error.code != ErrorCode.INVALID_PARAMETER:
+            raise
+        name, _, problem = error.message.partition(": ")
+        raise invalid_body(agg_path if name in ("agg", "state") else name, problem) from None
 
 
 async def select_devices(pool: Any, principal: Principal, selection: DeviceSelection) -> list[Any]:
@@ -327,19 +357,27 @@ async def plan_series(pool: Any, query: Query, devices: Sequence[Any]) -> list[P
     for device in devices:
         for field_index, name in enumerate(query.fields):
             if name == SIGNAL_QUALITY:
-                data_type, field_num, static = "number", 0, False
+                data_type, field_num, static, measurement = "number", 0, False, "gauge"
             else:
                 row = by_profile.get((device["profile_id"], name))
                 if row is None:
                     continue
-                data_type, field_num, static = row["data_type"], row["num"], row["kind"] == "static"
+                data_type, field_num = row["data_type"], row["num"]
+                static, measurement = row["kind"] == "static", row["measurement"]
             found.add(name)
             numeric = data_type == "number"
-            for agg in query.aggs[name]:
-                if not numeric and agg not in NON_NUMERIC_AGGS:
-                    path = (
-                        "agg" if len(set(map(tuple, query.aggs.values()))) == 1 else f"agg.{name}"
-                    )
+            path = f"agg.{name}" if query.agg_per_field else "agg"
+            options: dict[str | None, chart.ChartOptions] = {}
+            wanted: list[str | None] = [*query.aggs[name]] or [None]
+            for agg in wanted:
+                aggregate, state = split_agg(agg) if agg is not None else (None, None)
+                options[agg] = dataclasses.replace(query.chart, state=state)
+                check_series_rules(options[agg], aggregate, data_type, measurement, path)
+                if (
+                    aggregate is not None
+                    and not numeric
+                    and aggregate not in (*NON_NUMERIC_AGGS, *STATE_AGGS)
+                ):
                     raise invalid_body(
                         path, f"{name!r} is a {data_type} field of a device: count or last only"
                     )
@@ -351,7 +389,6 @@ async def plan_series(pool: Any, query: Query, devices: Sequence[Any]) -> list[P
                 multi_site=device["multi_site"],
                 static=static,
             )
-            wanted: list[str | None] = [*query.aggs[name]] or [None]
             for agg_index, chosen in enumerate(wanted):
                 planned.append(
                     Planned(
@@ -362,6 +399,9 @@ async def plan_series(pool: Any, query: Query, devices: Sequence[Any]) -> list[P
                         chosen,
                         agg_index,
                         series,
+                        data_type,
+                        split_agg(chosen)[0] if chosen is not None else None,
+                        options[chosen],
                     )
                 )
             if len(planned) > MAX_SERIES:
@@ -428,10 +468,12 @@ async def answer(
     if isinstance(reader, asyncpg.Pool):
         async with reader.acquire() as connection:
             next_position = await read_page(
-                connection, query, planned, read_start, end, position, data
+                connection, query, planned, read_start, end, position, data, cutoff
             )
     else:
-        next_position = await read_page(reader, query, planned, read_start, end, position, data)
+        next_position = await read_page(
+            reader, query, planned, read_start, end, position, data, cutoff
+        )
     next_cursor = None
     if next_position is not None:
         next_cursor = cursors.sign(
@@ -463,14 +505,48 @@ def _order(position: cursors.Position) -> tuple[uuid.UUID, int, int]:
         raise cursors.invalid_cursor("is not a cursor of this service") from None
 
 
-def _out(planned: Planned, points: list[HistoryPoint]) -> QuerySeries:
+def _out(
+    planned: Planned, points: list[HistoryPoint], downsampled: Downsampled | None = None
+) -> QuerySeries:
     return QuerySeries(
         device_id=planned.device_id,
         dev_eui=planned.dev_eui,
         field=planned.field,
         agg=planned.agg if planned.agg is not None else msgspec.UNSET,
+        downsampled=downsampled if downsampled is not None else msgspec.UNSET,
         points=points,
     )
+
+
+def _span(planned: Planned, query: Query, start: datetime, end: datetime, cutoff: datetime) -> Any:
+    assert query.resolution is not None and planned.aggregate is not None
+    series = planned.series
+    return chart.SeriesSpan(
+        series.numeric, planned.data_type, series.device_num, series.field_num, start, end,
+        cutoff, None, query.resolution, planned.aggregate, query.tz, planned.options,
+    )  # fmt: skip
+
+
+def _reading_key(point: HistoryPoint) -> tuple[int, Any]:
+    return (to_micros(point.time), point.value)
+
+
+def _after_reading(points: list[HistoryPoint], position: cursors.Position) -> list[HistoryPoint]:
+    """The downsampled readings after the cursor's: those sorting after its (time, value),
+    and of those equal to it all but the `given` first (readings may repeat one; a
+    series is ordered by time, value, then site, as downsample.read_numbers reads it)."""
+    last = (position.time_us, position.value)
+    out: list[HistoryPoint] = []
+    skipped = 0
+    for point in points:
+        key = _reading_key(point)
+        if key < last:
+            continue
+        if key == last and skipped < position.given:
+            skipped += 1
+            continue
+        out.append(point)
+    return out
 
 
 async def read_page(
@@ -481,14 +557,25 @@ async def read_page(
     end: datetime,
     position: cursors.Position | None,
     data: QueryData,
+    cutoff: datetime,
 ) -> cursors.Position | None:
-    """Fills `data.series` with one page from `position`; where the next page starts."""
+    """Fills `data.series` with one page from `position`; where the next page starts.
+
+    Raw series are read from the cursor's key on. A downsampled series (maxPoints) is
+    computed whole, as /history computes it, and paged from the cursor's reading on; a
+    bucketed one (filled or not, any aggregate) is read whole and paged from the cursor's
+    bucket on: both are determined by the range, so a page resumes by key and no point is
+    given twice."""
     todo = planned
     if position is not None:
         resume = _order(position)
         todo = [p for p in planned if p.order >= resume]
     remaining = query.limit
     began = time.monotonic()
+
+    def spent() -> bool:
+        return time.monotonic() - began > PAGE_BUDGET_S
+
     read_limit = MAX_BATCH
     if query.resolution is not None and not reads_partials(start, end, query.resolution, query.tz):
         # Buckets read from the readings one by one: a statement's work grows with series x
@@ -497,10 +584,35 @@ async def read_page(
         read_limit = max(1, int(SERIES_DAYS_PER_STATEMENT / days))
     index = 0
     while index < len(todo):
-        if remaining == 0 or time.monotonic() - began > PAGE_BUDGET_S:
+        if remaining == 0 or spent():
             return _start_of(todo[index])
         current = todo[index]
         resumes = position is not None and current.order == _order(position)
+        if query.resolution is None and query.chart.max_points is not None:
+            downsampled = None
+            points: list[HistoryPoint] = []
+            if not current.series.static:
+                points, downsampled = await chart.read_downsampled(
+                    connection, current.series.device_num, current.series.field_num, start,
+                    end, None, current.options, current.series.whole, current.series.multi_site,
+                )  # fmt: skip
+            if resumes and position is not None and position.time_us is not None:
+                points = _after_reading(points, position)
+            if len(points) <= remaining:
+                data.series.append(_out(current, points, downsampled))
+                remaining -= len(points)
+                index += 1
+                continue
+            kept = points[:remaining]
+            data.series.append(_out(current, kept, downsampled))
+            last = _reading_key(kept[-1])
+            given = sum(1 for point in kept if _reading_key(point) == last)
+            if resumes and position is not None and (position.time_us, position.value) == last:
+                given += position.given
+            return cursors.Position(
+                str(current.device_id), current.field_index, current.agg_index,
+                last[0], last[1], 0, given,
+            )  # fmt: skip
         if query.resolution is None:
             after, given = None, 0
             if resumes and position is not None and position.time_us is not None:
@@ -525,22 +637,10 @@ async def read_page(
         capacity = bucket_count(start, end, query.resolution, query.tz)
         size = max(1, min(MAX_BATCH, remaining // max(capacity, 1), read_limit))
         batch = todo[index : index + size]
-        groups: dict[str, list[Planned]] = {}
-        for planned_series in batch:
-            assert planned_series.agg is not None
-            groups.setdefault(planned_series.agg, []).append(planned_series)
-        read: dict[tuple[uuid.UUID, int, int], list[HistoryPoint]] = {}
-        for agg, members in groups.items():
-            answers = await read_buckets(
-                connection,
-                [m.series for m in members],
-                start,
-                end,
-                Bucketing(query.resolution, agg, query.tz),
-            )
-            for member, points in zip(members, answers, strict=True):
-                read[member.order] = points
+        read = await _read_buckets(connection, query, batch, start, end, cutoff, spent)
         for member in batch:
+            if member.order not in read:  # the page's time ran out before its read
+                return _start_of(member)
             points = read[member.order]
             resumed = position is not None and member.order == _order(position)
             if resumed and position is not None and position.time_us is not None:
@@ -561,3 +661,55 @@ async def read_page(
             remaining -= len(points)
         index += len(batch)
     return None
+
+
+async def _read_buckets(
+    connection: Any,
+    query: Query,
+    batch: list[Planned],
+    start: datetime,
+    end: datetime,
+    cutoff: datetime,
+    spent: Any,
+) -> dict[tuple[uuid.UUID, int, int], list[HistoryPoint]]:
+    """The bucketed points of a batch of series, oldest first, as /history reads each:
+    the standard aggregates in one statement per aggregate (then filled one series at a
+    time when asked), increase, twa, integral and duration one series at a time. Series
+    not read when the page's time ran out (`spent`) are missing from the answer."""
+    assert query.resolution is not None
+    groups: dict[str, list[Planned]] = {}
+    for member in batch:
+        assert member.aggregate is not None
+        groups.setdefault(member.aggregate, []).append(member)
+    read: dict[tuple[uuid.UUID, int, int], list[HistoryPoint]] = {}
+    for agg, members in groups.items():
+        if read and spent():
+            break
+        if agg in NEW_AGGS:
+            for member in members:
+                if read and spent():
+                    break
+                read[member.order] = (
+                    []
+                    if member.series.static
+                    else await chart.aggregate_points(
+                        connection, _span(member, query, start, end, cutoff)
+                    )
+                )
+            continue
+        answers = await read_buckets(
+            connection,
+            [m.series for m in members],
+            start,
+            end,
+            Bucketing(query.resolution, agg, query.tz),
+        )
+        for member, points in zip(members, answers, strict=True):
+            if query.chart.fill is not None and not member.series.static:
+                if read and spent():
+                    break
+                points = await chart.fill_points(
+                    connection, points, None, _span(member, query, start, end, cutoff)
+                )
+            read[member.order] = points
+    return read

@@ -9,8 +9,11 @@ from typing import Annotated, TypeAlias, TypeVar
 import msgspec
 from msgspec import Meta
 
-from app.history.service import QUERY_AGGS
-from app.history.structs import HistoryPoint
+from app.history.aggregates import STATE_AGGS
+from app.history.downsample import MAX_POINTS, METHODS, MIN_POINTS
+from app.history.fill import FILL_MODES
+from app.history.service import AGGS
+from app.history.structs import Downsampled, HistoryPoint
 
 MAX_DEVICES = 1_000
 MAX_FIELDS = 20
@@ -39,8 +42,21 @@ class DeviceSelection(msgspec.Struct, rename="camel", forbid_unknown_fields=True
 
 
 # An aggregate's name, as /history's `agg` takes it: the document states the set, so a
-# generated client (and schemathesis) knows it.
-AggName = Annotated[str, Meta(pattern="^(" + "|".join(QUERY_AGGS) + ")$")]
+# generated client (and schemathesis) knows it. `duration` names the state it times after
+# a colon (analytics.md section 3: `"door": "duration:open"`), since a body has no
+# `state` parameter and one field may time several states.
+QUERY_AGGS = AGGS
+STATE_SEPARATOR = ":"
+AggName = Annotated[
+    str,
+    Meta(
+        pattern="^("
+        + "|".join(a for a in QUERY_AGGS if a not in STATE_AGGS)
+        # `duration` alone passes the pattern, so that its 400 says what it lacks.
+        + "".join(f"|{a}({STATE_SEPARATOR}.+)?" for a in STATE_AGGS)
+        + ")$"
+    ),
+]
 AggList = list[AggName]
 
 
@@ -71,18 +87,58 @@ class QueryBody(msgspec.Struct, rename="camel", forbid_unknown_fields=True, kw_o
             AggName | dict[str, AggName | AggList],
             Meta(
                 description="Bucketed only: one aggregate for every field, or per field an "
-                "aggregate or a list of them (avg, min, max, sum, count, last; default avg)."
+                "aggregate or a list of them (avg, min, max, sum, count, last, increase, twa, "
+                "integral, or duration:<state>; default avg)."
             ),
         ]
         | None
     ) = None
     tz: Annotated[str, Meta(description="IANA zone of the buckets (default UTC).")] | None = None
-    # Section 3 (chart-ready series): read here so that their rules are checked in one
-    # place (app/query/service.py `check_chart_parameters`).
-    fill: str | None = None
-    fill_max_gap: str | None = None
-    max_points: int | None = None
-    downsample: str | None = None
+    # Section 3 (chart-ready series), checked by the parser /history uses
+    # (app/query/service.py `check_chart_parameters`); their bounds and sets are stated in
+    # the document only, so that the service's messages name the rule.
+    fill: (
+        Annotated[
+            str,
+            Meta(
+                description="Bucketed only: a point for every bucket of the range "
+                "(`none` leaves empty buckets out).",
+                extra_json_schema={"enum": list(FILL_MODES)},
+            ),
+        ]
+        | None
+    ) = None
+    fill_max_gap: (
+        Annotated[
+            str,
+            Meta(
+                description="With fill=previous: an ISO 8601 duration (PT6H) past which "
+                "a bucket is left null."
+            ),
+        ]
+        | None
+    ) = None
+    max_points: (
+        Annotated[
+            int,
+            Meta(
+                description="Raw, number fields only: each series reduced to at most this "
+                "many real readings.",
+                extra_json_schema={"minimum": MIN_POINTS, "maximum": MAX_POINTS},
+            ),
+        ]
+        | None
+    ) = None
+    downsample: (
+        Annotated[
+            str,
+            Meta(
+                description="With maxPoints: `lttb` (default) or `minmax`.",
+                extra_json_schema={"enum": list(METHODS)},
+            ),
+        ]
+        | None
+    ) = None
     limit: Annotated[int, Meta(ge=1, le=MAX_LIMIT, description="Points per page.")] = DEFAULT_LIMIT
     cursor: Annotated[str, Meta(description="The `nextCursor` of the previous page.")] | None = None
 
@@ -102,6 +158,8 @@ class QuerySeries(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=Tr
     agg: OrUnset[
         Annotated[str, Meta(description="The aggregate of the buckets (bucketed only).")]
     ] = msgspec.UNSET
+    # With maxPoints, when the series was reduced: on every page that holds it.
+    downsampled: OrUnset[Downsampled] = msgspec.UNSET
     points: Annotated[
         list[HistoryPoint],
         Meta(description="Oldest first; on a continued page, the rest of the series."),

@@ -32,8 +32,8 @@ SELECT d.num, d.id, d.dev_eui, d.profile_id,
  LIMIT $13
 
 -- name: profile_fields
--- The fields with history (every kind but static) of the profiles $1, in catalog order.
-SELECT f.profile_id, f.num, f.identifier, f.data_type, f.kind
+-- The fields with history (every kind but static) of the profiles $1, in catalog order, with their measurement (the aggregates each takes).
+SELECT f.profile_id, f.num, f.identifier, f.data_type, f.kind, f.measurement
   FROM profile_fields f
  WHERE f.profile_id = ANY ($1::uuid[])
  ORDER BY f.position, f.identifier, f.profile_id

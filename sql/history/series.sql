@@ -47,31 +47,6 @@ SELECT (extract(epoch FROM
   FROM parts
  GROUP BY 1
 
--- Every reading of a range, oldest first (ties: smallest value, then site: the reverse of
--- raw_num's order), as one row of arrays: times in epoch microseconds, values, site nums,
--- and the ids of those sites; at most $6 readings (the caller asks one more than its
--- bound to see it exceeded). Read by maxPoints.
-
--- name: range_num
--- Every numeric reading of a series ($1 device, $2 field) in [$3, $4), site $5 or NULL, oldest first, at most $6, as arrays; NULLs when none.
-SELECT array_agg(round(date_part('epoch', r.time) * 1000000)::bigint) AS times,
-       array_agg(r.value) AS values, array_agg(r.site_num) AS sites,
-       (SELECT json_object_agg(s.num, s.id) FROM sites s
-         WHERE s.num = ANY (array_agg(r.site_num)))::text AS site_ids
-  FROM (SELECT * FROM readings_num_in($1, $2, $3, $4, $5) x
-         ORDER BY x.time, x.value, x.site_num
-         LIMIT $6) r
-
--- name: range_other
--- Every non-numeric reading of a series in [$3, $4), as range_num; the values one JSON array.
-SELECT array_agg(round(date_part('epoch', r.time) * 1000000)::bigint) AS times,
-       to_json(array_agg(r.value))::text AS values, array_agg(r.site_num) AS sites,
-       (SELECT json_object_agg(s.num, s.id) FROM sites s
-         WHERE s.num = ANY (array_agg(r.site_num)))::text AS site_ids
-  FROM (SELECT * FROM readings_other_in($1, $2, $3, $4, $5) x
-         ORDER BY x.time, x.value::text, x.site_num
-         LIMIT $6) r
-
 -- The parts of a range for increase, twa, integral (schema/180-composable-partials.sql)
 -- and duration (181-state-partials.sql), in one statement: the readings of [$3, $4)
 -- outside [$8, $11) and every raw row of the range, oldest first, at most $6 (times in

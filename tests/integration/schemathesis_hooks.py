@@ -39,7 +39,7 @@ _TO_AFTER_FROM = r"from: must be before to"
 _AGG_BUCKETED = r"agg: applies to bucketed resolutions only, not raw"
 _KNOWN_ZONE = r"tz: must be an IANA time zone name such as Europe/Berlin"
 _PROFILE_FIELD = r"field: '.*' is not a field of the device's profile; valid identifiers: .*"
-_EXPORT_FIELD = r"fields: '.*' is not a field of the devices"
+_EXPORT_FIELD = r"fields: ('.*' is not a field of the devices|lists '.*' more than once)"
 _TEMPLATE = (
     r"(key|templateId): no such downlink template for the device's profile"
     r"|templateId: names a different template than key"
@@ -94,6 +94,7 @@ DOCUMENTED_REFUSALS: dict[str, re.Pattern[str]] = {
             _RESOLUTION,
             _EXPORT_FIELD,
             _KNOWN_ZONE,
+            *_CHART_RULES,
         ),
         "GET /api/v1/export": (
             _TO_AFTER_FROM,
@@ -101,6 +102,7 @@ DOCUMENTED_REFUSALS: dict[str, re.Pattern[str]] = {
             _RESOLUTION,
             _EXPORT_FIELD,
             _KNOWN_ZONE,
+            *_CHART_RULES,
         ),
         # The rules the query's description states that tie members of its body together
         # or depend on the selected devices (app/query/controller.py QUERY_DESCRIPTION).
@@ -117,6 +119,9 @@ DOCUMENTED_REFUSALS: dict[str, re.Pattern[str]] = {
             r"fields: the query holds more than 20,000 series .*",
             r"agg\.[A-Za-z0-9_]+: .*",
             r"agg: '.*' is a [a-z]+ field of a device: count or last only",
+            r"agg: (\w+ applies to (counter|number|state) fields only; .*"
+            r"|duration names the state it times: duration:<value>"
+            r"|a boolean field's state is true or false)",
             r"(fill|fillMaxGap|maxPoints|downsample): .*",
             # A cursor is one the service gave for this key and query, not any string.
             r"cursor: .*",

@@ -1,6 +1,7 @@
 """The chart oracle (issue 26): increase, twa, integral, duration, every fill mode and
-maxPoints through the route equal the same computation over a plain copy of the readings
-(tests/history_oracle_chart.py), over packed, raw and mixed weeks, with and without `tz`.
+maxPoints through the route (/history, and POST /query followed page by page) equal the
+same computation over a plain copy of the readings (tests/history_oracle_chart.py), over
+packed, raw and mixed weeks, with and without `tz`.
 
 A few hundred cases here; the long mode runs 10,000:
 `python -m benchmarks.history_oracle --chart --cases 10000`.
@@ -44,3 +45,6 @@ def test_the_oracle_compared_non_empty_answers(oracle: ChartOracle) -> None:
     """Runs after the cases above (same module, same oracle)."""
     assert oracle.stats.get("cases", 0) >= 200, oracle.stats
     assert oracle.non_empty_share() > 0.5, oracle.stats
+    # About a third asked of POST /query in small pages (several pages each, on average).
+    assert oracle.stats.get("query", 0) >= 40, oracle.stats
+    assert oracle.stats.get("query pages", 0) > 2 * oracle.stats["query"], oracle.stats

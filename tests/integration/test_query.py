@@ -16,50 +16,9 @@ from litestar.testing import AsyncTestClient
 from app.query import cursor as cursors
 from testkit.factories import World, load
 from tests.support.helpers import bearer
-from tests.support.query import NOW, START, Setup, ask, iso, record, setup
+from tests.support.query import HISTORY, NOW, START, Setup, ask, follow, history, iso, record, setup
 
 __all__ = ["setup"]  # the module fixture (tests/support/query.py)
-
-HISTORY = "/api/v1/devices/{}/history"
-
-
-async def follow(
-    client: AsyncTestClient, key: str, body: dict[str, Any], between: Any = None
-) -> tuple[list[dict[str, Any]], int]:
-    """Every page of the query from the first: the series merged (a continued series'
-    points appended to it), and how many pages."""
-    merged: list[dict[str, Any]] = []
-    cursor, pages = None, 0
-    while True:
-        response = await ask(client, key, {**body, **({"cursor": cursor} if cursor else {})})
-        assert response.status_code == 200, response.text
-        page = response.json()
-        pages += 1
-        points = sum(len(s["points"]) for s in page["data"]["series"])
-        assert points <= body.get("limit", 10_000)
-        for number, series in enumerate(page["data"]["series"]):
-            same = (
-                merged
-                and all(merged[-1][k] == series[k] for k in ("deviceId", "field"))
-                and merged[-1].get("agg") == series.get("agg")
-            )
-            if number == 0 and same:
-                merged[-1]["points"].extend(series["points"])
-            else:
-                merged.append({**series, "points": list(series["points"])})
-        cursor = page["nextCursor"]
-        if cursor is None:
-            return merged, pages
-        if between is not None:
-            await between(pages)
-
-
-async def history(
-    client: AsyncTestClient, key: str, device: str, **params: str
-) -> list[dict[str, Any]]:
-    response = await client.get(HISTORY.format(device), params=params, headers=bearer(key))
-    assert response.status_code == 200, response.text
-    return list(reversed(response.json()["data"]["points"]))
 
 
 async def test_raw_series_by_ids_equal_history_oldest_first(
@@ -105,6 +64,39 @@ async def test_raw_series_by_ids_equal_history_oldest_first(
         s for s in data["series"] if s["deviceId"] == a["id"] and s["field"] == "temperature"
     )["points"]
     assert {p["siteId"] for p in site_points} == {setup.site["id"], None}
+
+
+async def test_downsampled_series_keep_their_sites_over_packed_and_raw_weeks(
+    client: AsyncTestClient, setup: Setup
+) -> None:
+    """maxPoints over the four weeks (two packed, two raw, repeated readings): the points
+    are /history's, each with the site it was recorded at (multi-site on)."""
+    a = setup.devices[0]
+    window = {"from": iso(START), "to": iso(NOW)}
+    for method in ("lttb", "minmax"):
+        body = {
+            "devices": {"ids": [a["id"]]},
+            "fields": ["temperature"],
+            **window,
+            "maxPoints": 20,
+            "downsample": method,
+            "limit": 6,
+        }
+        series, pages = await follow(client, setup.key, body)
+        assert pages == 4
+        (one,) = series
+        response = await client.get(
+            HISTORY.format(a["id"]),
+            params={"field": "temperature", **window, "maxPoints": "20", "downsample": method},
+            headers=bearer(setup.key),
+        )
+        data = response.json()["data"]
+        assert one["points"] == list(reversed(data["points"]))
+        assert one["downsampled"] == data["downsampled"]
+        assert data["downsampled"]["readings"] > 28 * 4
+        # Its readings at the site, and the repeated ones recorded at none.
+        assert setup.site["id"] in {p["siteId"] for p in one["points"]}
+        assert {p["siteId"] for p in one["points"]} <= {setup.site["id"], None}
 
 
 async def test_bucketed_series_per_agg_equal_history(client: AsyncTestClient, setup: Setup) -> None:

@@ -132,3 +132,45 @@ async def setup(pool: asyncpg.Pool) -> Setup:
 
 async def ask(client: AsyncTestClient, key: str, body: dict[str, Any]) -> Any:
     return await client.post(QUERY, json=body, headers=bearer(key))
+
+
+HISTORY = "/api/v1/devices/{}/history"
+
+
+async def follow(
+    client: AsyncTestClient, key: str, body: dict[str, Any], between: Any = None
+) -> tuple[list[dict[str, Any]], int]:
+    """Every page of the query from the first: the series merged (a continued series'
+    points appended to it), and how many pages."""
+    merged: list[dict[str, Any]] = []
+    cursor, pages = None, 0
+    while True:
+        response = await ask(client, key, {**body, **({"cursor": cursor} if cursor else {})})
+        assert response.status_code == 200, response.text
+        page = response.json()
+        pages += 1
+        points = sum(len(s["points"]) for s in page["data"]["series"])
+        assert points <= body.get("limit", 10_000)
+        for number, series in enumerate(page["data"]["series"]):
+            same = (
+                merged
+                and all(merged[-1][k] == series[k] for k in ("deviceId", "field"))
+                and merged[-1].get("agg") == series.get("agg")
+            )
+            if number == 0 and same:
+                merged[-1]["points"].extend(series["points"])
+            else:
+                merged.append({**series, "points": list(series["points"])})
+        cursor = page["nextCursor"]
+        if cursor is None:
+            return merged, pages
+        if between is not None:
+            await between(pages)
+
+
+async def history(
+    client: AsyncTestClient, key: str, device: str, **params: str
+) -> list[dict[str, Any]]:
+    response = await client.get(HISTORY.format(device), params=params, headers=bearer(key))
+    assert response.status_code == 200, response.text
+    return list(reversed(response.json()["data"]["points"]))

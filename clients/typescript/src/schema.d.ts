@@ -439,8 +439,9 @@ export interface paths {
          *
          *     - Each series is one (device, field, agg); series are ordered by device id, then the
          *       order of `fields`, then of the field's aggregates. Its points are exactly those of
-         *       `GET /devices/{id}/history` for the same device, field, range, resolution, agg and
-         *       `tz`, oldest first (raw: every reading, no 500 cap, each with its `siteId`).
+         *       `GET /devices/{id}/history` for the same device, field, range, resolution, agg,
+         *       `tz`, `fill` and `maxPoints`, oldest first (raw: every reading, no 500 cap, each
+         *       with its `siteId`).
          *     - A field that a device's profile lacks gives no series for it; a field no selected
          *       device has is 400 `invalid_body`. Static fields give empty series.
          *     - Paging: a page holds at most `limit` points (1..100,000, default 10,000) and may hold
@@ -453,15 +454,22 @@ export interface paths {
          *       `devices` gives `ids` or filters, not both, and its filters follow `GET /devices`'
          *       rules; `fields` lists each field once and names fields a selected device has; `agg`
          *       only with a bucketed `resolution`, an object names every field of `fields` and only
-         *       them, and a string or boolean field takes `count` or `last`; `from` before `to`; `tz`
-         *       a zone of the server's tz database; `fill`, `fillMaxGap`, `maxPoints` and `downsample`
-         *       as `GET /devices/{id}/history` says.
+         *       them, and a string or boolean field takes `count`, `last` or `duration:<state>`;
+         *       `from` before `to`; `tz` a zone of the server's tz database; `fill`, `fillMaxGap`,
+         *       `maxPoints`, `downsample` and the aggregates `increase`, `twa`, `integral` and
+         *       `duration` as `GET /devices/{id}/history` says (its 400 `invalid_parameter` rules are
+         *       `invalid_body` here, naming the member).
          *     - Errors in the body are 400 `invalid_body` naming the field, unknown keys included;
          *       at most 1,000 devices, 20 fields and 20,000 series per query, and 10,000 buckets per
          *       series. Ranges are clamped by retention as on `/history` (entirely outside: 403
          *       `outside_retention`).
-         *     - `fill`, `fillMaxGap`, `maxPoints` and `downsample` (chart-ready series) are checked
-         *       but not served yet: asking for them is 400 `invalid_body`.
+         *     - Chart-ready series (analytics.md section 3): `fill` (bucketed) gives a point for
+         *       every bucket of the range, each with `filled`; `maxPoints` (raw, number fields) reduces
+         *       each series to at most that many real readings by `downsample` (`lttb` or `minmax`), a
+         *       reduced series carrying its own `downsampled` on every page that holds it. A series'
+         *       points equal `/history`'s for the same parameters; `duration` names its state in the
+         *       aggregate (`{"door": "duration:open"}`). Cursors resume inside a filled or reduced
+         *       series as in any other.
          */
         post: operations["queryTelemetry"];
         delete?: never;
@@ -493,9 +501,16 @@ export interface paths {
          *     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
          *       derived field.
          *     - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
-         *       field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
-         *       start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
-         *       `/history` give (at most 10,000 buckets per series).
+         *       field; default `avg`), `tz` and `fill`: a row per bucket instead of per reading, `time`
+         *       its start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+         *       `/history` give (at most 10,000 buckets per series). `agg` takes the aggregates of
+         *       `/history`: `increase` (counter fields), `twa` and `integral` (number fields),
+         *       `duration` (state fields, with `state`); on a field of another measurement 400
+         *       `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
+         *       and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
+         *       on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+         *       `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+         *       readings, the ones `/history` gives.
          *     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
          *       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
          *       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -533,9 +548,16 @@ export interface paths {
          *     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
          *       derived field.
          *     - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
-         *       field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
-         *       start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
-         *       `/history` give (at most 10,000 buckets per series).
+         *       field; default `avg`), `tz` and `fill`: a row per bucket instead of per reading, `time`
+         *       its start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+         *       `/history` give (at most 10,000 buckets per series). `agg` takes the aggregates of
+         *       `/history`: `increase` (counter fields), `twa` and `integral` (number fields),
+         *       `duration` (state fields, with `state`); on a field of another measurement 400
+         *       `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
+         *       and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
+         *       on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+         *       `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+         *       readings, the ones `/history` gives.
          *     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
          *       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
          *       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -1880,6 +1902,8 @@ export interface components {
             field: string;
             /** @description The aggregate of the buckets (bucketed only). */
             agg?: string;
+            /** @description With `maxPoints`, when the range held more readings: how they were reduced. */
+            downsampled?: components["schemas"]["Downsampled"];
             /** @description Oldest first; on a continued page, the rest of the series. */
             points: components["schemas"]["HistoryPoint"][];
         };
@@ -6890,10 +6914,10 @@ export interface operations {
                      * @example Asia/Kolkata
                      */
                     tz?: string | null;
-                    fill?: string | null;
+                    fill?: ("none" | "null" | "previous" | "linear" | "zero") | null;
                     fillMaxGap?: string | null;
                     maxPoints?: number | null;
-                    downsample?: string | null;
+                    downsample?: ("lttb" | "minmax") | null;
                     /**
                      * @description Points per page.
                      * @default 10000
@@ -7174,7 +7198,7 @@ export interface operations {
     exportDeviceTelemetry: {
         parameters: {
             query: {
-                /** @description Comma-separated field identifiers or `signal_quality`. A field the device's profile does not have is 400 `invalid_parameter`. */
+                /** @description Comma-separated field identifiers or `signal_quality`. A field the device's profile does not have, or one listed twice, is 400 `invalid_parameter`. */
                 fields?: string;
                 /** @description Start (inclusive): an ISO 8601 timestamp, `now` or `now-<duration>`. */
                 from: string | unknown | unknown | unknown;
@@ -7188,8 +7212,18 @@ export interface operations {
                 tz?: string;
                 /** @description `raw` (default: every reading), `hourly`, `daily` or an ISO 8601 duration: a row per bucket, as `/history` buckets. A duration is PT1S to P100Y, in years and months or in weeks, days and time, not both; with `from` and `to` it makes at most 10,000 buckets. Else 400 `invalid_parameter`. */
                 resolution?: string;
-                /** @description Bucketed only, one for every field: avg (default), min, max, sum, count, last. Only with a bucketed `resolution`: with `raw` (the default) any `agg` is 400 `invalid_parameter`. */
-                agg?: "avg" | "min" | "max" | "sum" | "count" | "last";
+                /** @description Bucketed only, one for every field: avg (default), min, max, sum, count, last, increase (counter fields), twa and integral (number fields), duration (state fields, with `state`). Only with a bucketed `resolution`: with `raw` (the default) any `agg` is 400 `invalid_parameter`. */
+                agg?: "avg" | "min" | "max" | "sum" | "count" | "last" | "increase" | "twa" | "integral" | "duration";
+                /** @description Bucketed only: `none` (default), `null`, `previous`, `linear` or `zero` (count and sum only): a row for every bucket of the range. */
+                fill?: "none" | "null" | "previous" | "linear" | "zero";
+                /** @description With `fill=previous` only: an ISO 8601 duration; a bucket starting more than that after the newest reading it would carry stays null. */
+                fillMaxGap?: string;
+                /** @description With `agg=duration` (required there): the state value timed (a boolean's as `true` or `false`). */
+                state?: string;
+                /** @description Raw, number fields only: 2..10,000; each series' readings reduced to at most this many real readings. */
+                maxPoints?: number;
+                /** @description With `maxPoints`: `lttb` (default) or `minmax`. */
+                downsample?: "lttb" | "minmax";
             };
             header?: never;
             path: {
@@ -7414,7 +7448,7 @@ export interface operations {
     exportFleetTelemetry: {
         parameters: {
             query: {
-                /** @description Comma-separated field identifiers or `signal_quality`. A field no selected device's profile has is 400 `invalid_parameter`. */
+                /** @description Comma-separated field identifiers or `signal_quality`. A field no selected device's profile has, or one listed twice, is 400 `invalid_parameter`. */
                 fields?: string;
                 /** @description Start (inclusive): an ISO 8601 timestamp, `now` or `now-<duration>`. */
                 from: string | unknown | unknown | unknown;
@@ -7428,8 +7462,18 @@ export interface operations {
                 tz?: string;
                 /** @description `raw` (default: every reading), `hourly`, `daily` or an ISO 8601 duration: a row per bucket, as `/history` buckets. A duration is PT1S to P100Y, in years and months or in weeks, days and time, not both; with `from` and `to` it makes at most 10,000 buckets. Else 400 `invalid_parameter`. */
                 resolution?: string;
-                /** @description Bucketed only, one for every field: avg (default), min, max, sum, count, last. Only with a bucketed `resolution`: with `raw` (the default) any `agg` is 400 `invalid_parameter`. */
-                agg?: "avg" | "min" | "max" | "sum" | "count" | "last";
+                /** @description Bucketed only, one for every field: avg (default), min, max, sum, count, last, increase (counter fields), twa and integral (number fields), duration (state fields, with `state`). Only with a bucketed `resolution`: with `raw` (the default) any `agg` is 400 `invalid_parameter`. */
+                agg?: "avg" | "min" | "max" | "sum" | "count" | "last" | "increase" | "twa" | "integral" | "duration";
+                /** @description Bucketed only: `none` (default), `null`, `previous`, `linear` or `zero` (count and sum only): a row for every bucket of the range. */
+                fill?: "none" | "null" | "previous" | "linear" | "zero";
+                /** @description With `fill=previous` only: an ISO 8601 duration; a bucket starting more than that after the newest reading it would carry stays null. */
+                fillMaxGap?: string;
+                /** @description With `agg=duration` (required there): the state value timed (a boolean's as `true` or `false`). */
+                state?: string;
+                /** @description Raw, number fields only: 2..10,000; each series' readings reduced to at most this many real readings. */
+                maxPoints?: number;
+                /** @description With `maxPoints`: `lttb` (default) or `minmax`. */
+                downsample?: "lttb" | "minmax";
                 /** @description Only items of this sub-account (unknown or foreign: an empty list). */
                 subAccountId?: string;
                 /** @description Only devices of this profile (unknown or foreign: an empty list). */

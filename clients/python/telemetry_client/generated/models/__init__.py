@@ -83,9 +83,13 @@ from .execute_multicast_group_body_type_1 import ExecuteMulticastGroupBodyType1
 from .execute_result import ExecuteResult
 from .execute_result_response import ExecuteResultResponse
 from .export_device_telemetry_agg import ExportDeviceTelemetryAgg
+from .export_device_telemetry_downsample import ExportDeviceTelemetryDownsample
+from .export_device_telemetry_fill import ExportDeviceTelemetryFill
 from .export_device_telemetry_format import ExportDeviceTelemetryFormat
 from .export_device_telemetry_layout import ExportDeviceTelemetryLayout
 from .export_fleet_telemetry_agg import ExportFleetTelemetryAgg
+from .export_fleet_telemetry_downsample import ExportFleetTelemetryDownsample
+from .export_fleet_telemetry_fill import ExportFleetTelemetryFill
 from .export_fleet_telemetry_format import ExportFleetTelemetryFormat
 from .export_fleet_telemetry_include_descendants import ExportFleetTelemetryIncludeDescendants
 from .export_fleet_telemetry_layout import ExportFleetTelemetryLayout
@@ -176,6 +180,8 @@ from .query_series import QuerySeries
 from .query_telemetry_query_body import QueryTelemetryQueryBody
 from .query_telemetry_query_body_agg_type_0_type_1 import QueryTelemetryQueryBodyAggType0Type1
 from .query_telemetry_query_body_device_selection import QueryTelemetryQueryBodyDeviceSelection
+from .query_telemetry_query_body_downsample_type_0 import QueryTelemetryQueryBodyDownsampleType0
+from .query_telemetry_query_body_fill_type_0 import QueryTelemetryQueryBodyFillType0
 from .queued_downlink import QueuedDownlink
 from .queued_downlink_response import QueuedDownlinkResponse
 from .rate_limit import RateLimit
@@ -288,9 +294,13 @@ __all__ = (
     "ExecuteResult",
     "ExecuteResultResponse",
     "ExportDeviceTelemetryAgg",
+    "ExportDeviceTelemetryDownsample",
+    "ExportDeviceTelemetryFill",
     "ExportDeviceTelemetryFormat",
     "ExportDeviceTelemetryLayout",
     "ExportFleetTelemetryAgg",
+    "ExportFleetTelemetryDownsample",
+    "ExportFleetTelemetryFill",
     "ExportFleetTelemetryFormat",
     "ExportFleetTelemetryIncludeDescendants",
     "ExportFleetTelemetryLayout",
@@ -381,6 +391,8 @@ __all__ = (
     "QueryTelemetryQueryBody",
     "QueryTelemetryQueryBodyAggType0Type1",
     "QueryTelemetryQueryBodyDeviceSelection",
+    "QueryTelemetryQueryBodyDownsampleType0",
+    "QueryTelemetryQueryBodyFillType0",
     "QueuedDownlink",
     "QueuedDownlinkResponse",
     "RateLimit",

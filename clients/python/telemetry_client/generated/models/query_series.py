@@ -13,6 +13,7 @@ from typing import cast
 from uuid import UUID
 
 if TYPE_CHECKING:
+  from ..models.downsampled import Downsampled
   from ..models.history_point import HistoryPoint
 
 
@@ -32,6 +33,7 @@ class QuerySeries:
             field (str): The field identifier as asked.
             points (list[HistoryPoint]): Oldest first; on a continued page, the rest of the series.
             agg (str | Unset): The aggregate of the buckets (bucketed only).
+            downsampled (Downsampled | Unset):
      """
 
     device_id: UUID
@@ -39,6 +41,7 @@ class QuerySeries:
     field: str
     points: list[HistoryPoint]
     agg: str | Unset = UNSET
+    downsampled: Downsampled | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -46,6 +49,7 @@ class QuerySeries:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.downsampled import Downsampled # noqa: PLC0415
         from ..models.history_point import HistoryPoint # noqa: PLC0415
         device_id = str(self.device_id)
 
@@ -66,6 +70,10 @@ class QuerySeries:
         else:
             agg = self.agg
 
+        downsampled: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.downsampled, Unset):
+            downsampled = self.downsampled.to_dict()
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -77,6 +85,8 @@ class QuerySeries:
         })
         if agg is not UNSET:
             field_dict["agg"] = agg
+        if downsampled is not UNSET:
+            field_dict["downsampled"] = downsampled
 
         return field_dict
 
@@ -84,6 +94,7 @@ class QuerySeries:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.downsampled import Downsampled # noqa: PLC0415
         from ..models.history_point import HistoryPoint # noqa: PLC0415
         d = dict(src_dict)
         device_id = UUID(d.pop("deviceId"))
@@ -113,12 +124,23 @@ class QuerySeries:
         agg = _parse_agg(d.pop("agg", UNSET))
 
 
+        _downsampled = d.pop("downsampled", UNSET)
+        downsampled: Downsampled | Unset
+        if isinstance(_downsampled,  Unset):
+            downsampled = UNSET
+        else:
+            downsampled = Downsampled.from_dict(_downsampled)
+
+
+
+
         query_series = cls(
             device_id=device_id,
             dev_eui=dev_eui,
             field=field,
             points=points,
             agg=agg,
+            downsampled=downsampled,
         )
 
 

@@ -8,6 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.query_telemetry_query_body_downsample_type_0 import QueryTelemetryQueryBodyDownsampleType0
+from ..models.query_telemetry_query_body_fill_type_0 import QueryTelemetryQueryBodyFillType0
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -35,10 +37,10 @@ class QueryTelemetryQueryBody:
             resolution (None | str | Unset):
             agg (None | QueryTelemetryQueryBodyAggType0Type1 | str | Unset):
             tz (None | str | Unset):
-            fill (None | str | Unset):
+            fill (None | QueryTelemetryQueryBodyFillType0 | Unset):
             fill_max_gap (None | str | Unset):
             max_points (int | None | Unset):
-            downsample (None | str | Unset):
+            downsample (None | QueryTelemetryQueryBodyDownsampleType0 | Unset):
             limit (int | Unset): Points per page. Default: 10000.
             cursor (None | str | Unset):
      """
@@ -50,10 +52,10 @@ class QueryTelemetryQueryBody:
     resolution: None | str | Unset = UNSET
     agg: None | QueryTelemetryQueryBodyAggType0Type1 | str | Unset = UNSET
     tz: None | str | Unset = UNSET
-    fill: None | str | Unset = UNSET
+    fill: None | QueryTelemetryQueryBodyFillType0 | Unset = UNSET
     fill_max_gap: None | str | Unset = UNSET
     max_points: int | None | Unset = UNSET
-    downsample: None | str | Unset = UNSET
+    downsample: None | QueryTelemetryQueryBodyDownsampleType0 | Unset = UNSET
     limit: int | Unset = 10000
     cursor: None | str | Unset = UNSET
 
@@ -99,6 +101,8 @@ class QueryTelemetryQueryBody:
         fill: None | str | Unset
         if isinstance(self.fill, Unset):
             fill = UNSET
+        elif isinstance(self.fill, QueryTelemetryQueryBodyFillType0):
+            fill = self.fill.value
         else:
             fill = self.fill
 
@@ -117,6 +121,8 @@ class QueryTelemetryQueryBody:
         downsample: None | str | Unset
         if isinstance(self.downsample, Unset):
             downsample = UNSET
+        elif isinstance(self.downsample, QueryTelemetryQueryBodyDownsampleType0):
+            downsample = self.downsample.value
         else:
             downsample = self.downsample
 
@@ -225,12 +231,22 @@ class QueryTelemetryQueryBody:
         tz = _parse_tz(d.pop("tz", UNSET))
 
 
-        def _parse_fill(data: object) -> None | str | Unset:
+        def _parse_fill(data: object) -> None | QueryTelemetryQueryBodyFillType0 | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            return cast(None | str | Unset, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                fill_type_0 = QueryTelemetryQueryBodyFillType0(data)
+
+
+
+                return fill_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | QueryTelemetryQueryBodyFillType0 | Unset, data)
 
         fill = _parse_fill(d.pop("fill", UNSET))
 
@@ -255,12 +271,22 @@ class QueryTelemetryQueryBody:
         max_points = _parse_max_points(d.pop("maxPoints", UNSET))
 
 
-        def _parse_downsample(data: object) -> None | str | Unset:
+        def _parse_downsample(data: object) -> None | QueryTelemetryQueryBodyDownsampleType0 | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            return cast(None | str | Unset, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                downsample_type_0 = QueryTelemetryQueryBodyDownsampleType0(data)
+
+
+
+                return downsample_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | QueryTelemetryQueryBodyDownsampleType0 | Unset, data)
 
         downsample = _parse_downsample(d.pop("downsample", UNSET))
 

@@ -141,8 +141,9 @@ def sync_detailed(
 
     - Each series is one (device, field, agg); series are ordered by device id, then the
       order of `fields`, then of the field's aggregates. Its points are exactly those of
-      `GET /devices/{id}/history` for the same device, field, range, resolution, agg and
-      `tz`, oldest first (raw: every reading, no 500 cap, each with its `siteId`).
+      `GET /devices/{id}/history` for the same device, field, range, resolution, agg,
+      `tz`, `fill` and `maxPoints`, oldest first (raw: every reading, no 500 cap, each
+      with its `siteId`).
     - A field that a device's profile lacks gives no series for it; a field no selected
       device has is 400 `invalid_body`. Static fields give empty series.
     - Paging: a page holds at most `limit` points (1..100,000, default 10,000) and may hold
@@ -155,15 +156,22 @@ def sync_detailed(
       `devices` gives `ids` or filters, not both, and its filters follow `GET /devices`'
       rules; `fields` lists each field once and names fields a selected device has; `agg`
       only with a bucketed `resolution`, an object names every field of `fields` and only
-      them, and a string or boolean field takes `count` or `last`; `from` before `to`; `tz`
-      a zone of the server's tz database; `fill`, `fillMaxGap`, `maxPoints` and `downsample`
-      as `GET /devices/{id}/history` says.
+      them, and a string or boolean field takes `count`, `last` or `duration:<state>`;
+      `from` before `to`; `tz` a zone of the server's tz database; `fill`, `fillMaxGap`,
+      `maxPoints`, `downsample` and the aggregates `increase`, `twa`, `integral` and
+      `duration` as `GET /devices/{id}/history` says (its 400 `invalid_parameter` rules are
+      `invalid_body` here, naming the member).
     - Errors in the body are 400 `invalid_body` naming the field, unknown keys included;
       at most 1,000 devices, 20 fields and 20,000 series per query, and 10,000 buckets per
       series. Ranges are clamped by retention as on `/history` (entirely outside: 403
       `outside_retention`).
-    - `fill`, `fillMaxGap`, `maxPoints` and `downsample` (chart-ready series) are checked
-      but not served yet: asking for them is 400 `invalid_body`.
+    - Chart-ready series (analytics.md section 3): `fill` (bucketed) gives a point for
+      every bucket of the range, each with `filled`; `maxPoints` (raw, number fields) reduces
+      each series to at most that many real readings by `downsample` (`lttb` or `minmax`), a
+      reduced series carrying its own `downsampled` on every page that holds it. A series'
+      points equal `/history`'s for the same parameters; `duration` names its state in the
+      aggregate (`{"door": "duration:open"}`). Cursors resume inside a filled or reduced
+      series as in any other.
 
     Args:
         body (QueryTelemetryQueryBody):
@@ -202,8 +210,9 @@ def sync(
 
     - Each series is one (device, field, agg); series are ordered by device id, then the
       order of `fields`, then of the field's aggregates. Its points are exactly those of
-      `GET /devices/{id}/history` for the same device, field, range, resolution, agg and
-      `tz`, oldest first (raw: every reading, no 500 cap, each with its `siteId`).
+      `GET /devices/{id}/history` for the same device, field, range, resolution, agg,
+      `tz`, `fill` and `maxPoints`, oldest first (raw: every reading, no 500 cap, each
+      with its `siteId`).
     - A field that a device's profile lacks gives no series for it; a field no selected
       device has is 400 `invalid_body`. Static fields give empty series.
     - Paging: a page holds at most `limit` points (1..100,000, default 10,000) and may hold
@@ -216,15 +225,22 @@ def sync(
       `devices` gives `ids` or filters, not both, and its filters follow `GET /devices`'
       rules; `fields` lists each field once and names fields a selected device has; `agg`
       only with a bucketed `resolution`, an object names every field of `fields` and only
-      them, and a string or boolean field takes `count` or `last`; `from` before `to`; `tz`
-      a zone of the server's tz database; `fill`, `fillMaxGap`, `maxPoints` and `downsample`
-      as `GET /devices/{id}/history` says.
+      them, and a string or boolean field takes `count`, `last` or `duration:<state>`;
+      `from` before `to`; `tz` a zone of the server's tz database; `fill`, `fillMaxGap`,
+      `maxPoints`, `downsample` and the aggregates `increase`, `twa`, `integral` and
+      `duration` as `GET /devices/{id}/history` says (its 400 `invalid_parameter` rules are
+      `invalid_body` here, naming the member).
     - Errors in the body are 400 `invalid_body` naming the field, unknown keys included;
       at most 1,000 devices, 20 fields and 20,000 series per query, and 10,000 buckets per
       series. Ranges are clamped by retention as on `/history` (entirely outside: 403
       `outside_retention`).
-    - `fill`, `fillMaxGap`, `maxPoints` and `downsample` (chart-ready series) are checked
-      but not served yet: asking for them is 400 `invalid_body`.
+    - Chart-ready series (analytics.md section 3): `fill` (bucketed) gives a point for
+      every bucket of the range, each with `filled`; `maxPoints` (raw, number fields) reduces
+      each series to at most that many real readings by `downsample` (`lttb` or `minmax`), a
+      reduced series carrying its own `downsampled` on every page that holds it. A series'
+      points equal `/history`'s for the same parameters; `duration` names its state in the
+      aggregate (`{"door": "duration:open"}`). Cursors resume inside a filled or reduced
+      series as in any other.
 
     Args:
         body (QueryTelemetryQueryBody):
@@ -258,8 +274,9 @@ async def asyncio_detailed(
 
     - Each series is one (device, field, agg); series are ordered by device id, then the
       order of `fields`, then of the field's aggregates. Its points are exactly those of
-      `GET /devices/{id}/history` for the same device, field, range, resolution, agg and
-      `tz`, oldest first (raw: every reading, no 500 cap, each with its `siteId`).
+      `GET /devices/{id}/history` for the same device, field, range, resolution, agg,
+      `tz`, `fill` and `maxPoints`, oldest first (raw: every reading, no 500 cap, each
+      with its `siteId`).
     - A field that a device's profile lacks gives no series for it; a field no selected
       device has is 400 `invalid_body`. Static fields give empty series.
     - Paging: a page holds at most `limit` points (1..100,000, default 10,000) and may hold
@@ -272,15 +289,22 @@ async def asyncio_detailed(
       `devices` gives `ids` or filters, not both, and its filters follow `GET /devices`'
       rules; `fields` lists each field once and names fields a selected device has; `agg`
       only with a bucketed `resolution`, an object names every field of `fields` and only
-      them, and a string or boolean field takes `count` or `last`; `from` before `to`; `tz`
-      a zone of the server's tz database; `fill`, `fillMaxGap`, `maxPoints` and `downsample`
-      as `GET /devices/{id}/history` says.
+      them, and a string or boolean field takes `count`, `last` or `duration:<state>`;
+      `from` before `to`; `tz` a zone of the server's tz database; `fill`, `fillMaxGap`,
+      `maxPoints`, `downsample` and the aggregates `increase`, `twa`, `integral` and
+      `duration` as `GET /devices/{id}/history` says (its 400 `invalid_parameter` rules are
+      `invalid_body` here, naming the member).
     - Errors in the body are 400 `invalid_body` naming the field, unknown keys included;
       at most 1,000 devices, 20 fields and 20,000 series per query, and 10,000 buckets per
       series. Ranges are clamped by retention as on `/history` (entirely outside: 403
       `outside_retention`).
-    - `fill`, `fillMaxGap`, `maxPoints` and `downsample` (chart-ready series) are checked
-      but not served yet: asking for them is 400 `invalid_body`.
+    - Chart-ready series (analytics.md section 3): `fill` (bucketed) gives a point for
+      every bucket of the range, each with `filled`; `maxPoints` (raw, number fields) reduces
+      each series to at most that many real readings by `downsample` (`lttb` or `minmax`), a
+      reduced series carrying its own `downsampled` on every page that holds it. A series'
+      points equal `/history`'s for the same parameters; `duration` names its state in the
+      aggregate (`{"door": "duration:open"}`). Cursors resume inside a filled or reduced
+      series as in any other.
 
     Args:
         body (QueryTelemetryQueryBody):
@@ -319,8 +343,9 @@ async def asyncio(
 
     - Each series is one (device, field, agg); series are ordered by device id, then the
       order of `fields`, then of the field's aggregates. Its points are exactly those of
-      `GET /devices/{id}/history` for the same device, field, range, resolution, agg and
-      `tz`, oldest first (raw: every reading, no 500 cap, each with its `siteId`).
+      `GET /devices/{id}/history` for the same device, field, range, resolution, agg,
+      `tz`, `fill` and `maxPoints`, oldest first (raw: every reading, no 500 cap, each
+      with its `siteId`).
     - A field that a device's profile lacks gives no series for it; a field no selected
       device has is 400 `invalid_body`. Static fields give empty series.
     - Paging: a page holds at most `limit` points (1..100,000, default 10,000) and may hold
@@ -333,15 +358,22 @@ async def asyncio(
       `devices` gives `ids` or filters, not both, and its filters follow `GET /devices`'
       rules; `fields` lists each field once and names fields a selected device has; `agg`
       only with a bucketed `resolution`, an object names every field of `fields` and only
-      them, and a string or boolean field takes `count` or `last`; `from` before `to`; `tz`
-      a zone of the server's tz database; `fill`, `fillMaxGap`, `maxPoints` and `downsample`
-      as `GET /devices/{id}/history` says.
+      them, and a string or boolean field takes `count`, `last` or `duration:<state>`;
+      `from` before `to`; `tz` a zone of the server's tz database; `fill`, `fillMaxGap`,
+      `maxPoints`, `downsample` and the aggregates `increase`, `twa`, `integral` and
+      `duration` as `GET /devices/{id}/history` says (its 400 `invalid_parameter` rules are
+      `invalid_body` here, naming the member).
     - Errors in the body are 400 `invalid_body` naming the field, unknown keys included;
       at most 1,000 devices, 20 fields and 20,000 series per query, and 10,000 buckets per
       series. Ranges are clamped by retention as on `/history` (entirely outside: 403
       `outside_retention`).
-    - `fill`, `fillMaxGap`, `maxPoints` and `downsample` (chart-ready series) are checked
-      but not served yet: asking for them is 400 `invalid_body`.
+    - Chart-ready series (analytics.md section 3): `fill` (bucketed) gives a point for
+      every bucket of the range, each with `filled`; `maxPoints` (raw, number fields) reduces
+      each series to at most that many real readings by `downsample` (`lttb` or `minmax`), a
+      reduced series carrying its own `downsampled` on every page that holds it. A series'
+      points equal `/history`'s for the same parameters; `duration` names its state in the
+      aggregate (`{"door": "duration:open"}`). Cursors resume inside a filled or reduced
+      series as in any other.
 
     Args:
         body (QueryTelemetryQueryBody):

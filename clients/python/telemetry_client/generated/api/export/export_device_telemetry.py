@@ -10,6 +10,8 @@ from ... import errors
 
 from ...models.error_envelope import ErrorEnvelope
 from ...models.export_device_telemetry_agg import ExportDeviceTelemetryAgg
+from ...models.export_device_telemetry_downsample import ExportDeviceTelemetryDownsample
+from ...models.export_device_telemetry_fill import ExportDeviceTelemetryFill
 from ...models.export_device_telemetry_format import ExportDeviceTelemetryFormat
 from ...models.export_device_telemetry_layout import ExportDeviceTelemetryLayout
 from ...types import UNSET, Unset
@@ -28,6 +30,11 @@ def _get_kwargs(
     tz: str | Unset = UNSET,
     resolution: str | Unset = 'raw',
     agg: ExportDeviceTelemetryAgg | Unset = ExportDeviceTelemetryAgg.AVG,
+    fill: ExportDeviceTelemetryFill | Unset = ExportDeviceTelemetryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportDeviceTelemetryDownsample | Unset = ExportDeviceTelemetryDownsample.LTTB,
 
 ) -> dict[str, Any]:
     
@@ -67,6 +74,24 @@ def _get_kwargs(
         json_agg = agg.value
 
     params["agg"] = json_agg
+
+    json_fill: str | Unset = UNSET
+    if not isinstance(fill, Unset):
+        json_fill = fill.value
+
+    params["fill"] = json_fill
+
+    params["fillMaxGap"] = fill_max_gap
+
+    params["state"] = state
+
+    params["maxPoints"] = max_points
+
+    json_downsample: str | Unset = UNSET
+    if not isinstance(downsample, Unset):
+        json_downsample = downsample.value
+
+    params["downsample"] = json_downsample
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -178,6 +203,11 @@ def sync_detailed(
     tz: str | Unset = UNSET,
     resolution: str | Unset = 'raw',
     agg: ExportDeviceTelemetryAgg | Unset = ExportDeviceTelemetryAgg.AVG,
+    fill: ExportDeviceTelemetryFill | Unset = ExportDeviceTelemetryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportDeviceTelemetryDownsample | Unset = ExportDeviceTelemetryDownsample.LTTB,
 
 ) -> Response[ErrorEnvelope | str]:
     """ Every reading of one device in a range, as CSV, NDJSON or Parquet
@@ -196,9 +226,16 @@ def sync_detailed(
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
     - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
-      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
-      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
-      `/history` give (at most 10,000 buckets per series).
+      field; default `avg`), `tz` and `fill`: a row per bucket instead of per reading, `time`
+      its start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series). `agg` takes the aggregates of
+      `/history`: `increase` (counter fields), `twa` and `integral` (number fields),
+      `duration` (state fields, with `state`); on a field of another measurement 400
+      `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
+      and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -218,7 +255,19 @@ def sync_detailed(
         resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
             duration: a row per bucket, as `/history` buckets. Default: 'raw'.
         agg (ExportDeviceTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
-            min, max, sum, count, last. Default: ExportDeviceTelemetryAgg.AVG.
+            min, max, sum, count, last, increase (counter fields), twa and integral (number fields),
+            duration (state fields, with `state`). Default: ExportDeviceTelemetryAgg.AVG.
+        fill (ExportDeviceTelemetryFill | Unset): Bucketed only: `none` (default), `null`,
+            `previous`, `linear` or `zero` (count and sum only): a row for every bucket of the range.
+            Default: ExportDeviceTelemetryFill.NONE.
+        fill_max_gap (str | Unset): With `fill=previous` only: an ISO 8601 duration; a bucket
+            starting more than that after the newest reading it would carry stays null.
+        state (str | Unset): With `agg=duration` (required there): the state value timed (a
+            boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportDeviceTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default)
+            or `minmax`. Default: ExportDeviceTelemetryDownsample.LTTB.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -239,6 +288,11 @@ layout=layout,
 tz=tz,
 resolution=resolution,
 agg=agg,
+fill=fill,
+fill_max_gap=fill_max_gap,
+state=state,
+max_points=max_points,
+downsample=downsample,
 
     )
 
@@ -260,6 +314,11 @@ def sync(
     tz: str | Unset = UNSET,
     resolution: str | Unset = 'raw',
     agg: ExportDeviceTelemetryAgg | Unset = ExportDeviceTelemetryAgg.AVG,
+    fill: ExportDeviceTelemetryFill | Unset = ExportDeviceTelemetryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportDeviceTelemetryDownsample | Unset = ExportDeviceTelemetryDownsample.LTTB,
 
 ) -> ErrorEnvelope | str | None:
     """ Every reading of one device in a range, as CSV, NDJSON or Parquet
@@ -278,9 +337,16 @@ def sync(
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
     - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
-      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
-      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
-      `/history` give (at most 10,000 buckets per series).
+      field; default `avg`), `tz` and `fill`: a row per bucket instead of per reading, `time`
+      its start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series). `agg` takes the aggregates of
+      `/history`: `increase` (counter fields), `twa` and `integral` (number fields),
+      `duration` (state fields, with `state`); on a field of another measurement 400
+      `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
+      and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -300,7 +366,19 @@ def sync(
         resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
             duration: a row per bucket, as `/history` buckets. Default: 'raw'.
         agg (ExportDeviceTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
-            min, max, sum, count, last. Default: ExportDeviceTelemetryAgg.AVG.
+            min, max, sum, count, last, increase (counter fields), twa and integral (number fields),
+            duration (state fields, with `state`). Default: ExportDeviceTelemetryAgg.AVG.
+        fill (ExportDeviceTelemetryFill | Unset): Bucketed only: `none` (default), `null`,
+            `previous`, `linear` or `zero` (count and sum only): a row for every bucket of the range.
+            Default: ExportDeviceTelemetryFill.NONE.
+        fill_max_gap (str | Unset): With `fill=previous` only: an ISO 8601 duration; a bucket
+            starting more than that after the newest reading it would carry stays null.
+        state (str | Unset): With `agg=duration` (required there): the state value timed (a
+            boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportDeviceTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default)
+            or `minmax`. Default: ExportDeviceTelemetryDownsample.LTTB.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -322,6 +400,11 @@ layout=layout,
 tz=tz,
 resolution=resolution,
 agg=agg,
+fill=fill,
+fill_max_gap=fill_max_gap,
+state=state,
+max_points=max_points,
+downsample=downsample,
 
     ).parsed
 
@@ -337,6 +420,11 @@ async def asyncio_detailed(
     tz: str | Unset = UNSET,
     resolution: str | Unset = 'raw',
     agg: ExportDeviceTelemetryAgg | Unset = ExportDeviceTelemetryAgg.AVG,
+    fill: ExportDeviceTelemetryFill | Unset = ExportDeviceTelemetryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportDeviceTelemetryDownsample | Unset = ExportDeviceTelemetryDownsample.LTTB,
 
 ) -> Response[ErrorEnvelope | str]:
     """ Every reading of one device in a range, as CSV, NDJSON or Parquet
@@ -355,9 +443,16 @@ async def asyncio_detailed(
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
     - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
-      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
-      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
-      `/history` give (at most 10,000 buckets per series).
+      field; default `avg`), `tz` and `fill`: a row per bucket instead of per reading, `time`
+      its start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series). `agg` takes the aggregates of
+      `/history`: `increase` (counter fields), `twa` and `integral` (number fields),
+      `duration` (state fields, with `state`); on a field of another measurement 400
+      `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
+      and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -377,7 +472,19 @@ async def asyncio_detailed(
         resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
             duration: a row per bucket, as `/history` buckets. Default: 'raw'.
         agg (ExportDeviceTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
-            min, max, sum, count, last. Default: ExportDeviceTelemetryAgg.AVG.
+            min, max, sum, count, last, increase (counter fields), twa and integral (number fields),
+            duration (state fields, with `state`). Default: ExportDeviceTelemetryAgg.AVG.
+        fill (ExportDeviceTelemetryFill | Unset): Bucketed only: `none` (default), `null`,
+            `previous`, `linear` or `zero` (count and sum only): a row for every bucket of the range.
+            Default: ExportDeviceTelemetryFill.NONE.
+        fill_max_gap (str | Unset): With `fill=previous` only: an ISO 8601 duration; a bucket
+            starting more than that after the newest reading it would carry stays null.
+        state (str | Unset): With `agg=duration` (required there): the state value timed (a
+            boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportDeviceTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default)
+            or `minmax`. Default: ExportDeviceTelemetryDownsample.LTTB.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -398,6 +505,11 @@ layout=layout,
 tz=tz,
 resolution=resolution,
 agg=agg,
+fill=fill,
+fill_max_gap=fill_max_gap,
+state=state,
+max_points=max_points,
+downsample=downsample,
 
     )
 
@@ -419,6 +531,11 @@ async def asyncio(
     tz: str | Unset = UNSET,
     resolution: str | Unset = 'raw',
     agg: ExportDeviceTelemetryAgg | Unset = ExportDeviceTelemetryAgg.AVG,
+    fill: ExportDeviceTelemetryFill | Unset = ExportDeviceTelemetryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportDeviceTelemetryDownsample | Unset = ExportDeviceTelemetryDownsample.LTTB,
 
 ) -> ErrorEnvelope | str | None:
     """ Every reading of one device in a range, as CSV, NDJSON or Parquet
@@ -437,9 +554,16 @@ async def asyncio(
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
     - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
-      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
-      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
-      `/history` give (at most 10,000 buckets per series).
+      field; default `avg`), `tz` and `fill`: a row per bucket instead of per reading, `time`
+      its start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series). `agg` takes the aggregates of
+      `/history`: `increase` (counter fields), `twa` and `integral` (number fields),
+      `duration` (state fields, with `state`); on a field of another measurement 400
+      `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
+      and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -459,7 +583,19 @@ async def asyncio(
         resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
             duration: a row per bucket, as `/history` buckets. Default: 'raw'.
         agg (ExportDeviceTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
-            min, max, sum, count, last. Default: ExportDeviceTelemetryAgg.AVG.
+            min, max, sum, count, last, increase (counter fields), twa and integral (number fields),
+            duration (state fields, with `state`). Default: ExportDeviceTelemetryAgg.AVG.
+        fill (ExportDeviceTelemetryFill | Unset): Bucketed only: `none` (default), `null`,
+            `previous`, `linear` or `zero` (count and sum only): a row for every bucket of the range.
+            Default: ExportDeviceTelemetryFill.NONE.
+        fill_max_gap (str | Unset): With `fill=previous` only: an ISO 8601 duration; a bucket
+            starting more than that after the newest reading it would carry stays null.
+        state (str | Unset): With `agg=duration` (required there): the state value timed (a
+            boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportDeviceTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default)
+            or `minmax`. Default: ExportDeviceTelemetryDownsample.LTTB.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -481,5 +617,10 @@ layout=layout,
 tz=tz,
 resolution=resolution,
 agg=agg,
+fill=fill,
+fill_max_gap=fill_max_gap,
+state=state,
+max_points=max_points,
+downsample=downsample,
 
     )).parsed

@@ -10,6 +10,8 @@ from ... import errors
 
 from ...models.error_envelope import ErrorEnvelope
 from ...models.export_fleet_telemetry_agg import ExportFleetTelemetryAgg
+from ...models.export_fleet_telemetry_downsample import ExportFleetTelemetryDownsample
+from ...models.export_fleet_telemetry_fill import ExportFleetTelemetryFill
 from ...models.export_fleet_telemetry_format import ExportFleetTelemetryFormat
 from ...models.export_fleet_telemetry_include_descendants import ExportFleetTelemetryIncludeDescendants
 from ...models.export_fleet_telemetry_layout import ExportFleetTelemetryLayout
@@ -32,6 +34,11 @@ def _get_kwargs(
     tz: str | Unset = UNSET,
     resolution: str | Unset = 'raw',
     agg: ExportFleetTelemetryAgg | Unset = ExportFleetTelemetryAgg.AVG,
+    fill: ExportFleetTelemetryFill | Unset = ExportFleetTelemetryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportFleetTelemetryDownsample | Unset = ExportFleetTelemetryDownsample.LTTB,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -78,6 +85,24 @@ def _get_kwargs(
         json_agg = agg.value
 
     params["agg"] = json_agg
+
+    json_fill: str | Unset = UNSET
+    if not isinstance(fill, Unset):
+        json_fill = fill.value
+
+    params["fill"] = json_fill
+
+    params["fillMaxGap"] = fill_max_gap
+
+    params["state"] = state
+
+    params["maxPoints"] = max_points
+
+    json_downsample: str | Unset = UNSET
+    if not isinstance(downsample, Unset):
+        json_downsample = downsample.value
+
+    params["downsample"] = json_downsample
 
     json_sub_account_id: str | Unset = UNSET
     if not isinstance(sub_account_id, Unset):
@@ -223,6 +248,11 @@ def sync_detailed(
     tz: str | Unset = UNSET,
     resolution: str | Unset = 'raw',
     agg: ExportFleetTelemetryAgg | Unset = ExportFleetTelemetryAgg.AVG,
+    fill: ExportFleetTelemetryFill | Unset = ExportFleetTelemetryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportFleetTelemetryDownsample | Unset = ExportFleetTelemetryDownsample.LTTB,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -250,9 +280,16 @@ def sync_detailed(
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
     - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
-      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
-      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
-      `/history` give (at most 10,000 buckets per series).
+      field; default `avg`), `tz` and `fill`: a row per bucket instead of per reading, `time`
+      its start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series). `agg` takes the aggregates of
+      `/history`: `increase` (counter fields), `twa` and `integral` (number fields),
+      `duration` (state fields, with `state`); on a field of another measurement 400
+      `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
+      and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -271,7 +308,19 @@ def sync_detailed(
         resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
             duration: a row per bucket, as `/history` buckets. Default: 'raw'.
         agg (ExportFleetTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
-            min, max, sum, count, last. Default: ExportFleetTelemetryAgg.AVG.
+            min, max, sum, count, last, increase (counter fields), twa and integral (number fields),
+            duration (state fields, with `state`). Default: ExportFleetTelemetryAgg.AVG.
+        fill (ExportFleetTelemetryFill | Unset): Bucketed only: `none` (default), `null`,
+            `previous`, `linear` or `zero` (count and sum only): a row for every bucket of the range.
+            Default: ExportFleetTelemetryFill.NONE.
+        fill_max_gap (str | Unset): With `fill=previous` only: an ISO 8601 duration; a bucket
+            starting more than that after the newest reading it would carry stays null.
+        state (str | Unset): With `agg=duration` (required there): the state value timed (a
+            boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportFleetTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default) or
+            `minmax`. Default: ExportFleetTelemetryDownsample.LTTB.
         sub_account_id (UUID | Unset):
         device_profile_id (UUID | Unset):
         network_id (Any | ExportFleetTelemetryNetworkIdType1 | Unset): A network id or `none`.
@@ -298,6 +347,11 @@ layout=layout,
 tz=tz,
 resolution=resolution,
 agg=agg,
+fill=fill,
+fill_max_gap=fill_max_gap,
+state=state,
+max_points=max_points,
+downsample=downsample,
 sub_account_id=sub_account_id,
 device_profile_id=device_profile_id,
 network_id=network_id,
@@ -325,6 +379,11 @@ def sync(
     tz: str | Unset = UNSET,
     resolution: str | Unset = 'raw',
     agg: ExportFleetTelemetryAgg | Unset = ExportFleetTelemetryAgg.AVG,
+    fill: ExportFleetTelemetryFill | Unset = ExportFleetTelemetryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportFleetTelemetryDownsample | Unset = ExportFleetTelemetryDownsample.LTTB,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -352,9 +411,16 @@ def sync(
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
     - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
-      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
-      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
-      `/history` give (at most 10,000 buckets per series).
+      field; default `avg`), `tz` and `fill`: a row per bucket instead of per reading, `time`
+      its start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series). `agg` takes the aggregates of
+      `/history`: `increase` (counter fields), `twa` and `integral` (number fields),
+      `duration` (state fields, with `state`); on a field of another measurement 400
+      `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
+      and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -373,7 +439,19 @@ def sync(
         resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
             duration: a row per bucket, as `/history` buckets. Default: 'raw'.
         agg (ExportFleetTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
-            min, max, sum, count, last. Default: ExportFleetTelemetryAgg.AVG.
+            min, max, sum, count, last, increase (counter fields), twa and integral (number fields),
+            duration (state fields, with `state`). Default: ExportFleetTelemetryAgg.AVG.
+        fill (ExportFleetTelemetryFill | Unset): Bucketed only: `none` (default), `null`,
+            `previous`, `linear` or `zero` (count and sum only): a row for every bucket of the range.
+            Default: ExportFleetTelemetryFill.NONE.
+        fill_max_gap (str | Unset): With `fill=previous` only: an ISO 8601 duration; a bucket
+            starting more than that after the newest reading it would carry stays null.
+        state (str | Unset): With `agg=duration` (required there): the state value timed (a
+            boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportFleetTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default) or
+            `minmax`. Default: ExportFleetTelemetryDownsample.LTTB.
         sub_account_id (UUID | Unset):
         device_profile_id (UUID | Unset):
         network_id (Any | ExportFleetTelemetryNetworkIdType1 | Unset): A network id or `none`.
@@ -401,6 +479,11 @@ layout=layout,
 tz=tz,
 resolution=resolution,
 agg=agg,
+fill=fill,
+fill_max_gap=fill_max_gap,
+state=state,
+max_points=max_points,
+downsample=downsample,
 sub_account_id=sub_account_id,
 device_profile_id=device_profile_id,
 network_id=network_id,
@@ -422,6 +505,11 @@ async def asyncio_detailed(
     tz: str | Unset = UNSET,
     resolution: str | Unset = 'raw',
     agg: ExportFleetTelemetryAgg | Unset = ExportFleetTelemetryAgg.AVG,
+    fill: ExportFleetTelemetryFill | Unset = ExportFleetTelemetryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportFleetTelemetryDownsample | Unset = ExportFleetTelemetryDownsample.LTTB,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -449,9 +537,16 @@ async def asyncio_detailed(
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
     - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
-      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
-      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
-      `/history` give (at most 10,000 buckets per series).
+      field; default `avg`), `tz` and `fill`: a row per bucket instead of per reading, `time`
+      its start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series). `agg` takes the aggregates of
+      `/history`: `increase` (counter fields), `twa` and `integral` (number fields),
+      `duration` (state fields, with `state`); on a field of another measurement 400
+      `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
+      and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -470,7 +565,19 @@ async def asyncio_detailed(
         resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
             duration: a row per bucket, as `/history` buckets. Default: 'raw'.
         agg (ExportFleetTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
-            min, max, sum, count, last. Default: ExportFleetTelemetryAgg.AVG.
+            min, max, sum, count, last, increase (counter fields), twa and integral (number fields),
+            duration (state fields, with `state`). Default: ExportFleetTelemetryAgg.AVG.
+        fill (ExportFleetTelemetryFill | Unset): Bucketed only: `none` (default), `null`,
+            `previous`, `linear` or `zero` (count and sum only): a row for every bucket of the range.
+            Default: ExportFleetTelemetryFill.NONE.
+        fill_max_gap (str | Unset): With `fill=previous` only: an ISO 8601 duration; a bucket
+            starting more than that after the newest reading it would carry stays null.
+        state (str | Unset): With `agg=duration` (required there): the state value timed (a
+            boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportFleetTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default) or
+            `minmax`. Default: ExportFleetTelemetryDownsample.LTTB.
         sub_account_id (UUID | Unset):
         device_profile_id (UUID | Unset):
         network_id (Any | ExportFleetTelemetryNetworkIdType1 | Unset): A network id or `none`.
@@ -497,6 +604,11 @@ layout=layout,
 tz=tz,
 resolution=resolution,
 agg=agg,
+fill=fill,
+fill_max_gap=fill_max_gap,
+state=state,
+max_points=max_points,
+downsample=downsample,
 sub_account_id=sub_account_id,
 device_profile_id=device_profile_id,
 network_id=network_id,
@@ -524,6 +636,11 @@ async def asyncio(
     tz: str | Unset = UNSET,
     resolution: str | Unset = 'raw',
     agg: ExportFleetTelemetryAgg | Unset = ExportFleetTelemetryAgg.AVG,
+    fill: ExportFleetTelemetryFill | Unset = ExportFleetTelemetryFill.NONE,
+    fill_max_gap: str | Unset = UNSET,
+    state: str | Unset = UNSET,
+    max_points: int | Unset = UNSET,
+    downsample: ExportFleetTelemetryDownsample | Unset = ExportFleetTelemetryDownsample.LTTB,
     sub_account_id: UUID | Unset = UNSET,
     device_profile_id: UUID | Unset = UNSET,
     network_id: Any | ExportFleetTelemetryNetworkIdType1 | Unset = UNSET,
@@ -551,9 +668,16 @@ async def asyncio(
     - `fields`: comma-separated identifiers or `signal_quality`; default every decoded and
       derived field.
     - `resolution` (`hourly`, `daily` or an ISO 8601 duration) with `agg` (one for every
-      field; default `avg`) and `tz`: a row per bucket instead of per reading, `time` its
-      start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
-      `/history` give (at most 10,000 buckets per series).
+      field; default `avg`), `tz` and `fill`: a row per bucket instead of per reading, `time`
+      its start, oldest first, each value the bucket's `agg`, equal to what `POST /query` and
+      `/history` give (at most 10,000 buckets per series). `agg` takes the aggregates of
+      `/history`: `increase` (counter fields), `twa` and `integral` (number fields),
+      `duration` (state fields, with `state`); on a field of another measurement 400
+      `invalid_parameter` naming it. `fill` (`null`, `previous`, `linear`, `zero` with count
+      and sum) and `fillMaxGap` (with `previous`) give every bucket of the range a value as
+      on `/history`; a filled null is an empty cell. `maxPoints` (raw, number fields) with
+      `downsample` (`lttb` or `minmax`) reduces each series to at most that many real
+      readings, the ones `/history` gives.
     - `from` and `to` are clamped by the plan's retention as on `/history` (entirely outside:
       403 `outside_retention`). At most 10,000 devices and 50,000,000 readings per request,
       else 400 `invalid_parameter` naming the bound. Counts as one request. A server
@@ -572,7 +696,19 @@ async def asyncio(
         resolution (str | Unset): `raw` (default: every reading), `hourly`, `daily` or an ISO 8601
             duration: a row per bucket, as `/history` buckets. Default: 'raw'.
         agg (ExportFleetTelemetryAgg | Unset): Bucketed only, one for every field: avg (default),
-            min, max, sum, count, last. Default: ExportFleetTelemetryAgg.AVG.
+            min, max, sum, count, last, increase (counter fields), twa and integral (number fields),
+            duration (state fields, with `state`). Default: ExportFleetTelemetryAgg.AVG.
+        fill (ExportFleetTelemetryFill | Unset): Bucketed only: `none` (default), `null`,
+            `previous`, `linear` or `zero` (count and sum only): a row for every bucket of the range.
+            Default: ExportFleetTelemetryFill.NONE.
+        fill_max_gap (str | Unset): With `fill=previous` only: an ISO 8601 duration; a bucket
+            starting more than that after the newest reading it would carry stays null.
+        state (str | Unset): With `agg=duration` (required there): the state value timed (a
+            boolean's as `true` or `false`).
+        max_points (int | Unset): Raw, number fields only: 2..10,000; each series' readings
+            reduced to at most this many real readings.
+        downsample (ExportFleetTelemetryDownsample | Unset): With `maxPoints`: `lttb` (default) or
+            `minmax`. Default: ExportFleetTelemetryDownsample.LTTB.
         sub_account_id (UUID | Unset):
         device_profile_id (UUID | Unset):
         network_id (Any | ExportFleetTelemetryNetworkIdType1 | Unset): A network id or `none`.
@@ -600,6 +736,11 @@ layout=layout,
 tz=tz,
 resolution=resolution,
 agg=agg,
+fill=fill,
+fill_max_gap=fill_max_gap,
+state=state,
+max_points=max_points,
+downsample=downsample,
 sub_account_id=sub_account_id,
 device_profile_id=device_profile_id,
 network_id=network_id,

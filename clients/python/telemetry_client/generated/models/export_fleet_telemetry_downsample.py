@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+class ExportFleetTelemetryDownsample(StrEnum):
+    LTTB = "lttb"
+    MINMAX = "minmax"
+
+    def __str__(self) -> str:
+        return str(self.value)

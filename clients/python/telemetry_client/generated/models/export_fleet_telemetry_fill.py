@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+class ExportFleetTelemetryFill(StrEnum):
+    LINEAR = "linear"
+    NONE = "none"
+    NULL = "null"
+    PREVIOUS = "previous"
+    ZERO = "zero"
+
+    def __str__(self) -> str:
+        return str(self.value)
