@@ -9,6 +9,7 @@ would refuse them and such devices keep no telemetry (D16).
 
 from __future__ import annotations
 
+import functools
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -122,7 +123,9 @@ async def replay_telemetry(
             gateways=[eui] if eui else [],
             f_port=uplink.f_port,
         )
-        events.append((at, len(events), _uplink_step(connection, contexts, row, event)))
+        store = functools.partial(store_uplink, connection, uplink=event)
+        replay = _device_step(connection, contexts, row, "uplink", store)
+        events.append((at, len(events), replay))
     for index, status in enumerate(statuses):
         path = f"statusEvents[{index}]"
         row = _lookup(devices, status.device, f"{path}.device", "device")
@@ -132,7 +135,9 @@ async def replay_telemetry(
             external=status.battery == "external",
             unavailable=status.battery == "unavailable",
         )
-        events.append((at, len(events), _status_step(connection, contexts, row, at, battery)))
+        store = functools.partial(store_event, connection, kind="status", time=at, battery=battery)
+        replay = _device_step(connection, contexts, row, "status event", store)
+        events.append((at, len(events), replay))
     for index, message in enumerate(stats):
         path = f"gatewayStats[{index}]"
         row = _lookup(gateways, message.gateway, f"{path}.gateway", "gateway")
@@ -147,28 +152,21 @@ async def replay_telemetry(
     return len(events)
 
 
-def _uplink_step(
-    connection: Any, contexts: DeviceContexts, row: Any, uplink: Uplink
+def _device_step(
+    connection: Any,
+    contexts: DeviceContexts,
+    row: Any,
+    event: str,
+    store: Callable[[Any], Awaitable[str]],
 ) -> Callable[[], Awaitable[str]]:
+    """A device's event, stored with its context (`store(context)`) when the device is
+    assigned and skipped otherwise, as live ingest would refuse it (D16)."""
+
     async def step() -> str:
         if row["status"] != DeviceStatus.ASSIGNED:
-            log.info("world uplink of unassigned device %s skipped", row["id"])
+            log.info("world %s of unassigned device %s skipped", event, row["id"])
             return Outcome.NOT_FOUND
-        context = await contexts.of_row(connection, row)
-        return await store_uplink(connection, context, uplink)
-
-    return step
-
-
-def _status_step(
-    connection: Any, contexts: DeviceContexts, row: Any, at: datetime, battery: dict[str, Any]
-) -> Callable[[], Awaitable[str]]:
-    async def step() -> str:
-        if row["status"] != DeviceStatus.ASSIGNED:
-            log.info("world status event of unassigned device %s skipped", row["id"])
-            return Outcome.NOT_FOUND
-        context = await contexts.of_row(connection, row)
-        return await store_event(connection, context, "status", at, battery=battery)
+        return await store(await contexts.of_row(connection, row))
 
     return step
 
