@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -74,6 +74,20 @@ def _lookup(found: dict[str, Any], reference: str, path: str, what: str) -> Any:
     return row
 
 
+def _located(
+    items: list[Any], section: str, reference: str, found: dict[str, Any], now: datetime
+) -> Iterator[tuple[Any, datetime, Any]]:
+    """The section's events with the row their `reference` (a device or gateway, by id or
+    EUI) names and their time resolved; an unknown one fails with its path."""
+    for index, item in enumerate(items):
+        path = f"{section}[{index}].{reference}"
+        yield (
+            _lookup(found, getattr(item, reference), path, reference),
+            resolve_time(item.at, now),
+            item,
+        )
+
+
 async def replay_telemetry(
     connection: Any,
     world: Any,
@@ -106,10 +120,7 @@ async def replay_telemetry(
     events: list[tuple[datetime, int, Callable[[], Awaitable[str | None]]]] = []
     # The load's own: what it reads lives and dies with its transaction.
     contexts = DeviceContexts()
-    for index, uplink in enumerate(uplinks):
-        path = f"uplinks[{index}]"
-        row = _lookup(devices, uplink.device, f"{path}.device", "device")
-        at = resolve_time(uplink.at, now)
+    for row, at, uplink in _located(uplinks, "uplinks", "device", devices, now):
         receptions = (
             [(uplink.rssi or 0.0, uplink.snr or 0.0)]
             if uplink.rssi is not None or uplink.snr is not None
@@ -124,24 +135,18 @@ async def replay_telemetry(
             f_port=uplink.f_port,
         )
         store = functools.partial(store_uplink, connection, uplink=event)
-        replay = _device_step(connection, contexts, row, "uplink", store)
-        events.append((at, len(events), replay))
-    for index, status in enumerate(statuses):
-        path = f"statusEvents[{index}]"
-        row = _lookup(devices, status.device, f"{path}.device", "device")
-        at = resolve_time(status.at, now)
+        events.append((at, len(events), _device_step(connection, contexts, row, "uplink", store)))
+    for row, at, status in _located(statuses, "statusEvents", "device", devices, now):
         battery = status_battery(
             None if isinstance(status.battery, str) else status.battery,
             external=status.battery == "external",
             unavailable=status.battery == "unavailable",
         )
         store = functools.partial(store_event, connection, kind="status", time=at, battery=battery)
-        replay = _device_step(connection, contexts, row, "status event", store)
-        events.append((at, len(events), replay))
-    for index, message in enumerate(stats):
-        path = f"gatewayStats[{index}]"
-        row = _lookup(gateways, message.gateway, f"{path}.gateway", "gateway")
-        at = resolve_time(message.at, now)
+        events.append(
+            (at, len(events), _device_step(connection, contexts, row, "status event", store))
+        )
+    for row, at, _ in _located(stats, "gatewayStats", "gateway", gateways, now):
         events.append((at, len(events), _stats_step(connection, row["num"], at)))
 
     events.sort(key=lambda item: (item[0], item[1]))
