@@ -14,13 +14,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from litestar import Controller, Request, Response, get
+from litestar import Request, Response, get
 from litestar.enums import MediaType
 from litestar.serialization import encode_json
 
 from app.core.api import API_PREFIX
 from app.core.errors import not_found
-from app.core.pages import CONTENT_SECURITY_POLICY, service_get
+from app.core.pages import CONTENT_SECURITY_POLICY, PublicPages, service_get
 from app.docs.document import complete
 
 SWAGGER_UI_VERSION = "5.24.2"
@@ -79,10 +79,8 @@ def _asset(name: str) -> bytes:
     return (_assets_dir() / name).read_bytes()
 
 
-class DocsController(Controller):
+class DocsController(PublicPages):
     path = "/"
-    opt = {"public": True}
-    include_in_schema = False
 
     @service_get(
         "/openapi.json",

@@ -16,10 +16,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from litestar import Controller, Request, Response, get
+from litestar import Request, Response, get
 
 from app.core.errors import not_found
-from app.core.pages import CONTENT_SECURITY_POLICY, service_get
+from app.core.pages import CONTENT_SECURITY_POLICY, PublicPages, service_get
 
 UPLOT_VERSION = "1.6.32"
 STATIC = Path(__file__).parent / "static"
@@ -49,10 +49,8 @@ def _serve(request: Request[Any, Any, Any], name: str) -> Response[bytes]:
     )
 
 
-class LivePageController(Controller):
+class LivePageController(PublicPages):
     path = "/live"
-    opt = {"public": True}
-    include_in_schema = False
 
     @service_get(
         "/",
