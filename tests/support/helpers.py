@@ -72,3 +72,15 @@ async def ingest_context(pool: asyncpg.Pool, device_id: object) -> DeviceContext
         device_id,
     )
     return await DeviceContexts().of_row(pool, row)
+
+
+async def scrape_metrics(url: str) -> dict[str, float]:
+    """The `telemetry_` samples of a Prometheus metrics page, by name with labels."""
+    async with httpx.AsyncClient(timeout=5) as http:
+        text = (await http.get(url)).text
+    samples: dict[str, float] = {}
+    for line in text.splitlines():
+        if line.startswith("telemetry_"):
+            name, _, value = line.rpartition(" ")
+            samples[name] = float(value)
+    return samples
