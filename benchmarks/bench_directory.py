@@ -226,15 +226,31 @@ def backend_cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / ticks
 
 
-async def timed(connection: Any, sql: str, args: tuple[Any, ...], repetitions: int) -> Any:
-    """Latency of one prepared statement, plus the database CPU per call in details."""
+async def sql_p50(
+    connection: Any,
+    name: str,
+    sql: str,
+    args: tuple[Any, ...],
+    repetitions: int,
+    max_value: float | None,
+) -> Measure:
+    """The p50 of one prepared statement, with its p95, p99 and the database CPU per call
+    in details."""
     pid = await connection.fetchval("SELECT pg_backend_pid()")
     before = backend_cpu_seconds(pid)
     latency = await time_query(connection, sql, [args], repetitions)
     after = backend_cpu_seconds(pid)
     calls = repetitions + 6  # time_query also prepares and warms up 5 times
     cpu_ms = None if before is None or after is None else (after - before) * 1000 / calls
-    return latency, cpu_ms
+    return measure(
+        f"{name} p50 (SQL)",
+        latency.p50_ms,
+        "ms",
+        group="directory",
+        higher_is_better=False,
+        max_value=max_value,
+        details={"p95_ms": latency.p95_ms, "p99_ms": latency.p99_ms, "db_cpu_ms_per_call": cpu_ms},
+    )
 
 
 async def generate(fresh: bool) -> str:
@@ -266,23 +282,9 @@ async def measure_directory(repetitions: int, fresh: bool = False) -> list[Measu
     try:
         for label, args in DEVICE_CASES:
             # The query the route sends for these filters (statuses $7, online $8).
-            latency, cpu_ms = await timed(
-                connection, list_query(args[6], args[7]), args, repetitions
-            )
+            sql = list_query(args[6], args[7])
             measures.append(
-                measure(
-                    f"GET /devices {label} p50 (SQL)",
-                    latency.p50_ms,
-                    "ms",
-                    group="directory",
-                    higher_is_better=False,
-                    max_value=5.0,
-                    details={
-                        "p95_ms": latency.p95_ms,
-                        "p99_ms": latency.p99_ms,
-                        "db_cpu_ms_per_call": cpu_ms,
-                    },
-                )
+                await sql_p50(connection, f"GET /devices {label}", sql, args, repetitions, 5.0)
             )
         network_cases: list[tuple[str, str, tuple[Any, ...]]] = [
             ("GET /networks sub-account key (2 x 10k)", "networks.list_networks",
@@ -293,24 +295,9 @@ async def measure_directory(repetitions: int, fresh: bool = False) -> list[Measu
             ("GET /networks/{id} members (10k devices)", "networks.network_devices", (NET_A0,)),
         ]  # fmt: skip
         for label, query, args in network_cases:
-            latency, cpu_ms = await timed(
-                connection, QUERIES[query], args, max(repetitions // 3, 10)
-            )
-            measures.append(
-                measure(
-                    f"{label} p50 (SQL)",
-                    latency.p50_ms,
-                    "ms",
-                    group="directory",
-                    higher_is_better=False,
-                    max_value=20.0 if "members" not in label else None,
-                    details={
-                        "p95_ms": latency.p95_ms,
-                        "p99_ms": latency.p99_ms,
-                        "db_cpu_ms_per_call": cpu_ms,
-                    },
-                )
-            )
+            bound = 20.0 if "members" not in label else None
+            times = max(repetitions // 3, 10)
+            measures.append(await sql_p50(connection, label, QUERIES[query], args, times, bound))
     finally:
         await connection.close()
     return measures

@@ -45,6 +45,7 @@ from benchmarks.bench_ingest import _event, _gateways
 from benchmarks.bench_latest import _cpu_seconds
 from benchmarks.common import (
     Context,
+    Latency,
     Measure,
     Request,
     measure,
@@ -326,32 +327,49 @@ async def _long_polls(ctx: Context, base_url: str, pid: int) -> list[Measure]:
     await asyncio.gather(*tasks, return_exceptions=True)
     lat = percentiles(latencies)
     return [
-        measure(
-            f"{polls} long polls held on one worker: extra RSS",
-            rss / 1024,
-            "MB",
-            group="live",
-            higher_is_better=False,
-            max_value=50,
-            details={"held": held, "polls": polls, "rss_before_mb": before / 1024},
+        _extra_rss(
+            f"{polls} long polls held on one worker", rss, before, 50, held=held, polls=polls
         ),
-        measure(
+        _probe_p99(
             f"long poll probe -> 200 p99, {polls} held, {rate} uplinks/s ingested",
-            lat.p99_ms,
-            "ms",
-            group="live",
-            higher_is_better=False,
-            max_value=1000,
-            details={
-                "p50_ms": lat.p50_ms,
-                "p99_ms": lat.p99_ms,
-                "answers_200": len(latencies),
-                "answers": answered,
-                "uplinks_ok": ingest.done,
-                "uplinks_failed": ingest.failed,
-            },
+            lat,
+            ingest,
+            answers_200=len(latencies),
+            answers=answered,
         ),
     ]
+
+
+def _extra_rss(name: str, rss_kb: int, before_kb: int, max_mb: float, **details: Any) -> Measure:
+    """What holding the connections added to the worker's RSS."""
+    return measure(
+        f"{name}: extra RSS",
+        rss_kb / 1024,
+        "MB",
+        group="live",
+        higher_is_better=False,
+        max_value=max_mb,
+        details={**details, "rss_before_mb": before_kb / 1024},
+    )
+
+
+def _probe_p99(name: str, lat: Latency, ingest: Ingest, **counts: Any) -> Measure:
+    """Commit -> answer (or event) of the probe uplinks, while the others are ingested."""
+    return measure(
+        name,
+        lat.p99_ms,
+        "ms",
+        group="live",
+        higher_is_better=False,
+        max_value=1000,
+        details={
+            "p50_ms": lat.p50_ms,
+            "p99_ms": lat.p99_ms,
+            **counts,
+            "uplinks_ok": ingest.done,
+            "uplinks_failed": ingest.failed,
+        },
+    )
 
 
 # ---------------------------------------------------------------- streams
@@ -458,29 +476,19 @@ async def _streams(
         details=with_streams.details("ingest with streams"),
     )
     return [
-        measure(
-            f"{opened[0]} streams of {len(watched)} devices on one worker: extra RSS",
-            rss / 1024,
-            "MB",
-            group="live",
-            higher_is_better=False,
-            max_value=100,
-            details={"streams": streams, "opened": opened[0], "rss_before_mb": before / 1024},
+        _extra_rss(
+            f"{opened[0]} streams of {len(watched)} devices on one worker",
+            rss,
+            before,
+            100,
+            streams=streams,
+            opened=opened[0],
         ),
-        measure(
+        _probe_p99(
             f"stream probe -> event p99, {opened[0]} streams, {rate} uplinks/s ingested",
-            lat.p99_ms,
-            "ms",
-            group="live",
-            higher_is_better=False,
-            max_value=1000,
-            details={
-                "p50_ms": lat.p50_ms,
-                "p99_ms": lat.p99_ms,
-                "events": len(latencies),
-                "uplinks_ok": ingest.done,
-                "uplinks_failed": ingest.failed,
-            },
+            lat,
+            ingest,
+            events=len(latencies),
         ),
         ratio_row,
     ]

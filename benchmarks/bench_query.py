@@ -19,7 +19,6 @@ Against `telemetry serve --workers 2` on a generated dataset, over HTTP:
 
 from __future__ import annotations
 
-import argparse
 import time
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,7 +27,7 @@ import httpx
 import msgspec
 
 from benchmarks.bench_export import RssSampler, transfer, transfer_measures, worker_pids
-from benchmarks.common import Context, Measure, default_context, format_row, measure, percentiles
+from benchmarks.common import Context, Measure, measure, module_main, percentiles
 
 GROUP = "query"
 PAGE = 10_000
@@ -44,6 +43,19 @@ def partner_devices(ctx: Context) -> tuple[str, list[Any]]:
         k.secret for k in ctx.manifest.keys if k.sub_account_id is None and k.partner_id == partner
     )
     return key, sorted(devices, key=lambda d: d.id)
+
+
+def rss_growth(label: str, sampler: RssSampler, details: dict[str, Any]) -> Measure:
+    """How much the workers' resident memory grew while `label` ran (target < 50 MB:
+    the answer is streamed a batch at a time); the peak per worker in details."""
+    return measure(
+        f"{label}: worker RSS growth",
+        sampler.growth_mb(),
+        "MB",
+        group=GROUP,
+        max_value=50,
+        details={**details, "peak_kb": sampler.peak},
+    )
 
 
 async def follow(
@@ -167,16 +179,7 @@ async def run(ctx: Context) -> list[Measure]:
                 details=details,
             )
         )
-        out.append(
-            measure(
-                f"{label}: worker RSS growth",
-                sampler.growth_mb(),
-                "MB",
-                group=GROUP,
-                max_value=50,
-                details={**details, "baseline_kb": sampler.baseline, "peak_kb": sampler.peak},
-            )
-        )
+        out.append(rss_growth(label, sampler, {**details, "baseline_kb": sampler.baseline}))
 
         # 3. Cursor overhead: a page from the middle against the first page.
         async def page(cursor: str | None) -> float:
@@ -225,34 +228,12 @@ async def run(ctx: Context) -> list[Measure]:
         label = f"fleet export, hourly avg over {(end - quarter_from).days} days, csv wide"
         for m in transfer_measures(label, t):
             out.append(msgspec.structs.replace(m, group=GROUP))
-        out.append(
-            measure(
-                f"{label}: worker RSS growth",
-                sampler.growth_mb(),
-                "MB",
-                group=GROUP,
-                max_value=50,
-                details={"rows": t.rows, "bytes": t.bytes, "peak_kb": sampler.peak},
-            )
-        )
+        out.append(rss_growth(label, sampler, {"rows": t.rows, "bytes": t.bytes}))
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    import uvloop
-
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", default="S")
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args(argv)
-    ctx = default_context(args.scale, args.quick)
-    try:
-        measures = uvloop.run(run(ctx))
-    finally:
-        ctx.close()
-    for m in measures:
-        print(format_row(m))
-    return 0
+    return module_main(run, argv)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 import asyncpg
 
+from app.core.db import init_connection
 from app.world.loader import load_world
 from app.world.structs import ACTIVE_SCOPES, WorldSummary
 
@@ -334,6 +335,17 @@ class World:
 async def load(pool_or_connection: Any, world: World, now: datetime | None = None) -> WorldSummary:
     """Loads the world through the real loader (one transaction)."""
     return await load_world(pool_or_connection, world.to_dict(), now)
+
+
+async def load_into(database_url: str, world: World) -> WorldSummary:
+    """Loads the world into another database than the test's pool (a second cluster, a
+    placed shard), over a connection of its own with the app's codecs."""
+    connection = await asyncpg.connect(database_url)
+    await init_connection(connection)
+    try:
+        return await load(connection, world)
+    finally:
+        await connection.close()
 
 
 async def partner_key(

@@ -48,13 +48,20 @@ class Server:
         self.stop()
 
 
-def wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
+def wait_until_up(
+    url: str, process: subprocess.Popen[bytes], timeout: float = 30, log: Path | None = None
+) -> None:
+    """Waits until `url` answers below 500; a server that exits or does not come up within
+    `timeout` fails, with the end of its `log` when it writes one."""
     import httpx
+
+    def failed(what: str) -> RuntimeError:
+        return RuntimeError(what + (f"\n{log.read_text()[-4000:]}" if log is not None else ""))
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"server exited with status {process.returncode}")
+            raise failed(f"server exited with status {process.returncode}")
         try:
             if httpx.get(url, timeout=1).status_code < 500:
                 return
@@ -62,7 +69,7 @@ def wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float = 3
             pass
         time.sleep(0.2)
     process.kill()
-    raise RuntimeError(f"server did not come up: {url}")
+    raise failed(f"server did not come up: {url}")
 
 
 def start_server(

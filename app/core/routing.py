@@ -88,18 +88,24 @@ class ReadPool:
         self.replica = replica
         self.primary = primary
 
+    def _standby_failed(self, error: BaseException, doing: str) -> None:
+        """The standby failed under a read: it is marked down at once (the prober brings
+        it back) and the read goes to the primary."""
+        log.warning(
+            "routing: standby %s failed (%s); %s from the primary",
+            mask_password(self.replica.url),
+            type(error).__name__,
+            doing,
+        )
+        self.replica.down()
+
     async def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         pool = self.replica.pool
         if pool is not None and self.replica.up:
             try:
                 return await getattr(pool, method)(*args, **kwargs)
             except REPLICA_DOWN as error:
-                log.warning(
-                    "routing: standby %s failed (%s); reading from the primary",
-                    mask_password(self.replica.url),
-                    type(error).__name__,
-                )
-                self.replica.down()
+                self._standby_failed(error, "reading")
         return await getattr(self.primary, method)(*args, **kwargs)
 
     async def fetch(self, *args: Any, **kwargs: Any) -> Any:
@@ -122,12 +128,7 @@ class ReadPool:
             try:
                 connection = await pool.acquire(**kwargs)
             except REPLICA_DOWN as error:
-                log.warning(
-                    "routing: standby %s failed (%s); streaming from the primary",
-                    mask_password(self.replica.url),
-                    type(error).__name__,
-                )
-                self.replica.down()
+                self._standby_failed(error, "streaming")
         if pool is None or connection is None:
             async with self.primary.acquire(**kwargs) as primary_connection:
                 yield primary_connection

@@ -10,7 +10,7 @@ from litestar.handlers import HTTPRouteHandler
 from msgspec import Meta
 
 from app.core.api import API_PREFIX, Single
-from app.docs.page import service_get
+from app.core.pages import service_get
 
 API_VERSION = "1.0.0"
 

@@ -10,18 +10,17 @@ whether or not the script runs.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from litestar import Controller, Request, Response, get
+from litestar import Request, Response, get
 from litestar.enums import MediaType
-from litestar.handlers import HTTPRouteHandler
 from litestar.serialization import encode_json
 
 from app.core.api import API_PREFIX
 from app.core.errors import not_found
+from app.core.pages import CONTENT_SECURITY_POLICY, PublicPages, service_get
 from app.docs.document import complete
 
 SWAGGER_UI_VERSION = "5.24.2"
@@ -32,12 +31,6 @@ _ASSET_TYPES = {
     "favicon-32x32.png": "image/png",
     "LICENSE": "text/plain; charset=utf-8",
 }
-# Swagger UI sets inline styles and loads images as data: URLs; everything else is ours.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
-    "frame-ancestors 'none'"
-)
 _ASSETS = f"{API_PREFIX}{ASSETS_PATH}"
 
 _DOCS_PAGE = f"""<!DOCTYPE html>
@@ -86,28 +79,8 @@ def _asset(name: str) -> bytes:
     return (_assets_dir() / name).read_bytes()
 
 
-def service_get(
-    path: str, operation_id: str, summary: str, description: str, **options: Any
-) -> Callable[[Callable[..., Any]], HTTPRouteHandler]:
-    """A documented route of the Service tag that needs no key (`security=[]`; its
-    controller's opt makes it public) and answers without blocking work."""
-    return get(
-        path,
-        operation_id=operation_id,
-        summary=summary,
-        description=description,
-        tags=["Service"],
-        security=[],
-        include_in_schema=True,
-        sync_to_thread=False,
-        **options,
-    )
-
-
-class DocsController(Controller):
+class DocsController(PublicPages):
     path = "/"
-    opt = {"public": True}
-    include_in_schema = False
 
     @service_get(
         "/openapi.json",

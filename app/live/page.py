@@ -16,9 +16,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from litestar import Controller, Request, Response, get
+from litestar import Request, Response, get
 
 from app.core.errors import not_found
+from app.core.pages import CONTENT_SECURITY_POLICY, PublicPages, service_get
 
 UPLOT_VERSION = "1.6.32"
 STATIC = Path(__file__).parent / "static"
@@ -30,12 +31,6 @@ _TYPES = {
     f"uplot-{UPLOT_VERSION}/uPlot.min.css": "text/css",
     f"uplot-{UPLOT_VERSION}/LICENSE": "text/plain",
 }
-# Everything the page loads or asks is on this service; uPlot sets inline styles.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
-    "frame-ancestors 'none'"
-)
 
 
 @cache
@@ -54,26 +49,20 @@ def _serve(request: Request[Any, Any, Any], name: str) -> Response[bytes]:
     )
 
 
-class LivePageController(Controller):
+class LivePageController(PublicPages):
     path = "/live"
-    opt = {"public": True}
-    include_in_schema = False
 
-    @get(
+    @service_get(
         "/",
-        operation_id="getLivePage",
-        summary="The live page (a small dashboard; TELEMETRY_LIVE_PAGE=1)",
-        description=(
+        "getLivePage",
+        "The live page (a small dashboard; TELEMETRY_LIVE_PAGE=1)",
+        (
             "An HTML page showing one site's devices with their latest values updating from "
             "`GET /api/v1/stream` and a chart of one device's last day. No key to load it: "
             "it takes one in its fragment (`#key=...&site=...`) or a form. 404 unless the "
             "server runs with `TELEMETRY_LIVE_PAGE=1`."
         ),
-        tags=["Service"],
-        security=[],
-        include_in_schema=True,
         media_type="text/html",
-        sync_to_thread=False,
     )
     def page(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         return _serve(request, "index.html")

@@ -9,9 +9,10 @@ would refuse them and such devices keep no telemetry (D16).
 
 from __future__ import annotations
 
+import functools
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -73,6 +74,20 @@ def _lookup(found: dict[str, Any], reference: str, path: str, what: str) -> Any:
     return row
 
 
+def _located(
+    items: list[Any], section: str, reference: str, found: dict[str, Any], now: datetime
+) -> Iterator[tuple[Any, datetime, Any]]:
+    """The section's events with the row their `reference` (a device or gateway, by id or
+    EUI) names and their time resolved; an unknown one fails with its path."""
+    for index, item in enumerate(items):
+        path = f"{section}[{index}].{reference}"
+        yield (
+            _lookup(found, getattr(item, reference), path, reference),
+            resolve_time(item.at, now),
+            item,
+        )
+
+
 async def replay_telemetry(
     connection: Any,
     world: Any,
@@ -105,10 +120,7 @@ async def replay_telemetry(
     events: list[tuple[datetime, int, Callable[[], Awaitable[str | None]]]] = []
     # The load's own: what it reads lives and dies with its transaction.
     contexts = DeviceContexts()
-    for index, uplink in enumerate(uplinks):
-        path = f"uplinks[{index}]"
-        row = _lookup(devices, uplink.device, f"{path}.device", "device")
-        at = resolve_time(uplink.at, now)
+    for row, at, uplink in _located(uplinks, "uplinks", "device", devices, now):
         receptions = (
             [(uplink.rssi or 0.0, uplink.snr or 0.0)]
             if uplink.rssi is not None or uplink.snr is not None
@@ -122,21 +134,19 @@ async def replay_telemetry(
             gateways=[eui] if eui else [],
             f_port=uplink.f_port,
         )
-        events.append((at, len(events), _uplink_step(connection, contexts, row, event)))
-    for index, status in enumerate(statuses):
-        path = f"statusEvents[{index}]"
-        row = _lookup(devices, status.device, f"{path}.device", "device")
-        at = resolve_time(status.at, now)
+        store = functools.partial(store_uplink, connection, uplink=event)
+        events.append((at, len(events), _device_step(connection, contexts, row, "uplink", store)))
+    for row, at, status in _located(statuses, "statusEvents", "device", devices, now):
         battery = status_battery(
             None if isinstance(status.battery, str) else status.battery,
             external=status.battery == "external",
             unavailable=status.battery == "unavailable",
         )
-        events.append((at, len(events), _status_step(connection, contexts, row, at, battery)))
-    for index, message in enumerate(stats):
-        path = f"gatewayStats[{index}]"
-        row = _lookup(gateways, message.gateway, f"{path}.gateway", "gateway")
-        at = resolve_time(message.at, now)
+        store = functools.partial(store_event, connection, kind="status", time=at, battery=battery)
+        events.append(
+            (at, len(events), _device_step(connection, contexts, row, "status event", store))
+        )
+    for row, at, _ in _located(stats, "gatewayStats", "gateway", gateways, now):
         events.append((at, len(events), _stats_step(connection, row["num"], at)))
 
     events.sort(key=lambda item: (item[0], item[1]))
@@ -147,28 +157,21 @@ async def replay_telemetry(
     return len(events)
 
 
-def _uplink_step(
-    connection: Any, contexts: DeviceContexts, row: Any, uplink: Uplink
+def _device_step(
+    connection: Any,
+    contexts: DeviceContexts,
+    row: Any,
+    event: str,
+    store: Callable[[Any], Awaitable[str]],
 ) -> Callable[[], Awaitable[str]]:
+    """A device's event, stored with its context (`store(context)`) when the device is
+    assigned and skipped otherwise, as live ingest would refuse it (D16)."""
+
     async def step() -> str:
         if row["status"] != DeviceStatus.ASSIGNED:
-            log.info("world uplink of unassigned device %s skipped", row["id"])
+            log.info("world %s of unassigned device %s skipped", event, row["id"])
             return Outcome.NOT_FOUND
-        context = await contexts.of_row(connection, row)
-        return await store_uplink(connection, context, uplink)
-
-    return step
-
-
-def _status_step(
-    connection: Any, contexts: DeviceContexts, row: Any, at: datetime, battery: dict[str, Any]
-) -> Callable[[], Awaitable[str]]:
-    async def step() -> str:
-        if row["status"] != DeviceStatus.ASSIGNED:
-            log.info("world status event of unassigned device %s skipped", row["id"])
-            return Outcome.NOT_FOUND
-        context = await contexts.of_row(connection, row)
-        return await store_event(connection, context, "status", at, battery=battery)
+        return await store(await contexts.of_row(connection, row))
 
     return step
 

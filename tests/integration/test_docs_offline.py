@@ -10,7 +10,6 @@ and openapi.json all came from the service itself.
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,30 +17,9 @@ import httpx
 import pytest
 
 from app.docs import SWAGGER_UI_VERSION
+from tests.support.chromium import CHROMIUM, offline_chromium
 from tests.support.helpers import assert_error
 from tests.support.servers import LiveServer
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def _offline_chromium(*args: str) -> list[str]:
-    assert CHROMIUM is not None
-    return [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        # Network off: no name resolves, and anything not on loopback goes nowhere.
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-        "--proxy-server=http://127.0.0.1:9",
-        "--proxy-bypass-list=127.0.0.1",
-        "--virtual-time-budget=20000",
-        *args,
-    ]
 
 
 async def test_docs_page_needs_nothing_from_outside(live_server: LiveServer) -> None:
@@ -72,7 +50,12 @@ def test_docs_render_in_headless_chromium_offline(live_server: LiveServer, tmp_p
     url = f"{live_server.base_url}/api/v1/docs"
     document = httpx.get(f"{live_server.base_url}/api/v1/openapi.json", timeout=10).json()
     dom = subprocess.run(
-        _offline_chromium(f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", url),
+        offline_chromium(
+            "--virtual-time-budget=20000",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--dump-dom",
+            url,
+        ),
         capture_output=True,
         text=True,
         timeout=120,
@@ -87,7 +70,8 @@ def test_docs_render_in_headless_chromium_offline(live_server: LiveServer, tmp_p
     assert "Failed to load API definition" not in dom
     screenshot = tmp_path / "docs.png"
     subprocess.run(
-        _offline_chromium(
+        offline_chromium(
+            "--virtual-time-budget=20000",
             f"--user-data-dir={tmp_path / 'profile2'}",
             f"--screenshot={screenshot}",
             "--window-size=1280,1600",

@@ -28,8 +28,7 @@ import pytest
 
 from app.auth.principal import hash_secret
 from app.core.config import PROJECT_ROOT
-from app.core.db import init_connection
-from testkit.factories import World, load
+from testkit.factories import World, load_into
 from testkit.processes import free_port
 from tests.support import chirpstack as cs
 from tests.support import private_cluster
@@ -114,17 +113,8 @@ def ingest_world(cluster: Cluster) -> dict[str, Any]:
     # A write route needs a template to send and a key that may send it.
     world.downlink_template(t["profile"], key="set_interval")
     t["write_key"] = world.key(t["sa"], scopes=["devices:read", "downlinks:write"])
-    asyncio.run(_load(cluster.url, world))
+    asyncio.run(load_into(cluster.url, world))
     return t
-
-
-async def _load(url: str, world: World) -> None:
-    connection = await asyncpg.connect(url)
-    await init_connection(connection)
-    try:
-        await load(connection, world)
-    finally:
-        await connection.close()
 
 
 @pytest.fixture()
@@ -489,7 +479,7 @@ async def _limited_keys(url: str) -> tuple[Any, Any]:
     minute = world.partner(tier={"perMinute": 100, "perDay": 100_000})
     daily = world.partner(tier={"perMinute": 10_000, "perDay": 20})
     minute_key, daily_key = world.key(minute), world.key(daily)
-    await _load(url, world)
+    await load_into(url, world)
     return minute_key, daily_key
 
 

@@ -15,7 +15,6 @@ import base64
 import json
 import os
 import select
-import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -30,16 +29,14 @@ import pytest
 from testkit.factories import World, load
 from tests.support import chirpstack as cs
 from tests.support.chirpstack import INGEST
+from tests.support.chromium import CHROMIUM, offline_chromium
 from tests.support.servers import serving
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 class DevTools:
     """Chromium over `--remote-debugging-pipe`, with the events it sent kept."""
 
     def __init__(self, profile: Path) -> None:
-        assert CHROMIUM is not None
         to_browser_r, self.to_browser = os.pipe()
         self.from_browser, from_browser_w = os.pipe()
 
@@ -48,24 +45,12 @@ class DevTools:
             os.dup2(from_browser_w, 4)
 
         self.process = subprocess.Popen(
-            [
-                CHROMIUM,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                # Network off: no name resolves, and anything not on loopback goes nowhere.
-                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-                "--proxy-server=http://127.0.0.1:9",
-                "--proxy-bypass-list=127.0.0.1",
+            offline_chromium(
                 "--remote-debugging-pipe",
                 "--window-size=1100,900",
                 f"--user-data-dir={profile}",
                 "about:blank",
-            ],
+            ),
             preexec_fn=descriptors,
             pass_fds=(3, 4),
             stdout=subprocess.DEVNULL,

@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,9 +26,9 @@ from app.core.config import PROJECT_ROOT, Settings
 from app.main import create_app
 from app.observe.logs import configure_logging
 from testkit.factories import World, load
-from testkit.processes import free_port
+from testkit.processes import free_port, wait_until_up
 from tests.support import chirpstack as cs
-from tests.support.helpers import assert_error, bearer
+from tests.support.helpers import assert_error, bearer, scrape_metrics
 
 
 class Served:
@@ -44,14 +43,7 @@ class Served:
         return [json.loads(line) for line in lines if line.startswith("{")]
 
     async def metrics(self) -> dict[str, float]:
-        async with httpx.AsyncClient(timeout=5) as http:
-            text = (await http.get(self.metrics_url)).text
-        samples: dict[str, float] = {}
-        for line in text.splitlines():
-            if line.startswith("telemetry_"):
-                name, _, value = line.rpartition(" ")
-                samples[name] = float(value)
-        return samples
+        return await scrape_metrics(self.metrics_url)
 
 
 @pytest.fixture(scope="module")
@@ -78,17 +70,7 @@ def served(migrated: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
             stderr=subprocess.STDOUT,
         )
     base_url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{base_url}/api/v1/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError(log.read_text())
-        time.sleep(0.2)
+    wait_until_up(f"{base_url}/api/v1/health", process, log=log)
     yield Served(base_url, f"http://127.0.0.1:{metrics_port}/metrics", log, directory / "metrics")
     process.terminate()
     process.wait(timeout=15)

@@ -23,7 +23,7 @@ import pytest
 from app.core.db import init_connection
 from app.ingest.pipeline import Outcome, Uplink, store_uplink
 from app.ops import cluster
-from testkit.factories import World, load
+from testkit.factories import World, load_into
 from testkit.processes import free_port
 from tests.support import chirpstack as cs
 from tests.support import tts
@@ -48,15 +48,6 @@ class Tenant:
         self.key = w.key(sub, scopes=["devices:read", "telemetry:read"])
         self.token = w.integration(self.partner)
         self.world = w
-
-
-async def load_into(url: str, world: World) -> None:
-    connection = await asyncpg.connect(url)
-    await init_connection(connection)
-    try:
-        await load(connection, world)
-    finally:
-        await connection.close()
 
 
 @pytest.fixture(scope="module")

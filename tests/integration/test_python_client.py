@@ -149,27 +149,19 @@ def test_history_to_polars_and_arrow(client: TelemetryClient) -> None:
 
 def test_query_follows_every_cursor(client: TelemetryClient, document: dict[str, Any]) -> None:
     needs_route(document, "/api/v1/query")
-    devices = {"ids": [DEVICE, SECOND]}
-    pages = list(
-        client.query_pages(
-            devices=devices,
-            fields=["temperature"],
-            from_="now-P1D",
-            to="now",
-            resolution="hourly",
-            limit=10,
-        )
-    )
+    # The same query page by page, then followed to its end by the client.
+    query: dict[str, Any] = {
+        "devices": {"ids": [DEVICE, SECOND]},
+        "fields": ["temperature"],
+        "from_": "now-P1D",
+        "to": "now",
+        "resolution": "hourly",
+        "limit": 10,
+    }
+    pages = list(client.query_pages(**query))
     assert len(pages) > 1
     assert pages[-1]["nextCursor"] is None
-    result = client.query(
-        devices=devices,
-        fields=["temperature"],
-        from_="now-P1D",
-        to="now",
-        resolution="hourly",
-        limit=10,
-    )
+    result = client.query(**query)
     assert len(result.series) == 2
     assert [s["deviceId"] for s in result.series] == sorted(s["deviceId"] for s in result.series)
     for series in result.series:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
-import httpx
 import pytest
 from litestar.testing import AsyncTestClient
 
@@ -18,7 +17,7 @@ from app.world.errors import WorldError
 from testkit.factories import World, load
 from testkit.processes import free_port
 from tests.support.chirpstack import latest, readings
-from tests.support.helpers import bearer
+from tests.support.helpers import bearer, scrape_metrics
 from tests.support.servers import start_server
 from tests.support.tts import event, uplink
 
@@ -183,18 +182,6 @@ async def test_world_file_refuses_network_settings_on_a_tts_integration(
         await load(pool, w)
 
 
-async def scrape(url: str) -> dict[str, float]:
-    """The `telemetry_` samples of a metrics page, by name with labels."""
-    async with httpx.AsyncClient(timeout=5) as http:
-        text = (await http.get(url)).text
-    samples: dict[str, float] = {}
-    for line in text.splitlines():
-        if line.startswith("telemetry_"):
-            name, _, value = line.rpartition(" ")
-            samples[name] = float(value)
-    return samples
-
-
 async def test_tts_messages_are_counted_in_the_ingest_metric(
     migrated: str, pool: asyncpg.Pool, tmp_path: Path
 ) -> None:
@@ -227,7 +214,7 @@ async def test_tts_messages_are_counted_in_the_ingest_metric(
         # The worker adds its counts to the shared metrics once a second.
         deadline = time.monotonic() + 10
         while True:
-            samples = await scrape(url)
+            samples = await scrape_metrics(url)
             counted = {name: samples.get(name) for name in expected}
             if counted == expected or time.monotonic() > deadline:
                 break

@@ -90,3 +90,15 @@ async def settled_day_count(pool: asyncpg.Pool, key_id: str, expected: int) -> i
             break
         await asyncio.sleep(0.2)
     return count
+
+
+async def scrape_metrics(url: str) -> dict[str, float]:
+    """The `telemetry_` samples of a Prometheus metrics page, by name with labels."""
+    async with httpx.AsyncClient(timeout=5) as http:
+        text = (await http.get(url)).text
+    samples: dict[str, float] = {}
+    for line in text.splitlines():
+        if line.startswith("telemetry_"):
+            name, _, value = line.rpartition(" ")
+            samples[name] = float(value)
+    return samples

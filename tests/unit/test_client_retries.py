@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import httpx
 import pytest
 from telemetry_client import ApiError, TelemetryClient
 
@@ -74,3 +76,20 @@ def test_a_write_is_not_asked_again_after_a_503(server: str) -> None:
     )
     assert slept == []
     assert Unavailable.seen == {"/api/v1/devices/70b3d57ed0000001/downlinks": 1}
+
+
+@pytest.mark.parametrize("zone", ["GMT", "+0000", "-0000"])
+def test_retry_after_as_an_http_date_in_any_utc_spelling(zone: str) -> None:
+    """An HTTP date in `Retry-After` is read whichever way it writes UTC: `-0000` (RFC 5322's
+    "UTC, zone unknown") parses to a naive datetime, which the client once subtracted from an
+    aware one and failed with a TypeError instead of an ApiError."""
+    when = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=60)
+    header = when.strftime("%a, %d %b %Y %H:%M:%S ") + zone
+    response = httpx.Response(
+        503,
+        headers={"Retry-After": header},
+        json={"error": {"code": "unavailable", "message": "try again"}},
+    )
+    error = ApiError.from_response(response)
+    assert (error.status, error.code) == (503, "unavailable")
+    assert error.retry_after is not None and 50 < error.retry_after <= 60, error.retry_after

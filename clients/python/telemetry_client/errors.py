@@ -64,6 +64,8 @@ def retry_after_seconds(response: httpx.Response) -> float | None:
         return None
     from datetime import UTC, datetime
 
+    if when.tzinfo is None:  # `-0000`: UTC, the zone of its writer unknown (RFC 5322)
+        when = when.replace(tzinfo=UTC)
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
