@@ -7,7 +7,6 @@ import math
 import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from fractions import Fraction
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -16,6 +15,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from testkit.factories import World, load
+from testkit.history_oracle_chart import lttb_reference, minmax_reference
 from tests.support.helpers import bearer
 from tests.support.history import iso, nums, parse, record
 
@@ -409,52 +409,6 @@ async def test_fill_sorts_buckets_whose_labels_run_backwards(
 
 
 # Downsampling -------------------------------------------------------------------------------
-
-
-def lttb_reference(times: list[float], values: list[float], threshold: int) -> list[int]:
-    """Steinarsson's LTTB written straight from analytics.md section 3, exact bucket bounds
-    with fractions."""
-    n = len(times)
-    if n <= threshold:
-        return list(range(n))
-    if threshold == 2:
-        return [0, n - 1]
-    every = Fraction(n - 2, threshold - 2)
-    kept, a = [0], 0
-    for i in range(threshold - 2):
-        start, stop = math.floor(i * every) + 1, math.floor((i + 1) * every) + 1
-        next_start, next_stop = stop, min(math.floor((i + 2) * every) + 1, n)
-        if i == threshold - 3:
-            next_start, next_stop = n - 1, n
-        count = next_stop - next_start
-        avg_x = sum(times[next_start:next_stop]) / count
-        avg_y = sum(values[next_start:next_stop]) / count
-        best, best_area = start, -1.0
-        for j in range(start, stop):
-            area = abs((times[a] - avg_x) * (values[j] - values[a])
-                       - (times[a] - times[j]) * (avg_y - values[a])) / 2  # fmt: skip
-            if area > best_area:
-                best, best_area = j, area
-        kept.append(best)
-        a = best
-    kept.append(n - 1)
-    return kept
-
-
-def minmax_reference(times: list[int], values: list[float], lo: int, hi: int, m: int) -> list[int]:
-    if len(times) <= m:
-        return list(range(len(times)))
-    slices = m // 2
-    width = Fraction(hi - lo, slices)
-    kept: list[int] = []
-    for i in range(slices):
-        top = lo + (i + 1) * width if i < slices - 1 else hi
-        inside = [j for j, t in enumerate(times) if lo + i * width <= t < top]
-        if inside:
-            low = min(inside, key=lambda j: (values[j], j))
-            high = min(inside, key=lambda j: (-values[j], j))
-            kept.extend(sorted({low, high}))
-    return kept
 
 
 async def test_max_points_lttb_and_minmax_keep_real_readings(
