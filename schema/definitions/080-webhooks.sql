@@ -89,59 +89,44 @@ END;
 $$;
 
 -- device.uplink, then device.alert.raised / .cleared for the rules this uplink started
--- or stopped breaking (p_raised, p_cleared): step "events" of ingest_uplinks, after the
--- device's state is written. The event shows what /latest shows now (the stored body,
--- built by latest_body: values, retained, derived, signalQuality) with the battery, the
--- uplink's time, fPort and fCnt (p_meta); an alert's value is the uplink's own
--- (p_readings).
+-- or stopped breaking (p_raised, p_cleared): step "events" of ingest_uplinks, for an
+-- uplink r of a partner that takes webhook events. The event shows what /latest shows now
+-- (p_shown: values, signalQuality, retained, derived, built by ingest_uplink_next_state
+-- from the values it built the stored body from) with the battery after this uplink
+-- (p_battery), the uplink's time, fPort and fCnt; an alert's value is the uplink's own.
 CREATE OR REPLACE FUNCTION webhook_uplink(
-    p_partner_id    uuid,
-    p_device_num    integer,
-    p_time          timestamptz,
-    p_meta          jsonb,
-    p_readings      jsonb,
-    p_raised        integer[],
-    p_cleared       integer[]
+    r           uplink_record,
+    p_shown     jsonb,
+    p_battery   jsonb,
+    p_raised    integer[],
+    p_cleared   integer[]
 ) RETURNS void
 LANGUAGE plpgsql
 AS $$
 DECLARE
     d       record;
-    latest  jsonb;
-    battery jsonb;
-    data    jsonb;
-    r       record;
+    a       record;
 BEGIN
-    IF NOT webhook_wanted(p_partner_id) THEN
+    SELECT id, sub_account_id, dev_eui, site_id INTO d FROM devices WHERE num = r.device_num;
+    PERFORM webhook_emit('device.uplink', r.partner_id, d.sub_account_id, r.device_num, d.id,
+                         r.time,
+                         jsonb_build_object('devEui', d.dev_eui, 'time', rfc3339(r.time),
+                                            'battery', p_battery, 'siteId', d.site_id,
+                                            'fPort', r.f_port, 'fCnt', r.f_cnt) || p_shown);
+    IF p_raised IS NULL AND p_cleared IS NULL THEN
         RETURN;
     END IF;
-    SELECT id, sub_account_id, dev_eui, site_id INTO d FROM devices WHERE num = p_device_num;
-    SELECT convert_from(s.latest_body, 'UTF8')::jsonb, s.battery INTO latest, battery
-      FROM device_state s WHERE s.device_num = p_device_num;
-    data := jsonb_build_object('devEui', d.dev_eui, 'time', rfc3339(p_time),
-                               'values', latest -> 'values',
-                               'signalQuality', latest -> 'signalQuality',
-                               'battery', battery, 'siteId', d.site_id,
-                               'fPort', p_meta -> 'fPort', 'fCnt', p_meta -> 'fCnt');
-    IF latest ? 'derived' THEN
-        data := data || jsonb_build_object('derived', latest -> 'derived');
-    END IF;
-    IF latest ? 'retained' THEN
-        data := data || jsonb_build_object('retained', latest -> 'retained');
-    END IF;
-    PERFORM webhook_emit('device.uplink', p_partner_id, d.sub_account_id, p_device_num, d.id,
-                         p_time, data);
-    FOR r IN SELECT 'device.alert.raised' AS type, a.* FROM alert_rules a
-              WHERE a.id = ANY (p_raised)
+    FOR a IN SELECT 'device.alert.raised' AS type, x.* FROM alert_rules x
+              WHERE x.id = ANY (p_raised)
              UNION ALL
-             SELECT 'device.alert.cleared', a.* FROM alert_rules a
-              WHERE a.id = ANY (p_cleared)
+             SELECT 'device.alert.cleared', x.* FROM alert_rules x
+              WHERE x.id = ANY (p_cleared)
              ORDER BY 1 DESC, 2 LOOP
-        PERFORM webhook_emit(r.type, p_partner_id, d.sub_account_id, p_device_num, d.id, p_time,
-                             jsonb_build_object('devEui', d.dev_eui, 'field', r.field, 'op', r.op,
-                                                'threshold', r.value, 'level', r.level,
-                                                'value', p_readings -> r.field,
-                                                'time', rfc3339(p_time)));
+        PERFORM webhook_emit(a.type, r.partner_id, d.sub_account_id, r.device_num, d.id, r.time,
+                             jsonb_build_object('devEui', d.dev_eui, 'field', a.field, 'op', a.op,
+                                                'threshold', a.value, 'level', a.level,
+                                                'value', r.shown_values -> a.field,
+                                                'time', rfc3339(r.time)));
     END LOOP;
 END;
 $$;

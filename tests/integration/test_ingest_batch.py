@@ -115,7 +115,7 @@ async def test_one_batch_answers_each_uplink_as_alone(pool: asyncpg.Pool) -> Non
         record(twin, good, "twin", 5),
         record(spare, good, "inventory", 6),
     ]
-    outcomes = await store_uplinks(pool, records)
+    outcomes = (await store_uplinks(pool, records)).outcomes
     assert outcomes == ["duplicate", "stored", "duplicate", "unauthorized", "stored", "not_found"]
     stored = await pool.fetch(
         "SELECT device_num, value FROM readings_num WHERE device_num = ANY ($1::int[])"
@@ -165,3 +165,16 @@ def uplink_copy(uplink: Uplink) -> Uplink:
         gateways=uplink.gateways,
         dedup_key="twin-" + (uplink.dedup_key or ""),
     )
+
+
+async def test_the_record_python_fills_is_the_sql_type_attribute_for_attribute(
+    pool: asyncpg.Pool,
+) -> None:
+    """asyncpg binds UplinkRecord to the SQL type `uplink_record` by name and refuses a name
+    the type lacks, but an attribute the struct lacked would be stored as NULL: both
+    declare the same names, in the same order."""
+    rows = await pool.fetch(
+        "SELECT a.attname FROM pg_attribute a"
+        " WHERE a.attrelid = 'uplink_record'::regclass AND a.attnum > 0 ORDER BY a.attnum"
+    )
+    assert [r["attname"] for r in rows] == list(UplinkRecord.__struct_fields__)
