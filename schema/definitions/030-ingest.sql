@@ -365,8 +365,10 @@ $$;
 --                 stored uplink by device and time ingest_uplink_alerts and
 --                 ingest_uplink_next_state: alerts, field state, signal, battery, the
 --                 stored /latest body and ETag; each row written once per batch
---                 (write_device_states), or at once before an event of its uplink
---   3. events     webhook_uplink (schema/definitions/080-webhooks.sql), only for uplinks of
+--                 (write_device_states; for a device with webhook events, its state after
+--                 its first uplink before the events, so that its device.online comes first)
+--   3. events     webhook_uplinks for the batch, or with alert rules webhook_uplink per
+--                 uplink (schema/definitions/080-webhooks.sql), only for uplinks of
 --                 a partner with an endpoint taking events (webhook_wanted, once per
 --                 uplink in one statement): device.uplink and device.alert.raised/.cleared
 --                 into the webhook outbox, in this transaction, from the values step 2
@@ -402,6 +404,11 @@ DECLARE
     cleared     integer[];
     has_rules   boolean;
     unwritten   boolean := false;
+    first       boolean;
+    firsts      device_state[] := '{}';
+    takers      uplink_record[] := '{}';
+    shown       jsonb[] := '{}';
+    batteries   jsonb[] := '{}';
     gw_partner  uuid[];
     gw_eui      text[];
     gw_time     timestamptz[];
@@ -434,7 +441,8 @@ BEGIN
               WHERE outcomes[j] = 'stored'
               ORDER BY (p_uplinks[j]).device_num, (p_uplinks[j]).time, j LOOP
         r := p_uplinks[u];
-        IF st.device_num IS DISTINCT FROM r.device_num THEN
+        first := st.device_num IS DISTINCT FROM r.device_num;
+        IF first THEN
             IF unwritten THEN
                 pending := pending || st;
             END IF;
@@ -453,18 +461,33 @@ BEGIN
         END IF;
         SELECT * INTO next FROM ingest_uplink_next_state(st, adm.device_ids[u], r, wanted[u]);
         st := next.st;
-        IF wanted[u] THEN
-            -- Written before its event, so that the device.online its trigger may emit
-            -- comes first.
+        IF NOT wanted[u] THEN
+            unwritten := true;
+        ELSIF has_rules THEN
+            -- Each uplink's alerts follow its event: uplink by uplink, the state written
+            -- first, so that the device.online its trigger may emit comes before both.
             PERFORM write_device_states(ARRAY[st]);
             unwritten := false;
             PERFORM webhook_uplink(r, next.shown, st.battery, raised, cleared);
         ELSE
-            unwritten := true;
+            -- The events of the batch are written together after the loop, once the state
+            -- after each device's first uplink is written (its device.online first).
+            IF first THEN
+                firsts := firsts || st;
+            ELSE
+                unwritten := true;
+            END IF;
+            takers := takers || r;
+            shown := shown || next.shown;
+            batteries := batteries || st.battery;
         END IF;
     END LOOP;
     IF unwritten THEN
         pending := pending || st;
+    END IF;
+    IF cardinality(takers) > 0 THEN
+        PERFORM write_device_states(firsts);
+        PERFORM webhook_uplinks(takers, shown, batteries);
     END IF;
     IF cardinality(pending) > 0 THEN
         PERFORM write_device_states(pending);

@@ -3,15 +3,16 @@
 -- Re-runnable: applied on every migrate.
 --
 -- Where events come from:
---   device.uplink, device.alert.*   webhook_uplink, step "events" of ingest_uplinks
+--   device.uplink, device.alert.*   webhook_uplinks (a batch without alert rules) or
+--                                   webhook_uplink, step "events" of ingest_uplinks
 --   device.status/.joined/.location webhook_ingest_event, one step of ingest_event
 --   device.online                   trigger on device_state (last_uplink_at moves)
 --   device.offline                  webhook_offline_tick (the dispatcher's ticker), or the
 --                                   ingest trigger when an uplink beats the ticker to it
 --   downlink.*                      triggers on downlink_queue (insert, status changes)
 --   webhook.test                    `telemetry webhooks test`
--- Every path goes through webhook_emit, which does nothing but one index probe when the
--- partner has no endpoint that takes events.
+-- Every path goes through webhook_emit (webhook_uplinks: its steps over a batch), which
+-- does nothing but one index probe when the partner has no endpoint that takes events.
 
 -- msg_ + 26 characters: 12 hex of the millisecond (ids sort by creation), 14 random hex.
 CREATE OR REPLACE FUNCTION webhook_message_id() RETURNS text
@@ -29,8 +30,27 @@ AS $$
                     WHERE partner_id = p_partner_id AND state <> 'disabled')
 $$;
 
--- Writes one event and its messages to every matching endpoint (a partner endpoint, or
--- the sub-account's own; type filter; device filter; not disabled by hand). p_endpoint
+-- The endpoints an event of type p_type about device p_device_id (NULL: none) goes to: a
+-- partner endpoint, or the sub-account's own; type filter; device filter; not disabled
+-- by hand. NULL when none takes it.
+CREATE OR REPLACE FUNCTION webhook_targets(
+    p_type              text,
+    p_partner_id        uuid,
+    p_sub_account_id    uuid,
+    p_device_id         uuid
+) RETURNS uuid[]
+LANGUAGE sql STABLE
+AS $$
+    SELECT array_agg(e.id)
+      FROM webhook_endpoints e
+     WHERE e.partner_id = p_partner_id AND e.state <> 'disabled'
+       AND (e.sub_account_id IS NULL OR e.sub_account_id = p_sub_account_id)
+       AND (e.event_types IS NULL OR p_type = ANY (e.event_types))
+       AND (e.device_ids IS NULL OR p_device_id = ANY (e.device_ids))
+$$;
+
+-- Writes one event and its messages to every endpoint that takes it (webhook_targets), and
+-- moves the device's sequence. p_endpoint
 -- names one endpoint instead (webhook.test). Returns the event id, or NULL when no
 -- endpoint takes it (nothing is written, the device's sequence does not move).
 CREATE OR REPLACE FUNCTION webhook_emit(
@@ -54,12 +74,7 @@ BEGIN
     IF p_endpoint IS NOT NULL THEN
         targets := ARRAY[p_endpoint];
     ELSE
-        SELECT array_agg(e.id) INTO targets
-          FROM webhook_endpoints e
-         WHERE e.partner_id = p_partner_id AND e.state <> 'disabled'
-           AND (e.sub_account_id IS NULL OR e.sub_account_id = p_sub_account_id)
-           AND (e.event_types IS NULL OR p_type = ANY (e.event_types))
-           AND (e.device_ids IS NULL OR p_device_id = ANY (e.device_ids));
+        targets := webhook_targets(p_type, p_partner_id, p_sub_account_id, p_device_id);
         IF targets IS NULL THEN
             RETURN NULL;
         END IF;
@@ -128,6 +143,59 @@ BEGIN
                                                 'value', r.shown_values -> a.field,
                                                 'time', rfc3339(r.time)));
     END LOOP;
+END;
+$$;
+
+-- device.uplink for many uplinks at once: step "events" of ingest_uplinks for a batch
+-- without alert rules (one with rules goes through webhook_uplink, uplink by uplink, so
+-- that each uplink's alerts follow its event). p_uplinks are the uplinks of partners
+-- that take webhook events, by device and time; p_shown[i] and p_battery[i] what
+-- webhook_uplink takes for p_uplinks[i]. What webhook_emit does per event, set-based:
+-- targets, each device's sequence moved once by its number of events (numbered in
+-- order), the events and their messages; an uplink no endpoint takes writes nothing.
+CREATE OR REPLACE FUNCTION webhook_uplinks(
+    p_uplinks   uplink_record[],
+    p_shown     jsonb[],
+    p_battery   jsonb[]
+) RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    WITH taken AS MATERIALIZED (
+        SELECT x.ordinality AS i, x.partner_id, x.device_num, x.time, d.id AS device_id,
+               d.sub_account_id, t.targets,
+               jsonb_build_object('devEui', d.dev_eui, 'time', rfc3339(x.time),
+                                  'battery', p_battery[x.ordinality], 'siteId', d.site_id,
+                                  'fPort', x.f_port, 'fCnt', x.f_cnt)
+               || p_shown[x.ordinality] AS data
+          FROM unnest(p_uplinks) WITH ORDINALITY AS x
+          JOIN devices d ON d.num = x.device_num
+         CROSS JOIN LATERAL (SELECT webhook_targets('device.uplink', x.partner_id,
+                                                    d.sub_account_id, d.id) AS targets) t
+         WHERE t.targets IS NOT NULL),
+    moved AS (
+        INSERT INTO webhook_sequences AS s (device_num, last)
+        SELECT device_num, count(*) FROM taken GROUP BY device_num ORDER BY device_num
+        ON CONFLICT (device_num) DO UPDATE SET last = s.last + EXCLUDED.last
+        RETURNING s.device_num, s.last),
+    numbered AS (
+        SELECT t.*, webhook_message_id() AS id,
+               m.last - count(*) OVER (PARTITION BY t.device_num)
+               + row_number() OVER (PARTITION BY t.device_num ORDER BY t.i) AS sequence
+          FROM taken t JOIN moved m USING (device_num)),
+    events AS (
+        INSERT INTO webhook_events (id, type, partner_id, device_num, body)
+        SELECT n.id, 'device.uplink', n.partner_id, n.device_num,
+               jsonb_build_object('id', n.id, 'type', 'device.uplink',
+                                  'timestamp', rfc3339(n.time), 'partnerId', n.partner_id,
+                                  'subAccountId', n.sub_account_id, 'deviceId', n.device_id,
+                                  'sequence', n.sequence, 'data', n.data)::text
+          FROM numbered n
+         ORDER BY n.i
+        RETURNING num, id)
+    INSERT INTO webhook_messages (event_num, endpoint_id)
+    SELECT e.num, target
+      FROM events e JOIN numbered n ON n.id = e.id, unnest(n.targets) AS target;
 END;
 $$;
 
