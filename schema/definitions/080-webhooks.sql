@@ -258,13 +258,14 @@ BEGIN
     END IF;
     SELECT id, partner_id, sub_account_id, dev_eui, status, offline_threshold_minutes AS mins
       INTO d FROM devices WHERE num = NEW.device_num;
-    IF d.status <> 'assigned' OR NOT webhook_wanted(d.partner_id) THEN
-        RETURN NULL;
-    END IF;
     was_until := OLD.last_uplink_at + make_interval(mins => d.mins);
     IF was_until >= now_ts
        OR NEW.last_uplink_at + make_interval(mins => d.mins) < now_ts THEN
         RETURN NULL;  -- it was online, or this (late) uplink leaves it offline
+    END IF;
+    -- Checked after the times (the common case, a device still online, needs no query).
+    IF d.status <> 'assigned' OR NOT webhook_wanted(d.partner_id) THEN
+        RETURN NULL;
     END IF;
     IF was_until IS NOT NULL AND was_until > (SELECT last_tick FROM webhook_ticker) THEN
         PERFORM webhook_emit('device.offline', d.partner_id, d.sub_account_id, NEW.device_num,
