@@ -12,6 +12,10 @@ stores, counts or refuses anything itself. The answers: returns once the event i
 committed (or deliberately ignored), raises the ApiError of a 400, 401 or 404. ChirpStack
 never retries, so the path is kept short: a cached device context and one SQL call.
 
+`IngestRoutes` answers the two HTTP routes' common requests below the framework, through
+this same flow (issue 27); their Litestar routes (app/ingest/chirpstack_http.py,
+app/ingest/tts_http.py) document them and answer every other request.
+
 What the flow caches (the partner of each token, the context of each device) is read from
 one database, so it belongs to the app (cluster) that owns the Receiver: one per app
 (`app.state.receiver`, made by its lifespan in app/main.py) and one per MQTT consumer,
