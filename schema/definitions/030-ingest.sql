@@ -189,14 +189,19 @@ CREATE OR REPLACE FUNCTION record_readings(
     p_other_fields  integer[],
     p_other_values  jsonb[]
 ) RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
 AS $$
-    SELECT record_readings(
-        ARRAY[jsonb_populate_record(NULL::uplink_record, jsonb_build_object(
-            'device_num', p_device_num, 'time', p_time,
-            'num_fields', p_num_fields, 'num_values', p_num_values,
-            'other_fields', p_other_fields, 'other_values', p_other_values))],
-        ARRAY[p_site_num])
+DECLARE
+    r   uplink_record;
+BEGIN
+    r.device_num := p_device_num;
+    r.time := p_time;
+    r.num_fields := p_num_fields;
+    r.num_values := p_num_values;
+    r.other_fields := p_other_fields;
+    r.other_values := p_other_values;
+    PERFORM record_readings(ARRAY[r], ARRAY[p_site_num]);
+END;
 $$;
 
 -- lastSeenAt of the gateways that relayed admitted uplinks (D17: its newest stats message
