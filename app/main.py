@@ -34,7 +34,7 @@ from app.core.routing import RoutingMiddleware, routing_lifespan
 from app.core.tasks import running
 from app.docs import DocsController
 from app.docs.index import API_VERSION, ApiIndexController, RootIndexController
-from app.ingest.receive import Receiver
+from app.ingest.receive import IngestRoute, IngestRoutes, Receiver
 from app.latest.cache import LatestCache
 from app.latest.generations import Generations
 from app.latest.lean import LeanLatest
@@ -194,11 +194,27 @@ def create_app(settings: Settings | None = None) -> Litestar:
     allow_every_method(app)
     # Outside the router, so unknown paths and the auth middleware's answers are observed
     # (and, with CORS_ORIGINS, carry the CORS headers a browser page needs to read them).
-    handler: ASGIApp = LeanLatest(app.asgi_handler, app)
+    # The ingest routes and cached /latest answers below the framework, everything else
+    # through it (app/ingest/receive.py IngestRoutes, app/latest/lean.py).
+    handler: ASGIApp = ingest_below_framework(app, LeanLatest(app.asgi_handler, app))
     if settings.cors_origins:
         handler = Cors(handler, settings.cors_origins)
     app.asgi_handler = RequestObserver(handler, settings)
     return app
+
+
+def ingest_below_framework(app: Litestar, inner: ASGIApp) -> Any:
+    """`inner` (Litestar's ASGI handler, or what wraps it) behind the ingest routes
+    answered below it (app/ingest/receive.py, IngestRoutes)."""
+    from app.ingest.chirpstack_http import CHIRPSTACK
+    from app.ingest.tts_http import TTS
+
+    handlers = {getattr(h, "operation_id", None): h for h in route_handlers(app)}
+    routes = [
+        IngestRoute("/ingest/chirpstack", CHIRPSTACK, True, handlers["ingestChirpStack"]),
+        IngestRoute("/ingest/tts", TTS, False, handlers["ingestTheThingsStack"]),
+    ]
+    return IngestRoutes(inner, app, routes, MAX_BODY_BYTES)
 
 
 def route_handlers(app: Litestar) -> list[Any]:

@@ -106,7 +106,7 @@ def year_world() -> dict[str, Any]:
 async def year_database() -> tuple[str, datetime, datetime]:
     """The year's scratch database (loaded on first use) and its range."""
     from app.world.loader import load_world
-    from benchmarks.common import scratch_database
+    from testkit.databases import scratch_database
 
     url = await asyncio.to_thread(scratch_database, YEAR_DATABASE)
     connection = await connect(url)

@@ -52,15 +52,32 @@ _json_encode = msgspec.json.Encoder().encode
 _json_decode = msgspec.json.Decoder().decode
 
 
-def _encode_json(value: Any) -> str:
-    return _json_encode(value).decode()
+def _encode_jsonb(value: Any) -> bytes:
+    return b"\x01" + _json_encode(value)  # jsonb's binary format: version 1, then the text
+
+
+def _decode_jsonb(data: bytes) -> Any:
+    return _json_decode(data[1:])
 
 
 async def init_connection(connection: asyncpg.Connection) -> None:
-    for type_name in ("json", "jsonb"):
-        await connection.set_type_codec(
-            type_name, encoder=_encode_json, decoder=_json_decode, schema="pg_catalog"
-        )
+    """JSON in and out through msgspec, in the binary format: a composite type with a
+    jsonb attribute (`uplink_record`, app/ingest/pipeline.py) can only be sent in binary,
+    and the text never goes through a str."""
+    await connection.set_type_codec(
+        "json",
+        encoder=_json_encode,
+        decoder=_json_decode,
+        schema="pg_catalog",
+        format="binary",
+    )
+    await connection.set_type_codec(
+        "jsonb",
+        encoder=_encode_jsonb,
+        decoder=_decode_jsonb,
+        schema="pg_catalog",
+        format="binary",
+    )
 
 
 def server_settings(settings: Settings) -> dict[str, str]:

@@ -151,26 +151,35 @@ class DeadlineMiddleware:
         if deadlines is None or scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        bound = deadlines.bound_for(scope["route_handler"])
-        task = asyncio.current_task()
-        assert task is not None
-        exchange = _Exchange(send, task, task.get_loop().time() + bound - Deadlines.MARGIN_S)
-        deadlines.add(exchange, bound)
-        try:
-            await self.app(scope, receive, exchange.from_app)  # type: ignore[arg-type]
-        except asyncio.CancelledError:
-            if not exchange.timed_out:
-                raise
-            task.uncancel()
-        except Exception:
-            if not exchange.timed_out:
-                raise
-            # The request failed after its 503 was sent: the answer stands.
-        finally:
-            exchange.finished = True
-            if exchange.answer is not None:
-                with contextlib.suppress(Exception):
-                    await exchange.answer
+        await run_within(
+            deadlines, deadlines.bound_for(scope["route_handler"]), self.app, scope, receive, send
+        )
+
+
+async def run_within(
+    deadlines: Deadlines, bound: float, app: ASGIApp, scope: Scope, receive: Receive, send: Send
+) -> None:
+    """Runs the ASGI `app` for one request within `bound` seconds (the middleware's work,
+    also used by the ingest routes answered below the framework, app/ingest/receive.py)."""
+    task = asyncio.current_task()
+    assert task is not None
+    exchange = _Exchange(send, task, task.get_loop().time() + bound - Deadlines.MARGIN_S)
+    deadlines.add(exchange, bound)
+    try:
+        await app(scope, receive, exchange.from_app)  # type: ignore[arg-type]
+    except asyncio.CancelledError:
+        if not exchange.timed_out:
+            raise
+        task.uncancel()
+    except Exception:
+        if not exchange.timed_out:
+            raise
+        # The request failed after its 503 was sent: the answer stands.
+    finally:
+        exchange.finished = True
+        if exchange.answer is not None:
+            with contextlib.suppress(Exception):
+                await exchange.answer
 
 
 @contextlib.asynccontextmanager

@@ -1,6 +1,6 @@
 """Group commit for live uplinks: the uplinks that arrive while earlier ones are being
 committed are stored together, in one transaction and one round trip (one call of
-`ingest_uplinks` with the columns of `app.ingest.pipeline.record_columns`).
+`ingest_uplinks`, app.ingest.pipeline.store_uplinks).
 
 A request still gets its answer only after its own uplink is committed, and a lone uplink
 is sent at once (no waiting for company): batches form only under load, where they save a
@@ -27,14 +27,12 @@ import asyncpg
 
 from app.core.db import PerPool
 from app.core.errors import is_unavailable
-from app.core.sql import QUERIES
-from app.ingest.pipeline import Outcome, Uplink, record_columns, store_uplink, uplink_record
+from app.ingest.pipeline import Outcome, Uplink, store_uplink, store_uplinks, uplink_record
 from app.profiles.contexts import DeviceContext
 from app.webhooks.nudge import nudger_for
 
 log = logging.getLogger("telemetry.ingest")
 
-INGEST_LIVE = QUERIES["ingest.ingest_uplinks_live"]
 MAX_BATCH = 32
 MAX_IN_FLIGHT = 2
 
@@ -73,7 +71,7 @@ class Batcher:
         batch.sort(key=lambda item: (item[0].num, item[1].time))
         try:
             records = [uplink_record(c, u, t) for c, u, t, _ in batch]
-            row = await self.pool.fetchrow(INGEST_LIVE, *record_columns(records))
+            stored = await store_uplinks(self.pool, records)
         except Exception as exc:
             if is_unavailable(exc):
                 # The database cannot be reached: each uplink alone would wait as long again.
@@ -85,8 +83,8 @@ class Batcher:
                 log.warning("batch of %d uplinks failed (%r); storing one by one", len(batch), exc)
             await self._one_by_one(batch)
             return
-        outcomes = [Outcome(o) for o in row["outcomes"]]
-        if row["webhooks"] and Outcome.STORED in outcomes:
+        outcomes = stored.outcomes
+        if stored.webhooks and Outcome.STORED in outcomes:
             nudger_for(self.pool).nudge()  # ingest_uplinks deferred its NOTIFY
         for (_, _, _, future), outcome in zip(batch, outcomes, strict=True):
             if not future.done():

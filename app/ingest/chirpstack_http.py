@@ -110,5 +110,7 @@ class IngestController(Controller):
         event: str = Parameter(default="", description="ChirpStack event type"),
     ) -> Response[None]:
         receiver: Receiver = request.app.state.receiver
-        await receiver.receive(CHIRPSTACK, CHIRPSTACK.token_hash(request), request.body, event)
+        await receiver.receive(
+            CHIRPSTACK, CHIRPSTACK.token_hash(request.scope["headers"]), request.body, event
+        )
         return Response(content=None, status_code=204)

@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 import asyncpg
 import msgspec
@@ -191,26 +191,26 @@ def prepare_uplink(context: DeviceContext, decoded: dict[str, Any]) -> PreparedU
 
 
 class UplinkRecord(msgspec.Struct, frozen=True):
-    """One uplink as `ingest_uplinks` stores it: one field per SQL parameter, in the order
-    of its parameters (`record_columns`)."""
+    """One uplink as `ingest_uplinks` stores it: the SQL type `uplink_record`
+    (schema/190-uplink-record.sql), filled by name (`record_rows`), so a field the type
+    lacks is refused and no two fields can swap places."""
 
     token_hash: bytes | None  # the integration token to re-check at commit; None: trusted
     partner_id: uuid.UUID
     device_num: int
     dedup_key: str | None
     time: datetime
-    values: dict[str, Any]  # identifier -> stored value (what /latest shows)
+    shown_values: dict[str, Any]  # identifier -> stored value (what /latest shows)
     derived: list[str]  # the identifiers of calibrated, formula and mapping values
-    static: dict[str, Any]  # static values and formulas over them
+    static_values: dict[str, Any]  # static values and formulas over them
     static_derived: list[str]
     has_derived: bool  # whether /latest carries `derived` (D10)
     retain: bool  # the profile's retain last value
     signal: int | None  # D15 signal quality, None without receptions
     battery: int | None  # the battery_pct field, rounded and clamped
     gateways: list[str]
-    meta: dict[str, Any]  # what the device.uplink event adds to the state: fPort, fCnt
-    # Flat columns (several values per uplink): ingest_uplinks gets each group after an
-    # array of the 1-based index of the uplink of each value.
+    f_port: int | None
+    f_cnt: int | None
     rule_ids: list[int]  # the alert rules whose field is in this uplink
     rule_fields: list[str]
     rule_breaks: list[bool]
@@ -239,16 +239,17 @@ def uplink_record(
         device_num=context.num,
         dedup_key=uplink.dedup_key,
         time=uplink.time,
-        values=prepared.values,
+        shown_values=prepared.values,
         derived=prepared.derived,
-        static=context.static_part,
+        static_values=context.static_part,
         static_derived=context.static_derived,
         has_derived=context.has_derived,
         retain=context.catalog.retain,
         signal=signal,
         battery=prepared.battery,
         gateways=list(uplink.gateways),
-        meta={"fPort": uplink.f_port, "fCnt": uplink.f_cnt},
+        f_port=uplink.f_port,
+        f_cnt=uplink.f_cnt,
         num_fields=num_fields,
         num_values=num_values,
         other_fields=prepared.other_fields,
@@ -260,41 +261,30 @@ def uplink_record(
     )
 
 
-# The flat groups of UplinkRecord; every field before the first is one value per uplink.
-_FLAT = (
-    ("rule_ids", "rule_fields", "rule_breaks", "rule_levels"),
-    ("num_fields", "num_values"),
-    ("other_fields", "other_values"),
-)
-_PER_UPLINK = UplinkRecord.__struct_fields__[: UplinkRecord.__struct_fields__.index("rule_ids")]
+def record_rows(records: Sequence[UplinkRecord]) -> list[dict[str, Any]]:
+    """The argument of `ingest_uplinks`: each record as a mapping, which asyncpg binds to
+    the type `uplink_record` by attribute name."""
+    return [msgspec.structs.asdict(record) for record in records]
 
 
-def record_columns(records: Sequence[UplinkRecord]) -> list[list[Any]]:
-    """The arguments of `ingest_uplinks`: one array per column of `UplinkRecord`."""
-    columns = [[getattr(r, name) for r in records] for name in _PER_UPLINK]
-    for group in _FLAT:
-        index: list[int] = []
-        flat: list[list[Any]] = [[] for _ in group]
-        for position, record in enumerate(records, start=1):
-            first = getattr(record, group[0])
-            index.extend([position] * len(first))
-            for column, name in zip(flat, group, strict=True):
-                column.extend(getattr(record, name))
-        columns.append(index)
-        columns.extend(flat)
-    return columns
+class Stored(NamedTuple):
+    """What `ingest_uplinks` answers: the outcome of each record, in order, and whether a
+    partner of the batch takes webhook events (then their events are in the outbox)."""
+
+    outcomes: list[Outcome]
+    webhooks: bool
 
 
 async def store_uplinks(
     connection: asyncpg.Connection | asyncpg.Pool, records: Sequence[UplinkRecord]
-) -> list[Outcome]:
+) -> Stored:
     """Stores records sorted by device and time in one transaction (the caller's, or its
-    own on a pool); returns the outcome of each, in order. Their webhook events are in the
-    outbox at commit, but `ingest_uplinks` defers the dispatcher's wake-up: live ingest
-    sends it after the commit (app/ingest/batch.py), other callers leave the events to
-    the dispatcher's next tick (within a second)."""
-    outcomes: list[str] = await connection.fetchval(INGEST_UPLINKS, *record_columns(records))
-    return [Outcome(o) for o in outcomes]
+    own on a pool). Their webhook events are in the outbox at commit, but `ingest_uplinks`
+    defers the dispatcher's wake-up: live ingest sends it after the commit
+    (app/ingest/batch.py), other callers leave the events to the dispatcher's next tick
+    (within a second)."""
+    row = await connection.fetchrow(INGEST_UPLINKS, record_rows(records))
+    return Stored([Outcome(o) for o in row["outcomes"]], row["webhooks"])
 
 
 async def store_uplink(
@@ -313,8 +303,8 @@ async def store_uplink(
     on a pool it is durable when this returns. Live HTTP ingest goes through
     app/ingest/batch.py instead, which groups concurrent uplinks into one call.
     """
-    (outcome,) = await store_uplinks(connection, [uplink_record(context, uplink, token_hash)])
-    return outcome
+    stored = await store_uplinks(connection, [uplink_record(context, uplink, token_hash)])
+    return stored.outcomes[0]
 
 
 def status_battery(
@@ -381,6 +371,7 @@ def dedup_key(kind: str, deduplication_id: str) -> str | None:
 __all__ = [
     "DeviceEvent",
     "Outcome",
+    "Stored",
     "Uplink",
     "UplinkRecord",
     "compute_derived",

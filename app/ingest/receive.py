@@ -12,6 +12,10 @@ stores, counts or refuses anything itself. The answers: returns once the event i
 committed (or deliberately ignored), raises the ApiError of a 400, 401 or 404. ChirpStack
 never retries, so the path is kept short: a cached device context and one SQL call.
 
+`IngestRoutes` answers the two HTTP routes' common requests below the framework, through
+this same flow (issue 27); their Litestar routes (app/ingest/chirpstack_http.py,
+app/ingest/tts_http.py) document them and answer every other request.
+
 What the flow caches (the partner of each token, the context of each device) is read from
 one database, so it belongs to the app (cluster) that owns the Receiver: one per app
 (`app.state.receiver`, made by its lifespan in app/main.py) and one per MQTT consumer,
@@ -20,8 +24,9 @@ never one per process (see `DeviceContexts` in app/profiles/contexts.py for why)
 
 from __future__ import annotations
 
+import re
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import asyncpg
@@ -31,8 +36,9 @@ from litestar import Request
 
 from app.auth.principal import hash_secret
 from app.core.api import normalize_eui
+from app.core.deadline import run_within
 from app.core.enums import DeviceStatus
-from app.core.errors import ApiError, ErrorCode, not_found
+from app.core.errors import ApiError, ErrorCode, handle_exception, not_found
 from app.core.sql import QUERIES
 from app.downlinks import events as downlink_events
 from app.ingest.batch import batcher_for
@@ -93,11 +99,11 @@ class Network:
             {"WWW-Authenticate": "Bearer"},
         )
 
-    def token_hash(self, request: Request[Any, Any, Any]) -> bytes:
-        """The hash of the request's bearer integration token, or the 401. The header is
-        read from the ASGI scope: building the request's Headers object for it cost the
-        ingest route more than the rest of this check."""
-        raw = next((v for n, v in request.scope["headers"] if n == b"authorization"), b"")
+    def token_hash(self, headers: Iterable[tuple[bytes, bytes]]) -> bytes:
+        """The hash of the bearer integration token in the request's (ASGI) headers, or the
+        401. Read from the scope: building a Headers object for it cost the ingest route
+        more than the rest of this check."""
+        raw = next((v for n, v in headers if n == b"authorization"), b"")
         scheme, _, token = raw.decode("latin-1").partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
@@ -228,3 +234,114 @@ class Receiver:
             tokens.drop(token_hash)
             return tokens.network.unauthorized()
         return not_found("device")
+
+
+class IngestRoute(msgspec.Struct, frozen=True):
+    """One ingest route answered below the framework: its network, whether `?event=` names
+    the event type (ChirpStack) and its Litestar route handler (documented in the OpenAPI
+    document, and answering every request this path does not take)."""
+
+    path: str
+    network: Network
+    takes_event: bool
+    handler: Any
+
+
+# The query strings the direct path takes for a route with `?event=`; any other goes to
+# Litestar, whose parsing (percent-decoding, repeats) then decides.
+_EVENT_QUERY = re.compile(rb"^event=([A-Za-z0-9_]{0,32})$")
+
+
+class IngestRoutes:
+    """The ASGI app around Litestar's that answers the ingest routes' common requests
+    itself (issue 27): `POST` to the exact path with a `Content-Length` within the body
+    limit (and for ChirpStack no query or `?event=<type>`). Under ingest load the
+    framework's routing, middleware, signature model and response classes were a
+    fifth of a worker's time per uplink. The answers are the route's own: the
+    receive flow is the same call, errors go through the app's exception handler
+    (`handle_exception`) into the same envelope, the request is bounded by the same
+    deadline (`run_within`, with the route handler's bound), and the request observer
+    outside it (app/observe/requests.py) writes the same access line and metrics under the
+    route's template. Every other request (another method, a chunked or oversized body,
+    an unusual query) goes to Litestar unchanged."""
+
+    def __init__(
+        self, app: Any, litestar: Any, routes: Iterable[IngestRoute], max_body: int
+    ) -> None:
+        self.app = app
+        self.litestar = litestar
+        self.routes = {route.path: route for route in routes}
+        self.max_body = max_body
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        route = self.routes.get(scope["path"]) if scope["type"] == "http" else None
+        if route is not None and scope["method"] == "POST":
+            event = self._event(route, scope["query_string"])
+            if event is not None and self._length_within(scope["headers"]):
+                scope["path_template"] = route.path
+                deadlines = self.litestar.state.get("deadlines")
+                if deadlines is None:
+                    await self._answer(route, event, scope, receive, send)
+                    return
+
+                async def bounded(scope: Any, receive: Any, send: Any) -> None:
+                    await self._answer(route, event, scope, receive, send)
+
+                bound = deadlines.bound_for(route.handler)
+                await run_within(deadlines, bound, bounded, scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    def _event(route: IngestRoute, query: bytes) -> str | None:
+        """The event type the query names ("" for none), or None for a query left to
+        Litestar."""
+        if not query:
+            return ""
+        if not route.takes_event:
+            return None
+        match = _EVENT_QUERY.match(query)
+        return match.group(1).decode() if match else None
+
+    def _length_within(self, headers: Iterable[tuple[bytes, bytes]]) -> bool:
+        for name, value in headers:
+            if name == b"transfer-encoding":
+                return False
+            if name == b"content-length":
+                return value.isdigit() and int(value) <= self.max_body
+        return False
+
+    async def _answer(
+        self, route: IngestRoute, event: str, scope: Any, receive: Any, send: Any
+    ) -> None:
+        try:
+            receiver: Receiver = self.litestar.state.receiver
+            token_hash = route.network.token_hash(scope["headers"])
+
+            async def body() -> bytes:
+                return await _read_body(receive)
+
+            await receiver.receive(route.network, token_hash, body, event)
+        except Exception as exc:
+            request: Request[Any, Any, Any] = Request(scope, receive)
+            response = handle_exception(request, exc)
+            await response.to_asgi_response(None, request)(scope, receive, send)
+            return
+        # New messages each time: the layers outside may change them (the observer adds
+        # the request id to the headers).
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+
+async def _read_body(receive: Any) -> bytes:
+    """The request's body (its length was checked against the limit; granian delivers no
+    more than the declared length)."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)

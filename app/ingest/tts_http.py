@@ -111,5 +111,5 @@ class TtsIngestController(Controller):
     )
     async def tts(self, request: Request[Any, Any, Any]) -> Response[None]:
         receiver: Receiver = request.app.state.receiver
-        await receiver.receive(TTS, TTS.token_hash(request), request.body)
+        await receiver.receive(TTS, TTS.token_hash(request.scope["headers"]), request.body)
         return Response(content=None, status_code=204)

@@ -2,28 +2,22 @@
 -- function family behind every stored uplink, live (app/ingest/batch.py), one by one
 -- (the batch fallback), replayed from a world file or loaded by the benchmarks. Python
 -- (app/ingest/pipeline.py) matches, coerces, calibrates and computes formula and
--- mapping values; everything else happens here, in the caller's transaction, so a batch
--- of live uplinks costs one round trip. Re-runnable: applied on every migrate.
+-- mapping values into one `uplink_record` per uplink (the type, declared once:
+-- schema/190-uplink-record.sql); everything else happens here, in the caller's
+-- transaction, so a batch of live uplinks costs one round trip. Re-runnable: applied on
+-- every migrate.
 --
 -- Lock order of every ingest path: device (share), dedup row, device state, and last the
 -- gateway rows (touch_gateways, in num order), so concurrent batches never deadlock. A
 -- batch takes each kind for all its uplinks at once, in num (dedup: key) order.
 
--- Step "alerts" of uplink p_uplink of a batch (the rule arrays are flat, with the index
--- of their uplink in p_rule_uplink). Alerts follow the newest reading of their field: only
--- a reading at least as new as the stored one of that field (p_field_state, before this
+-- Step "alerts" of one uplink r. Alerts follow the newest reading of their field: only a
+-- reading at least as new as the stored one of that field (p_field_state, before this
 -- uplink) may raise or clear them. Returns the rules it raised and cleared (NULL: none),
 -- which step "events" announces.
 CREATE OR REPLACE FUNCTION ingest_uplink_alerts(
-    p_uplink        integer,
-    p_device_num    integer,
-    p_time          timestamptz,
+    r               uplink_record,
     p_field_state   jsonb,
-    p_rule_uplink   integer[],
-    p_rule_ids      integer[],
-    p_rule_fields   text[],
-    p_rule_breaks   boolean[],
-    p_rule_levels   text[],
     OUT raised      integer[],
     OUT cleared     integer[]
 )
@@ -32,61 +26,47 @@ AS $$
 BEGIN
     WITH gone AS (
     DELETE FROM device_alerts a
-     USING unnest(p_rule_uplink, p_rule_ids, p_rule_fields, p_rule_breaks) AS r (u, id, f, b)
-     WHERE r.u = p_uplink AND a.device_num = p_device_num AND a.rule_id = r.id AND NOT r.b
-       AND (p_field_state -> r.f IS NULL OR (p_field_state -> r.f ->> 't')::timestamptz <= p_time)
+     USING unnest(r.rule_ids, r.rule_fields, r.rule_breaks) AS x (id, f, b)
+     WHERE a.device_num = r.device_num AND a.rule_id = x.id AND NOT x.b
+       AND (p_field_state -> x.f IS NULL OR (p_field_state -> x.f ->> 't')::timestamptz <= r.time)
     RETURNING a.rule_id)
     SELECT array_agg(rule_id) INTO cleared FROM gone;
     WITH added AS (
     INSERT INTO device_alerts (device_num, rule_id, level, since)
-    SELECT p_device_num, r.id, r.l, p_time
-      FROM unnest(p_rule_uplink, p_rule_ids, p_rule_fields, p_rule_breaks, p_rule_levels)
-           AS r (u, id, f, b, l)
-     WHERE r.u = p_uplink AND r.b
-       AND (p_field_state -> r.f IS NULL OR (p_field_state -> r.f ->> 't')::timestamptz <= p_time)
+    SELECT r.device_num, x.id, x.l, r.time
+      FROM unnest(r.rule_ids, r.rule_fields, r.rule_breaks, r.rule_levels) AS x (id, f, b, l)
+     WHERE x.b
+       AND (p_field_state -> x.f IS NULL OR (p_field_state -> x.f ->> 't')::timestamptz <= r.time)
     ON CONFLICT DO NOTHING
     RETURNING rule_id)
     SELECT array_agg(rule_id) INTO raised FROM added;
 END;
 $$;
 
--- Step "state" of one admitted uplink: its device's device_state row st (locked, as it is
--- before this uplink) as it is after it: field state, signal quality, battery and the
+-- Step "state" of one admitted uplink r: its device's device_state row st (locked, as it
+-- is before this uplink) as it is after it: field state, signal quality, battery and the
 -- stored /latest body and ETag (latest_body, schema/definitions/020-latest.sql). Writes
--- nothing: ingest_uplinks writes the row (at once when a webhook event is to read it,
--- else once per device and batch). Arguments as computed by app/ingest/pipeline.py
--- (UplinkRecord):
---   p_values         identifier -> stored value of this uplink (decoded after calibration,
---                    formula and mapping outputs); p_derived (a JSON array) names the
---                    derived ones
---   p_static         static values and formulas over them (shown before any uplink);
---                    p_static_derived (a JSON array) names the derived ones
---   p_has_derived    whether /latest carries `derived` at all (D10, api-spec 2.4)
---   p_signal         D15 signal quality of the best gateway, or NULL without rxInfo
---   p_battery        the battery_pct field's value (rounded, clamped), or NULL
+-- nothing: ingest_uplinks writes the row once per device and batch. With p_event, also
+-- what the device.uplink event shows of the state (`shown`: values, signalQuality,
+-- retained, derived, as the body shows them), built from the same values as the body
+-- rather than parsed back from it; otherwise `shown` is NULL.
 -- One query computes the field state and what /latest shows of it; the rest are simple
 -- expressions (each query of a PL/pgSQL function costs an executor start per uplink).
 CREATE OR REPLACE FUNCTION ingest_uplink_next_state(
-    st                  device_state,
-    p_device_id         uuid,
-    p_time              timestamptz,
-    p_values            jsonb,
-    p_derived           jsonb,
-    p_static            jsonb,
-    p_static_derived    jsonb,
-    p_has_derived       boolean,
-    p_retain            boolean,
-    p_signal            integer,
-    p_battery           integer
-) RETURNS device_state
+    INOUT st        device_state,
+    p_device_id     uuid,
+    r               uplink_record,
+    p_event         boolean,
+    OUT shown       jsonb
+)
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    newest      timestamptz := GREATEST(st.last_uplink_at, p_time);
-    time_text   text := rfc3339(p_time);
-    newest_text text := CASE WHEN newest = p_time THEN time_text ELSE rfc3339(newest) END;
+    newest      timestamptz := GREATEST(st.last_uplink_at, r.time);
+    time_text   text := rfc3339(r.time);
+    newest_text text := CASE WHEN newest = r.time THEN time_text ELSE rfc3339(newest) END;
     -- In order (the common case) every field of the uplink is the newest of its field.
-    in_order    boolean := st.last_uplink_at IS NULL OR st.last_uplink_at <= p_time;
+    in_order    boolean := st.last_uplink_at IS NULL OR st.last_uplink_at <= r.time;
     vals        jsonb;
     retained    jsonb;
     derived     jsonb;
@@ -99,44 +79,53 @@ BEGIN
     -- always rfc3339 text, so equal times are equal texts.
     SELECT f.fs, v.vals, v.retained, v.derived INTO st.field_state, vals, retained, derived
       FROM (SELECT st.field_state || COALESCE(jsonb_object_agg(n.key, jsonb_build_object(
-                       'v', n.value, 't', time_text, 'd', p_derived ? n.key)), '{}') AS fs
-              FROM jsonb_each(p_values) AS n
+                       'v', n.value, 't', time_text, 'd', n.key = ANY (r.derived))), '{}') AS fs
+              FROM jsonb_each(r.shown_values) AS n
              WHERE in_order OR st.field_state -> n.key IS NULL
-                OR (st.field_state -> n.key ->> 't')::timestamptz <= p_time) AS f,
+                OR (st.field_state -> n.key ->> 't')::timestamptz <= r.time) AS f,
            LATERAL (
                SELECT jsonb_object_agg(e.key, e.value -> 'v')
-                          FILTER (WHERE p_retain OR e.value ->> 't' = newest_text) AS vals,
+                          FILTER (WHERE r.retain OR e.value ->> 't' = newest_text) AS vals,
                       jsonb_object_agg(e.key, e.value -> 't')
-                          FILTER (WHERE p_retain AND e.value ->> 't' <> newest_text
+                          FILTER (WHERE r.retain AND e.value ->> 't' <> newest_text
                                         AND (e.value ->> 't')::timestamptz < newest) AS retained,
-                      COALESCE((SELECT jsonb_object_agg(k, p_static -> k)
-                                  FROM jsonb_array_elements_text(p_static_derived) AS k
-                                 WHERE p_static ? k), '{}')
+                      COALESCE((SELECT jsonb_object_agg(k, r.static_values -> k)
+                                  FROM unnest(r.static_derived) AS k
+                                 WHERE r.static_values ? k), '{}')
                       || COALESCE(jsonb_object_agg(e.key, e.value -> 'v')
-                                      FILTER (WHERE (p_retain OR e.value ->> 't' = newest_text)
+                                      FILTER (WHERE (r.retain OR e.value ->> 't' = newest_text)
                                                     AND (e.value ->> 'd')::boolean), '{}')
                           AS derived
                  FROM jsonb_each(f.fs) AS e) AS v;
 
-    IF p_signal IS NOT NULL AND p_time >= COALESCE(st.last_uplink_at, p_time) THEN
-        st.signal_quality := p_signal;
+    IF r.signal IS NOT NULL AND r.time >= COALESCE(st.last_uplink_at, r.time) THEN
+        st.signal_quality := r.signal;
     END IF;
-    body := latest_body(p_device_id, newest, p_static || COALESCE(vals, '{}'),
-                        st.signal_quality, retained, CASE WHEN p_has_derived THEN derived END);
+    vals := r.static_values || COALESCE(vals, '{}');
+    derived := CASE WHEN r.has_derived THEN derived END;
+    body := latest_body(p_device_id, newest, vals, st.signal_quality, retained, derived);
+    IF p_event THEN
+        shown := jsonb_build_object('values', vals, 'signalQuality', st.signal_quality);
+        IF retained IS NOT NULL THEN
+            shown := shown || jsonb_build_object('retained', retained);
+        END IF;
+        IF derived IS NOT NULL THEN
+            shown := shown || jsonb_build_object('derived', derived);
+        END IF;
+    END IF;
 
     -- Battery: the newest reading of either source wins; on equal times the status source.
-    IF p_battery IS NOT NULL AND (st.battery IS NULL
-            OR (st.battery ->> 'at')::timestamptz < p_time
-            OR ((st.battery ->> 'at')::timestamptz = p_time AND st.battery ->> 'source' = 'field')) THEN
-        st.battery := jsonb_build_object('state', 'pct', 'value', p_battery, 'at', time_text,
+    IF r.battery IS NOT NULL AND (st.battery IS NULL
+            OR (st.battery ->> 'at')::timestamptz < r.time
+            OR ((st.battery ->> 'at')::timestamptz = r.time AND st.battery ->> 'source' = 'field')) THEN
+        st.battery := jsonb_build_object('state', 'pct', 'value', r.battery, 'at', time_text,
                                          'source', 'field');
     END IF;
 
-    st.last_seen_at := GREATEST(st.last_seen_at, p_time);
+    st.last_seen_at := GREATEST(st.last_seen_at, r.time);
     st.last_uplink_at := newest;
     st.latest_body := body;
     st.latest_etag := latest_etag(body);
-    RETURN st;
 END;
 $$;
 
@@ -161,10 +150,10 @@ $$;
 
 -- Step "readings": the raw rows of many uplinks, one statement per kind (numbers, other
 -- values). p_sites[u] is the site num of uplink u (0 = none), NULL for an uplink that was
--- not admitted (its readings are skipped); readings are flat arrays with the index of
--- their uplink. Nothing else is written per reading: the daily rollups are materialised by
--- the packing job when it packs a closed week (schema/definitions/035-packing.sql), and
--- reads take the raw rows of the open week as they are.
+-- not admitted (its readings are skipped). Nothing else is written per reading: the daily
+-- rollups are materialised by the packing job when it packs a closed week
+-- (schema/definitions/035-packing.sql), and reads take the raw rows of the open week as
+-- they are.
 -- Generated: one INSERT per kind from one template, in static PL/pgSQL (planned once per
 -- session like any other). The function the block creates, by its template (the text
 -- constant below; checked against a migrated database by
@@ -173,24 +162,16 @@ $$;
 DO $generate$
 DECLARE
     readings constant text := $t$
-    IF cardinality(p_%1$s_fields) > 0 THEN
-        INSERT INTO readings_%1$s (device_num, field_num, time, value, site_num)
-        SELECT p_device_num[y.u], y.f, p_time[y.u], y.v, p_sites[y.u]
-          FROM unnest(p_%1$s_uplink, p_%1$s_fields, p_%1$s_values) AS y (u, f, v)
-         WHERE p_sites[y.u] IS NOT NULL;
-    END IF;$t$;
+    INSERT INTO readings_%1$s (device_num, field_num, time, value, site_num)
+    SELECT u.device_num, y.f, u.time, y.v, p_sites[u.ordinality]
+      FROM unnest(p_uplinks) WITH ORDINALITY AS u,
+           unnest(u.%1$s_fields, u.%1$s_values) AS y (f, v)
+     WHERE p_sites[u.ordinality] IS NOT NULL;$t$;
 BEGIN
     EXECUTE format($f$
 CREATE OR REPLACE FUNCTION record_readings(
-    p_device_num    integer[],
-    p_sites         integer[],
-    p_time          timestamptz[],
-    p_num_uplink    integer[],
-    p_num_fields    integer[],
-    p_num_values    double precision[],
-    p_other_uplink  integer[],
-    p_other_fields  integer[],
-    p_other_values  jsonb[]
+    p_uplinks       uplink_record[],
+    p_sites         integer[]
 ) RETURNS void
 LANGUAGE plpgsql
 AS $body$
@@ -211,12 +192,19 @@ CREATE OR REPLACE FUNCTION record_readings(
     p_other_fields  integer[],
     p_other_values  jsonb[]
 ) RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
 AS $$
-    SELECT record_readings(ARRAY[p_device_num], ARRAY[p_site_num], ARRAY[p_time],
-                           array_fill(1, ARRAY[cardinality(p_num_fields)]), p_num_fields,
-                           p_num_values, array_fill(1, ARRAY[cardinality(p_other_fields)]),
-                           p_other_fields, p_other_values)
+DECLARE
+    r   uplink_record;
+BEGIN
+    r.device_num := p_device_num;
+    r.time := p_time;
+    r.num_fields := p_num_fields;
+    r.num_values := p_num_values;
+    r.other_fields := p_other_fields;
+    r.other_values := p_other_values;
+    PERFORM record_readings(ARRAY[r], ARRAY[p_site_num]);
+END;
 $$;
 
 -- lastSeenAt of the gateways that relayed admitted uplinks (D17: its newest stats message
@@ -371,14 +359,12 @@ BEGIN
 END;
 $$;
 
--- THE write path of uplinks: stores a batch of uplinks in the caller's transaction and
--- returns the outcome of each, in order. Live ingest groups the uplinks that arrive while a
--- previous batch commits (app/ingest/batch.py); the fallback, world replay and bulk
--- loads pass a batch of one. Uplinks come sorted by device and time, so locks are taken in
--- one global order. Every argument is one column of app/ingest/pipeline.py's
--- UplinkRecord (`record_columns` builds them): per-uplink arrays indexed 1..n (p_derived,
--- p_static_derived and p_gateways are JSON arrays of string arrays, p_meta a JSON array
--- of {fPort, fCnt}); rules and readings are flat, with the index of their uplink.
+-- THE write path of uplinks: stores a batch of uplinks (one uplink_record each) in the
+-- caller's transaction; returns the outcome of each, in order, and whether a partner of
+-- the batch takes webhook events (`webhooks`: the caller then wakes the dispatcher after
+-- its commit). Live ingest groups the uplinks that arrive while a previous batch commits
+-- (app/ingest/batch.py); the fallback, world replay and bulk loads pass a batch of one.
+-- Uplinks come sorted by device and time, so locks are taken in one global order.
 --
 -- The steps, each over the whole batch where it can be (per-uplink PL/pgSQL statements
 -- were most of the database's time per uplink):
@@ -387,45 +373,25 @@ $$;
 --                 stored uplink by device and time ingest_uplink_alerts and
 --                 ingest_uplink_next_state: alerts, field state, signal, battery, the
 --                 stored /latest body and ETag; each row written once per batch
---                 (write_device_states), or at once when a webhook event reads it
---   3. events     webhook_uplink (schema/definitions/080-webhooks.sql), only for uplinks of
---                 a partner with an endpoint taking events (checked once per partner):
---                 device.uplink and device.alert.raised/.cleared into the webhook outbox,
---                 in this transaction. The NOTIFY that wakes the dispatcher is deferred
---                 past the commit, since one inside the transaction serialises the commits
---                 of concurrent batches: live ingest sends it after its commit
+--                 (write_device_states; for a device with webhook events, its state after
+--                 its first uplink before the events, so that its device.online comes first)
+--   3. events     webhook_uplinks for the batch, or with alert rules webhook_uplink per
+--                 uplink (schema/definitions/080-webhooks.sql), only for uplinks of
+--                 a partner with an endpoint taking events (webhook_wanted, once per
+--                 uplink in one statement): device.uplink and device.alert.raised/.cleared
+--                 into the webhook outbox, in this transaction, from the values step 2
+--                 computed. The NOTIFY that wakes the dispatcher is deferred past the
+--                 commit, since one inside the transaction serialises the commits of
+--                 concurrent batches: live ingest sends it after its commit
 --                 (app/ingest/batch.py, through app/webhooks/nudge.py); otherwise the
 --                 dispatcher's tick (1 s) finds them
 --   4. readings   record_readings: the raw readings of every admitted uplink
 --   5. gateways   touch_gateways: lastSeenAt of the relaying gateways, last (lock order)
 CREATE OR REPLACE FUNCTION ingest_uplinks(
-    p_token_hash        bytea[],
-    p_partner_id        uuid[],
-    p_device_num        integer[],
-    p_dedup_key         text[],
-    p_time              timestamptz[],
-    p_values            jsonb[],
-    p_derived           jsonb,
-    p_static            jsonb[],
-    p_static_derived    jsonb,
-    p_has_derived       boolean[],
-    p_retain            boolean[],
-    p_signal            integer[],
-    p_battery           integer[],
-    p_gateways          jsonb,
-    p_meta              jsonb,
-    p_rule_uplink       integer[],
-    p_rule_ids          integer[],
-    p_rule_fields       text[],
-    p_rule_breaks       boolean[],
-    p_rule_levels       text[],
-    p_num_uplink        integer[],
-    p_num_fields        integer[],
-    p_num_values        double precision[],
-    p_other_uplink      integer[],
-    p_other_fields      integer[],
-    p_other_values      jsonb[]
-) RETURNS text[]
+    p_uplinks       uplink_record[],
+    OUT outcomes    text[],
+    OUT webhooks    boolean
+)
 LANGUAGE plpgsql
 -- Generic plans for every statement it runs, nested ones included: with array arguments
 -- the planner otherwise prefers a custom plan, made anew on every call (planning was a
@@ -436,14 +402,21 @@ DECLARE
     adm         record;
     wanted      boolean[];
     u           integer;
+    r           uplink_record;
     states      device_state[];
     k           integer := 0;
     st          device_state;
-    unwritten   boolean := false;
+    next        record;
     pending     device_state[] := '{}';
     raised      integer[];
     cleared     integer[];
-    has_rules   boolean := cardinality(p_rule_ids) > 0;
+    has_rules   boolean;
+    unwritten   boolean := false;
+    first       boolean;
+    firsts      device_state[] := '{}';
+    takers      uplink_record[] := '{}';
+    shown       jsonb[] := '{}';
+    batteries   jsonb[] := '{}';
     gw_partner  uuid[];
     gw_eui      text[];
     gw_time     timestamptz[];
@@ -451,34 +424,42 @@ BEGIN
     -- The network server is answered only after this is durable, whatever the session says.
     SET LOCAL synchronous_commit = on;
     PERFORM set_config('telemetry.webhooks_defer_notify', 'on', true);
+    webhooks := false;
     -- 1. admit
-    SELECT * INTO adm FROM ingest_admit_batch(p_token_hash, p_partner_id, p_device_num, p_dedup_key);
-    IF NOT ('stored' = ANY (adm.outcomes)) THEN
-        RETURN adm.outcomes;
+    SELECT * INTO adm
+      FROM ingest_admit_batch(ARRAY(SELECT x.token_hash FROM unnest(p_uplinks) AS x),
+                              ARRAY(SELECT x.partner_id FROM unnest(p_uplinks) AS x),
+                              ARRAY(SELECT x.device_num FROM unnest(p_uplinks) AS x),
+                              ARRAY(SELECT x.dedup_key FROM unnest(p_uplinks) AS x));
+    outcomes := adm.outcomes;
+    IF NOT ('stored' = ANY (outcomes)) THEN
+        RETURN;
     END IF;
 
     -- 2. state (every row locked first), 3. events. Uplinks are taken by device and time;
     -- each one's state follows from the previous one's in memory, and a device's row is
-    -- written once, with the others at the end, unless a webhook event is to read it.
-    states := lock_device_states(ARRAY(SELECT p_device_num[i]
-                                         FROM generate_subscripts(p_device_num, 1) AS i
-                                        WHERE adm.outcomes[i] = 'stored'));
-    -- webhook_wanted's test over the inlined webhook_receivers: that scalar SQL function
-    -- has a subquery, so it is never inlined and every statement calling it plans it anew.
-    SELECT array_agg(EXISTS (SELECT 1 FROM webhook_receivers() e WHERE e.partner_id = x.p)
-                     ORDER BY x.i)
-      INTO wanted
-      FROM unnest(p_partner_id) WITH ORDINALITY AS x (p, i);
-    FOR u IN SELECT j FROM generate_subscripts(p_device_num, 1) AS j
-              WHERE adm.outcomes[j] = 'stored'
-              ORDER BY p_device_num[j], p_time[j], j LOOP
-        IF st.device_num IS DISTINCT FROM p_device_num[u] THEN
+    -- written once, with the others at the end.
+    SELECT lock_device_states(array_agg(x.device_num) FILTER (WHERE outcomes[x.ordinality] = 'stored')),
+           -- webhook_wanted's test over the inlined webhook_receivers: that scalar SQL
+           -- function has a subquery, so it is never inlined and is planned anew per call.
+           array_agg(EXISTS (SELECT 1 FROM webhook_receivers() e
+                              WHERE e.partner_id = x.partner_id) ORDER BY x.ordinality),
+           bool_or(x.rule_ids <> '{}')
+      INTO states, wanted, has_rules
+      FROM unnest(p_uplinks) WITH ORDINALITY AS x;
+    webhooks := true = ANY (wanted);
+    FOR u IN SELECT j FROM generate_subscripts(p_uplinks, 1) AS j
+              WHERE outcomes[j] = 'stored'
+              ORDER BY (p_uplinks[j]).device_num, (p_uplinks[j]).time, j LOOP
+        r := p_uplinks[u];
+        first := st.device_num IS DISTINCT FROM r.device_num;
+        IF first THEN
             IF unwritten THEN
                 pending := pending || st;
             END IF;
             LOOP
                 k := k + 1;
-                EXIT WHEN states[k].device_num = p_device_num[u];
+                EXIT WHEN states[k].device_num = r.device_num;
             END LOOP;
             st := states[k];
             unwritten := false;
@@ -487,42 +468,51 @@ BEGIN
         cleared := NULL;
         IF has_rules THEN
             SELECT a.raised, a.cleared INTO raised, cleared
-              FROM ingest_uplink_alerts(u, p_device_num[u], p_time[u], st.field_state,
-                                        p_rule_uplink, p_rule_ids, p_rule_fields,
-                                        p_rule_breaks, p_rule_levels) AS a;
+              FROM ingest_uplink_alerts(r, st.field_state) AS a;
         END IF;
-        st := ingest_uplink_next_state(st, adm.device_ids[u], p_time[u], p_values[u],
-                                       p_derived -> (u - 1), p_static[u],
-                                       p_static_derived -> (u - 1), p_has_derived[u],
-                                       p_retain[u], p_signal[u], p_battery[u]);
-        IF wanted[u] THEN
-            -- The event shows the state as written (webhook_uplink reads the row).
+        SELECT * INTO next FROM ingest_uplink_next_state(st, adm.device_ids[u], r, wanted[u]);
+        st := next.st;
+        IF NOT wanted[u] THEN
+            unwritten := true;
+        ELSIF has_rules THEN
+            -- Each uplink's alerts follow its event: uplink by uplink, the state written
+            -- first, so that the device.online its trigger may emit comes before both.
             PERFORM write_device_states(ARRAY[st]);
             unwritten := false;
-            PERFORM webhook_uplink(p_partner_id[u], p_device_num[u], p_time[u],
-                                   p_meta -> (u - 1), p_values[u], raised, cleared);
+            PERFORM webhook_uplink(r, next.shown, st.battery, raised, cleared);
         ELSE
-            unwritten := true;
+            -- The events of the batch are written together after the loop, once the state
+            -- after each device's first uplink is written (its device.online first).
+            IF first THEN
+                firsts := firsts || st;
+            ELSE
+                unwritten := true;
+            END IF;
+            takers := takers || r;
+            shown := shown || next.shown;
+            batteries := batteries || st.battery;
         END IF;
     END LOOP;
     IF unwritten THEN
         pending := pending || st;
     END IF;
+    IF cardinality(takers) > 0 THEN
+        PERFORM write_device_states(firsts);
+        PERFORM webhook_uplinks(takers, shown, batteries);
+    END IF;
     IF cardinality(pending) > 0 THEN
         PERFORM write_device_states(pending);
     END IF;
     -- 4. readings
-    PERFORM record_readings(p_device_num, adm.sites, p_time, p_num_uplink, p_num_fields,
-                            p_num_values, p_other_uplink, p_other_fields, p_other_values);
+    PERFORM record_readings(p_uplinks, adm.sites);
     -- 5. gateways
-    SELECT COALESCE(array_agg(p_partner_id[x.j]), '{}'), COALESCE(array_agg(g.eui), '{}'),
-           COALESCE(array_agg(p_time[x.j]), '{}')
+    SELECT COALESCE(array_agg(x.partner_id), '{}'), COALESCE(array_agg(g.eui), '{}'),
+           COALESCE(array_agg(x.time), '{}')
       INTO gw_partner, gw_eui, gw_time
-      FROM generate_subscripts(p_device_num, 1) AS x (j),
-           jsonb_array_elements_text(p_gateways -> (x.j - 1)) AS g (eui)
-     WHERE adm.outcomes[x.j] = 'stored';
+      FROM unnest(p_uplinks) WITH ORDINALITY AS x,
+           unnest(x.gateways) AS g (eui)
+     WHERE outcomes[x.ordinality] = 'stored';
     PERFORM touch_gateways(gw_partner, gw_eui, gw_time);
-    RETURN adm.outcomes;
 END;
 $$;
 

@@ -3,15 +3,16 @@
 -- Re-runnable: applied on every migrate.
 --
 -- Where events come from:
---   device.uplink, device.alert.*   webhook_uplink, step "events" of ingest_uplinks
+--   device.uplink, device.alert.*   webhook_uplinks (a batch without alert rules) or
+--                                   webhook_uplink, step "events" of ingest_uplinks
 --   device.status/.joined/.location webhook_ingest_event, one step of ingest_event
 --   device.online                   trigger on device_state (last_uplink_at moves)
 --   device.offline                  webhook_offline_tick (the dispatcher's ticker), or the
 --                                   ingest trigger when an uplink beats the ticker to it
 --   downlink.*                      triggers on downlink_queue (insert, status changes)
 --   webhook.test                    `telemetry webhooks test`
--- Every path goes through webhook_emit, which does nothing but one index probe when the
--- partner has no endpoint that takes events.
+-- Every path goes through webhook_emit (webhook_uplinks: its steps over a batch), which
+-- does nothing but one index probe when the partner has no endpoint that takes events.
 
 -- msg_ + 26 characters: 12 hex of the millisecond (ids sort by creation), 14 random hex.
 CREATE OR REPLACE FUNCTION webhook_message_id() RETURNS text
@@ -38,8 +39,27 @@ AS $$
     SELECT EXISTS (SELECT 1 FROM webhook_receivers() e WHERE e.partner_id = p_partner_id)
 $$;
 
--- Writes one event and its messages to every matching endpoint (a partner endpoint, or
--- the sub-account's own; type filter; device filter; not disabled by hand). p_endpoint
+-- The endpoints an event of type p_type about device p_device_id (NULL: none) goes to: a
+-- partner endpoint, or the sub-account's own; type filter; device filter; one that takes
+-- new events (webhook_receivers). NULL when none takes it.
+CREATE OR REPLACE FUNCTION webhook_targets(
+    p_type              text,
+    p_partner_id        uuid,
+    p_sub_account_id    uuid,
+    p_device_id         uuid
+) RETURNS uuid[]
+LANGUAGE sql STABLE
+AS $$
+    SELECT array_agg(e.id)
+      FROM webhook_receivers() e
+     WHERE e.partner_id = p_partner_id
+       AND (e.sub_account_id IS NULL OR e.sub_account_id = p_sub_account_id)
+       AND (e.event_types IS NULL OR p_type = ANY (e.event_types))
+       AND (e.device_ids IS NULL OR p_device_id = ANY (e.device_ids))
+$$;
+
+-- Writes one event and its messages to every endpoint that takes it (webhook_targets), and
+-- moves the device's sequence. p_endpoint
 -- names one endpoint instead (webhook.test). Returns the event id, or NULL when no
 -- endpoint takes it (nothing is written, the device's sequence does not move).
 CREATE OR REPLACE FUNCTION webhook_emit(
@@ -63,12 +83,7 @@ BEGIN
     IF p_endpoint IS NOT NULL THEN
         targets := ARRAY[p_endpoint];
     ELSE
-        SELECT array_agg(e.id) INTO targets
-          FROM webhook_receivers() e
-         WHERE e.partner_id = p_partner_id
-           AND (e.sub_account_id IS NULL OR e.sub_account_id = p_sub_account_id)
-           AND (e.event_types IS NULL OR p_type = ANY (e.event_types))
-           AND (e.device_ids IS NULL OR p_device_id = ANY (e.device_ids));
+        targets := webhook_targets(p_type, p_partner_id, p_sub_account_id, p_device_id);
         IF targets IS NULL THEN
             RETURN NULL;
         END IF;
@@ -98,60 +113,98 @@ END;
 $$;
 
 -- device.uplink, then device.alert.raised / .cleared for the rules this uplink started
--- or stopped breaking (p_raised, p_cleared): step "events" of ingest_uplinks, after the
--- device's state is written. The event shows what /latest shows now (the stored body,
--- built by latest_body: values, retained, derived, signalQuality) with the battery, the
--- uplink's time, fPort and fCnt (p_meta); an alert's value is the uplink's own
--- (p_readings).
+-- or stopped breaking (p_raised, p_cleared): step "events" of ingest_uplinks, for an
+-- uplink r of a partner that takes webhook events. The event shows what /latest shows now
+-- (p_shown: values, signalQuality, retained, derived, built by ingest_uplink_next_state
+-- from the values it built the stored body from) with the battery after this uplink
+-- (p_battery), the uplink's time, fPort and fCnt; an alert's value is the uplink's own.
 CREATE OR REPLACE FUNCTION webhook_uplink(
-    p_partner_id    uuid,
-    p_device_num    integer,
-    p_time          timestamptz,
-    p_meta          jsonb,
-    p_readings      jsonb,
-    p_raised        integer[],
-    p_cleared       integer[]
+    r           uplink_record,
+    p_shown     jsonb,
+    p_battery   jsonb,
+    p_raised    integer[],
+    p_cleared   integer[]
 ) RETURNS void
 LANGUAGE plpgsql
 AS $$
 DECLARE
     d       record;
-    latest  jsonb;
-    battery jsonb;
-    data    jsonb;
-    r       record;
+    a       record;
 BEGIN
-    IF NOT webhook_wanted(p_partner_id) THEN
+    SELECT id, sub_account_id, dev_eui, site_id INTO d FROM devices WHERE num = r.device_num;
+    PERFORM webhook_emit('device.uplink', r.partner_id, d.sub_account_id, r.device_num, d.id,
+                         r.time,
+                         jsonb_build_object('devEui', d.dev_eui, 'time', rfc3339(r.time),
+                                            'battery', p_battery, 'siteId', d.site_id,
+                                            'fPort', r.f_port, 'fCnt', r.f_cnt) || p_shown);
+    IF p_raised IS NULL AND p_cleared IS NULL THEN
         RETURN;
     END IF;
-    SELECT id, sub_account_id, dev_eui, site_id INTO d FROM devices WHERE num = p_device_num;
-    SELECT convert_from(s.latest_body, 'UTF8')::jsonb, s.battery INTO latest, battery
-      FROM device_state s WHERE s.device_num = p_device_num;
-    data := jsonb_build_object('devEui', d.dev_eui, 'time', rfc3339(p_time),
-                               'values', latest -> 'values',
-                               'signalQuality', latest -> 'signalQuality',
-                               'battery', battery, 'siteId', d.site_id,
-                               'fPort', p_meta -> 'fPort', 'fCnt', p_meta -> 'fCnt');
-    IF latest ? 'derived' THEN
-        data := data || jsonb_build_object('derived', latest -> 'derived');
-    END IF;
-    IF latest ? 'retained' THEN
-        data := data || jsonb_build_object('retained', latest -> 'retained');
-    END IF;
-    PERFORM webhook_emit('device.uplink', p_partner_id, d.sub_account_id, p_device_num, d.id,
-                         p_time, data);
-    FOR r IN SELECT 'device.alert.raised' AS type, a.* FROM alert_rules a
-              WHERE a.id = ANY (p_raised)
+    FOR a IN SELECT 'device.alert.raised' AS type, x.* FROM alert_rules x
+              WHERE x.id = ANY (p_raised)
              UNION ALL
-             SELECT 'device.alert.cleared', a.* FROM alert_rules a
-              WHERE a.id = ANY (p_cleared)
+             SELECT 'device.alert.cleared', x.* FROM alert_rules x
+              WHERE x.id = ANY (p_cleared)
              ORDER BY 1 DESC, 2 LOOP
-        PERFORM webhook_emit(r.type, p_partner_id, d.sub_account_id, p_device_num, d.id, p_time,
-                             jsonb_build_object('devEui', d.dev_eui, 'field', r.field, 'op', r.op,
-                                                'threshold', r.value, 'level', r.level,
-                                                'value', p_readings -> r.field,
-                                                'time', rfc3339(p_time)));
+        PERFORM webhook_emit(a.type, r.partner_id, d.sub_account_id, r.device_num, d.id, r.time,
+                             jsonb_build_object('devEui', d.dev_eui, 'field', a.field, 'op', a.op,
+                                                'threshold', a.value, 'level', a.level,
+                                                'value', r.shown_values -> a.field,
+                                                'time', rfc3339(r.time)));
     END LOOP;
+END;
+$$;
+
+-- device.uplink for many uplinks at once: step "events" of ingest_uplinks for a batch
+-- without alert rules (one with rules goes through webhook_uplink, uplink by uplink, so
+-- that each uplink's alerts follow its event). p_uplinks are the uplinks of partners
+-- that take webhook events, by device and time; p_shown[i] and p_battery[i] what
+-- webhook_uplink takes for p_uplinks[i]. What webhook_emit does per event, set-based:
+-- targets, each device's sequence moved once by its number of events (numbered in
+-- order), the events and their messages; an uplink no endpoint takes writes nothing.
+CREATE OR REPLACE FUNCTION webhook_uplinks(
+    p_uplinks   uplink_record[],
+    p_shown     jsonb[],
+    p_battery   jsonb[]
+) RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    WITH taken AS MATERIALIZED (
+        SELECT x.ordinality AS i, x.partner_id, x.device_num, x.time, d.id AS device_id,
+               d.sub_account_id, t.targets,
+               jsonb_build_object('devEui', d.dev_eui, 'time', rfc3339(x.time),
+                                  'battery', p_battery[x.ordinality], 'siteId', d.site_id,
+                                  'fPort', x.f_port, 'fCnt', x.f_cnt)
+               || p_shown[x.ordinality] AS data
+          FROM unnest(p_uplinks) WITH ORDINALITY AS x
+          JOIN devices d ON d.num = x.device_num
+         CROSS JOIN LATERAL (SELECT webhook_targets('device.uplink', x.partner_id,
+                                                    d.sub_account_id, d.id) AS targets) t
+         WHERE t.targets IS NOT NULL),
+    moved AS (
+        INSERT INTO webhook_sequences AS s (device_num, last)
+        SELECT device_num, count(*) FROM taken GROUP BY device_num ORDER BY device_num
+        ON CONFLICT (device_num) DO UPDATE SET last = s.last + EXCLUDED.last
+        RETURNING s.device_num, s.last),
+    numbered AS (
+        SELECT t.*, webhook_message_id() AS id,
+               m.last - count(*) OVER (PARTITION BY t.device_num)
+               + row_number() OVER (PARTITION BY t.device_num ORDER BY t.i) AS sequence
+          FROM taken t JOIN moved m USING (device_num)),
+    events AS (
+        INSERT INTO webhook_events (id, type, partner_id, device_num, body)
+        SELECT n.id, 'device.uplink', n.partner_id, n.device_num,
+               jsonb_build_object('id', n.id, 'type', 'device.uplink',
+                                  'timestamp', rfc3339(n.time), 'partnerId', n.partner_id,
+                                  'subAccountId', n.sub_account_id, 'deviceId', n.device_id,
+                                  'sequence', n.sequence, 'data', n.data)::text
+          FROM numbered n
+         ORDER BY n.i
+        RETURNING num, id)
+    INSERT INTO webhook_messages (event_num, endpoint_id)
+    SELECT e.num, target
+      FROM events e JOIN numbered n ON n.id = e.id, unnest(n.targets) AS target;
 END;
 $$;
 
@@ -214,12 +267,13 @@ BEGIN
     END IF;
     SELECT id, partner_id, sub_account_id, dev_eui, status, offline_threshold_minutes AS mins
       INTO d FROM devices WHERE num = NEW.device_num;
-    IF d.status <> 'assigned' OR NOT webhook_wanted(d.partner_id) THEN
-        RETURN NULL;
-    END IF;
     was_until := device_online_until(OLD.last_uplink_at, d.mins);
     IF was_until >= now_ts OR device_online_until(NEW.last_uplink_at, d.mins) < now_ts THEN
         RETURN NULL;  -- it was online, or this (late) uplink leaves it offline
+    END IF;
+    -- Checked after the times (the common case, a device still online, needs no query).
+    IF d.status <> 'assigned' OR NOT webhook_wanted(d.partner_id) THEN
+        RETURN NULL;
     END IF;
     IF was_until IS NOT NULL AND was_until > (SELECT last_tick FROM webhook_ticker) THEN
         PERFORM webhook_emit('device.offline', d.partner_id, d.sub_account_id, NEW.device_num,
@@ -492,6 +546,28 @@ CREATE OR REPLACE FUNCTION webhook_attempts_done(
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    -- The common case, every attempt delivered (each message once), in three statements
+    -- for the whole flush: what webhook_attempt_done does for an 'ok', set-based (one call
+    -- per message cost the database more than the event's emission did). With any other
+    -- result the order of the results matters (an endpoint failing, then delivering
+    -- again), so they are applied one by one, in order.
+    IF 'ok' = ALL (p_result) AND cardinality(p_event_num) = (
+           SELECT count(DISTINCT (e, ep)) FROM unnest(p_event_num, p_endpoint_id) AS x (e, ep)) THEN
+        INSERT INTO webhook_attempts (event_num, endpoint_id, at, status, error, latency_ms,
+                                      response, ok)
+        SELECT x.e, x.ep, x.at, x.status, x.error, x.latency, x.response, true
+          FROM unnest(p_event_num, p_endpoint_id, p_at, p_status, p_error, p_latency_ms,
+                      p_response) AS x (e, ep, at, status, error, latency, response)
+         WHERE EXISTS (SELECT 1 FROM webhook_messages m
+                        WHERE m.endpoint_id = x.ep AND m.event_num = x.e);
+        UPDATE webhook_messages m
+           SET state = 'delivered', attempts = m.attempts + 1, finished_at = now()
+          FROM unnest(p_event_num, p_endpoint_id) AS x (e, ep)
+         WHERE m.endpoint_id = x.ep AND m.event_num = x.e;
+        UPDATE webhook_endpoints SET state = 'enabled', failing_since = NULL
+         WHERE id = ANY (p_endpoint_id) AND state = 'failing';
+        RETURN;
+    END IF;
     FOR i IN 1..cardinality(p_event_num) LOOP
         PERFORM webhook_attempt_done(p_event_num[i], p_endpoint_id[i], p_at[i], p_status[i],
                                      p_error[i], p_latency_ms[i], p_response[i], p_result[i],

@@ -313,6 +313,25 @@ async def test_replayed_deduplication_id_is_stored_once(
     assert battery == "50"
 
 
+async def test_each_answer_carries_its_own_request_id_and_nothing_of_earlier_answers(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    """The ingest routes are answered below the framework (app/ingest/receive.py); their
+    answers are built anew per request (a shared answer grew by one header per request)."""
+    t = await th_loaded(pool)
+    ids = []
+    for n in range(3):
+        body = cs.uplink(t["device"]["devEui"], {"temperature": n}, dedup=f"own-{n}")
+        response = await client.post(
+            f"{INGEST}?event=up", content=body, headers={"Authorization": f"Bearer {t['token']}"}
+        )
+        assert response.status_code == 204 and response.content == b""
+        assert len(response.headers.get_list("x-request-id")) == 1
+        assert sorted(response.headers.keys()) == ["x-request-id"]
+        ids.append(response.headers["x-request-id"])
+    assert len(set(ids)) == 3
+
+
 async def test_alerts_follow_the_newest_reading_of_their_field(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:

@@ -116,7 +116,7 @@ async def test_one_batch_answers_each_uplink_as_alone(pool: asyncpg.Pool) -> Non
         record(twin, good, "twin", 5),
         record(spare, good, "inventory", 6),
     ]
-    outcomes = await store_uplinks(pool, records)
+    outcomes = (await store_uplinks(pool, records)).outcomes
     assert outcomes == ["duplicate", "stored", "duplicate", "unauthorized", "stored", "not_found"]
     stored = await pool.fetch(
         "SELECT device_num, value FROM readings_num WHERE device_num = ANY ($1::int[])"
@@ -166,3 +166,72 @@ def uplink_copy(uplink: Uplink) -> Uplink:
         gateways=uplink.gateways,
         dedup_key="twin-" + (uplink.dedup_key or ""),
     )
+
+
+async def test_the_record_python_fills_is_the_sql_type_attribute_for_attribute(
+    pool: asyncpg.Pool,
+) -> None:
+    """asyncpg binds UplinkRecord to the SQL type `uplink_record` by name and refuses a name
+    the type lacks, but an attribute the struct lacked would be stored as NULL: both
+    declare the same names, in the same order."""
+    rows = await pool.fetch(
+        "SELECT a.attname FROM pg_attribute a"
+        " WHERE a.attrelid = 'uplink_record'::regclass AND a.attnum > 0 ORDER BY a.attnum"
+    )
+    assert [r["attname"] for r in rows] == list(UplinkRecord.__struct_fields__)
+
+
+async def test_a_batch_writes_each_devices_events_in_order_after_its_device_online(
+    pool: asyncpg.Pool,
+) -> None:
+    """A batch's device.uplink events are written together (webhook_uplinks): per device,
+    device.online first (the state after its first uplink is written before them), then
+    one event per uplink in time order with consecutive sequences, each showing the
+    values of its uplink."""
+    w = World()
+    p = w.partner()
+    sa = w.sub_account(p)
+    prof = w.profile(p, fields=[w.field("a")])
+    devices = [w.device(sa, prof) for _ in range(2)]
+    await load(pool, w)
+    await pool.execute(
+        "INSERT INTO webhook_endpoints (id, partner_id, url, secret, state)"
+        " VALUES (gen_random_uuid(), $1, 'http://127.0.0.1:9/', 'whsec_QkVOQ0hCRU5DSA==',"
+        " 'enabled')",
+        p["id"],
+    )
+    first, second = [await ingest_context(pool, d["id"]) for d in devices]
+    at = cs.at(0, -5)
+    plan = [(first, 0), (second, 1), (first, 2), (first, 3)]
+    records = [
+        uplink_record(c, Uplink(time=at + timedelta(seconds=s), values={"a": s}, dedup_key=f"k{s}"))
+        for c, s in sorted(plan, key=lambda cs_: (cs_[0].num, cs_[1]))
+    ]
+    stored = await store_uplinks(pool, records)
+    assert stored.outcomes == ["stored"] * 4 and stored.webhooks
+    rows = await pool.fetch(
+        "SELECT device_num, body::jsonb AS body FROM webhook_events"
+        " WHERE device_num = ANY ($1::int[]) ORDER BY num",
+        [first.num, second.num],
+    )
+    seen = {
+        num: [
+            (r["body"]["sequence"], r["body"]["type"], r["body"]["data"].get("values"))
+            for r in rows
+            if r["device_num"] == num
+        ]
+        for num in (first.num, second.num)
+    }
+    assert seen[first.num] == [
+        (1, "device.online", None),
+        (2, "device.uplink", {"a": 0}),
+        (3, "device.uplink", {"a": 2}),
+        (4, "device.uplink", {"a": 3}),
+    ]
+    assert seen[second.num] == [(1, "device.online", None), (2, "device.uplink", {"a": 1})]
+    messages = await pool.fetchval(
+        "SELECT count(*) FROM webhook_messages m JOIN webhook_events e ON e.num = m.event_num"
+        " WHERE e.device_num = ANY ($1::int[])",
+        [first.num, second.num],
+    )
+    assert messages == len(rows)

@@ -234,7 +234,7 @@ async def test_a_reduced_series_carries_downsampled_on_each_of_its_pages(
         cursor = page["nextCursor"]
         if cursor is None:
             break
-    params = {"from": body["from"], "to": body["to"], "maxPoints": "30"}
+    params = {"from": str(body["from"]), "to": str(body["to"]), "maxPoints": "30"}
     assert seen == await history(client, setup.key, setup.devices[0]["id"], field="temperature",
                                  **params)  # fmt: skip
 
