@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import Any
 
 import asyncpg
@@ -11,9 +12,9 @@ from litestar import Controller, Request, Response, get
 from app.accounts.structs import Features, Health, Identity, RateLimit, SubAccount
 from app.auth.cache import current_cache
 from app.auth.principal import Principal
-from app.core.api import Listing, Page, Single, parse_uuid
+from app.core.api import Listing, Page, Single
 from app.core.errors import UNAVAILABLE_RETRY_AFTER_S
-from app.core.reads import fetch_owned, from_row, list_owned
+from app.core.reads import from_row, get_owned, list_owned
 from app.core.sql import QUERIES
 
 DESCRIBE_KEY = QUERIES["accounts.describe_key"]
@@ -92,7 +93,7 @@ class SubAccountController(Controller):
     async def list_sub_accounts(self, principal: Principal, page: Page) -> Listing[SubAccount]:
         return await list_owned(
             principal,
-            lambda row: from_row(SubAccount, row),
+            partial(from_row, SubAccount),
             QUERIES["accounts.list_sub_accounts"],
             page=page,
             count=QUERIES["accounts.count_sub_accounts"],
@@ -106,11 +107,5 @@ class SubAccountController(Controller):
     async def get_sub_account(
         self, pool: asyncpg.Pool, principal: Principal, sub_account_id: str
     ) -> Single[SubAccount]:
-        row = await fetch_owned(
-            pool,
-            principal,
-            "sub-account",
-            QUERIES["accounts.get_sub_account"],
-            parse_uuid(sub_account_id),
-        )
-        return Single(from_row(SubAccount, row))
+        query = QUERIES["accounts.get_sub_account"]
+        return await get_owned(pool, principal, "sub-account", query, sub_account_id, SubAccount)

@@ -7,7 +7,9 @@
   of the key's tenancy, read where a stale read is allowed.
 - `fetch_owned`: one resource of the key's tenancy by its path id, else 404; another
   tenant's resource is indistinguishable from a missing one (the query's tenancy
-  predicate takes the key's partner and sub-account as its first two parameters).
+  predicate takes the key's partner and sub-account as its first two parameters);
+  `fetch_owned_by_id` for a path id that is a UUID, and `get_owned`, the answer of a
+  route that returns that row as its struct.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 import msgspec
 
-from app.core.api import Listing, Page, Pagination
+from app.core.api import Listing, Page, Pagination, Single, parse_uuid
 from app.core.errors import not_found
 from app.core.routing import reader
 
@@ -99,3 +101,18 @@ async def fetch_owned(pool: Any, principal: Tenancy, what: str, query: str, *key
     if row is None:
         raise not_found(what)
     return row
+
+
+async def fetch_owned_by_id(
+    pool: Any, principal: Tenancy, what: str, query: str, path_id: str
+) -> Any:
+    """`fetch_owned` by a path id that is a UUID; an id of any other form is the same 404."""
+    return await fetch_owned(pool, principal, what, query, parse_uuid(path_id))
+
+
+async def get_owned(
+    pool: Any, principal: Tenancy, what: str, query: str, path_id: str, cls: type[S]
+) -> Single[S]:
+    """The answer of a route that returns one resource of the key's tenancy, by its UUID
+    path id, as `cls` (`fetch_owned_by_id`, then `from_row`)."""
+    return Single(from_row(cls, await fetch_owned_by_id(pool, principal, what, query, path_id)))

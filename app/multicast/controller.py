@@ -5,12 +5,14 @@ Executing a group is a separate controller of the downlink area (app/multicast/e
 
 from __future__ import annotations
 
+from functools import partial
+
 import asyncpg
 from litestar import Controller, get
 
 from app.auth.principal import Principal
-from app.core.api import Listing, Page, Single, parse_uuid
-from app.core.reads import fetch_owned, from_row, list_owned
+from app.core.api import Listing, Page, Single
+from app.core.reads import fetch_owned_by_id, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
     SubAccountFilter,
@@ -34,20 +36,11 @@ class MulticastGroupController(Controller):
         description="`deviceCount` counts every member, whatever its status.",
     )
     async def list_groups(
-        self,
-        principal: Principal,
-        sub_account_id: SubAccountFilter = None,
-        *,
-        page: Page,
+        self, principal: Principal, sub_account_id: SubAccountFilter = None, *, page: Page
     ) -> Listing[MulticastGroup]:
         sub_account = parse_plain_id("subAccountId", sub_account_id)
-        return await list_owned(
-            principal,
-            lambda row: from_row(MulticastGroup, row),
-            LIST_GROUPS,
-            sub_account,
-            page=page,
-        )
+        build = partial(from_row, MulticastGroup)
+        return await list_owned(principal, build, LIST_GROUPS, sub_account, page=page)
 
     @get(
         "/{group_id:str}",
@@ -58,7 +51,7 @@ class MulticastGroupController(Controller):
     async def get_group(
         self, pool: asyncpg.Pool, principal: Principal, group_id: str
     ) -> Single[MulticastGroupDetail]:
-        row = await fetch_owned(pool, principal, "multicast group", GET_GROUP, parse_uuid(group_id))
+        row = await fetch_owned_by_id(pool, principal, "multicast group", GET_GROUP, group_id)
         members = await pool.fetch(GROUP_MEMBERS, row["id"])
         devices = [from_row(GroupMember, m, device_id=m["id"]) for m in members]
         return Single(from_row(MulticastGroupDetail, row, devices=devices))

@@ -20,9 +20,9 @@ import msgspec
 from litestar import Controller, Request, Response
 
 from app.auth.principal import Principal
-from app.core.api import Single, parse_uuid
+from app.core.api import Single
 from app.core.errors import ApiError
-from app.core.reads import fetch_owned
+from app.core.reads import fetch_owned_by_id
 from app.core.sql import QUERIES
 from app.downlinks.controller import queueing_post, read_send
 from app.downlinks.encoding import encode_payload
@@ -133,13 +133,8 @@ class MulticastExecuteController(Controller):
         group_id: str,
     ) -> Response[Single[ExecuteResult]]:
         body, wanted = await read_send(request)
-        group = await fetch_owned(
-            pool,
-            principal,
-            "multicast group",
-            QUERIES["multicast.get_group"],
-            parse_uuid(group_id),
-        )
+        query = QUERIES["multicast.get_group"]
+        group = await fetch_owned_by_id(pool, principal, "multicast group", query, group_id)
         members = await pool.fetch(
             QUERIES["multicast_execute.assigned_members"], group["id"], group["sub_account_id"]
         )

@@ -6,8 +6,8 @@ import asyncpg
 from litestar import Controller, get
 
 from app.auth.principal import Principal
-from app.core.api import Listing, Page, Single, parse_uuid
-from app.core.reads import fetch_owned, from_row, list_owned
+from app.core.api import Listing, Page, Single
+from app.core.reads import fetch_owned_by_id, from_row, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
     DescendantsFilter,
@@ -83,7 +83,7 @@ class NetworkController(Controller):
     async def get_network(
         self, pool: asyncpg.Pool, principal: Principal, network_id: str
     ) -> Single[NetworkDetail]:
-        row = await fetch_owned(pool, principal, "network", GET_NETWORK, parse_uuid(network_id))
+        row = await fetch_owned_by_id(pool, principal, "network", GET_NETWORK, network_id)
         devices = await pool.fetch(NETWORK_DEVICES, row["id"])
         gateways = await pool.fetch(NETWORK_GATEWAYS, row["id"])
         return Single(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import asyncpg
 from litestar import Controller, get
 
 from app.auth.principal import Principal
-from app.core.api import Listing, Page, Single, parse_uuid
-from app.core.reads import fetch_owned, from_row, list_owned
+from app.core.api import Listing, Page, Single
+from app.core.reads import fetch_owned_by_id, from_row, list_owned
 from app.core.sql import QUERIES
 from app.profiles.service import profile_fields
 from app.profiles.structs import DeviceProfile, DeviceProfileDetail
@@ -28,10 +30,7 @@ class ProfileController(Controller):
     )
     async def list_profiles(self, principal: Principal, page: Page) -> Listing[DeviceProfile]:
         return await list_owned(
-            principal,
-            lambda row: from_row(DeviceProfile, row),
-            LIST_PROFILES,
-            page=page,
+            principal, partial(from_row, DeviceProfile), LIST_PROFILES, page=page
         )
 
     @get(
@@ -42,8 +41,6 @@ class ProfileController(Controller):
     async def get_profile(
         self, pool: asyncpg.Pool, principal: Principal, profile_id: str
     ) -> Single[DeviceProfileDetail]:
-        row = await fetch_owned(
-            pool, principal, "device profile", GET_PROFILE, parse_uuid(profile_id)
-        )
+        row = await fetch_owned_by_id(pool, principal, "device profile", GET_PROFILE, profile_id)
         fields = await profile_fields(pool, row["id"])
         return Single(from_row(DeviceProfileDetail, row, fields=fields))

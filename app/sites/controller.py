@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import asyncpg
 from litestar import Controller, get
 
 from app.auth.principal import Principal
-from app.core.api import Listing, Page, Single, parse_uuid
-from app.core.reads import fetch_owned, from_row, list_owned
+from app.core.api import Listing, Page, Single
+from app.core.reads import from_row, get_owned, list_owned
 from app.core.sql import QUERIES
 from app.devices.filters import (
     SubAccountFilter,
@@ -37,19 +39,11 @@ class SiteController(Controller):
         ),
     )
     async def list_sites(
-        self,
-        principal: Principal,
-        sub_account_id: SubAccountFilter = None,
-        *,
-        page: Page,
+        self, principal: Principal, sub_account_id: SubAccountFilter = None, *, page: Page
     ) -> Listing[Site]:
         sub_account = parse_plain_id("subAccountId", sub_account_id)
         return await list_owned(
-            principal,
-            lambda row: from_row(Site, row),
-            LIST_SITES,
-            sub_account,
-            page=page,
+            principal, partial(from_row, Site), LIST_SITES, sub_account, page=page
         )
 
     @get(
@@ -60,5 +54,4 @@ class SiteController(Controller):
     async def get_site(
         self, pool: asyncpg.Pool, principal: Principal, site_id: str
     ) -> Single[Site]:
-        row = await fetch_owned(pool, principal, "site", GET_SITE, parse_uuid(site_id))
-        return Single(from_row(Site, row))
+        return await get_owned(pool, principal, "site", GET_SITE, site_id, Site)
