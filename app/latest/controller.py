@@ -128,8 +128,9 @@ async def _cached_lookup(
     return row["device_num"], body, etag
 
 
-def _raw(content: bytes, status: int, headers: dict[str, str]) -> Response[Any]:
-    """A response of ready-made JSON bytes (the stored body is never decoded)."""
+def json_bytes_response(content: bytes, status: int, headers: dict[str, str]) -> Response[Any]:
+    """A response of ready-made JSON bytes (the stored body is never decoded); the
+    fleet latest route (app/live/controller.py) answers with it too."""
     return Response(
         content=content, status_code=status, headers=headers, media_type="application/json"
     )
@@ -215,5 +216,5 @@ class LatestController(Controller):
                     not_modified = False
         headers["ETag"] = etag
         if not_modified:
-            return _raw(b"", 304, headers)
-        return _raw(body_of(body), 200, headers)
+            return json_bytes_response(b"", 304, headers)
+        return json_bytes_response(body_of(body), 200, headers)

@@ -26,7 +26,7 @@ from app.devices.filters import (
     SubAccountFilter,
     check_features,
 )
-from app.latest.controller import matches
+from app.latest.controller import json_bytes_response, matches
 from app.latest.structs import LatestValues
 from app.live.fleet import kept_answer, read_fleet
 from app.live.selection import FILTERS, check_known, parse_selection
@@ -74,12 +74,6 @@ def checking_parameters(
             check_known(request.query_params, known)
 
     return check
-
-
-def raw(content: bytes, status: int, headers: dict[str, str]) -> Response[Any]:
-    return Response(
-        content=content, status_code=status, headers=headers, media_type="application/json"
-    )
 
 
 class FleetLatestController(Controller):
@@ -146,8 +140,8 @@ class FleetLatestController(Controller):
                     answer, not_modified = changed, False
         headers["ETag"] = answer[2]
         if not_modified:
-            return raw(b"", 304, headers)
-        return raw(answer[1], 200, headers)
+            return json_bytes_response(b"", 304, headers)
+        return json_bytes_response(answer[1], 200, headers)
 
 
 STREAM_PARAMETERS = frozenset({"deviceIds", "fields", *FILTERS})
