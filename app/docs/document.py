@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from litestar import Litestar
@@ -151,20 +152,25 @@ def _rename_schemas(document: dict[str, Any]) -> None:
         schemas[new] = schemas.pop(old)
         schemas[new]["title"] = new
 
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
-                target = ref.rsplit("/", 1)[-1]
-                if target in renames:
-                    node["$ref"] = f"#/components/schemas/{renames[target]}"
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
+    for node in referring_nodes(document):
+        ref = node["$ref"]
+        if ref.startswith("#/components/schemas/"):
+            target = ref.rsplit("/", 1)[-1]
+            if target in renames:
+                node["$ref"] = f"#/components/schemas/{renames[target]}"
 
-    walk(document)
+
+def referring_nodes(node: Any) -> Iterator[dict[str, Any]]:
+    """Every object below `node` (itself included) whose `$ref` is a string, depth first;
+    the document's checks walk its references with it too (tests/integration/test_openapi.py)."""
+    if isinstance(node, dict):
+        if isinstance(node.get("$ref"), str):
+            yield node
+        for value in node.values():
+            yield from referring_nodes(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from referring_nodes(value)
 
 
 def _describe_fields(document: dict[str, Any]) -> None:

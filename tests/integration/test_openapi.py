@@ -15,6 +15,7 @@ from litestar.routes import HTTPRoute
 from litestar.testing import AsyncTestClient
 
 from app.docs.descriptions import ERROR_CODES, PARAM_RULES
+from app.docs.document import referring_nodes
 from app.main import create_app
 from testkit.factories import World, load
 from tests.support.helpers import bearer
@@ -179,19 +180,7 @@ async def test_history_relative_times_and_helpful_messages(
 async def test_every_reference_resolves(client: AsyncTestClient) -> None:
     """Issue 23, item 7: `POST /members` referred to `#/$defs/Role`, which is nowhere."""
     document = await _document(client)
-    references: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if isinstance(node.get("$ref"), str):
-                references.append(node["$ref"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(document)
+    references = [node["$ref"] for node in referring_nodes(document)]
     assert references
     for reference in references:
         assert reference.startswith("#/"), reference
