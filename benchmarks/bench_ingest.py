@@ -34,101 +34,22 @@ from __future__ import annotations
 import asyncio
 import secrets
 from datetime import UTC, datetime, timedelta
-from typing import Any
-
-import msgspec
 
 from benchmarks.common import (
+    UPLINK_SPACING,
     Context,
     Measure,
-    Request,
     measure,
+    migrate_dataset,
     module_main,
+    partner_gateways,
     run_wrk,
+    uplink_requests,
     write_requests,
 )
 from testkit.databases import connect
 
 TARGET = 5000.0
-# Between consecutive uplinks of a run (and of one device: SPACING times the devices).
-SPACING = timedelta(microseconds=100)
-_encode = msgspec.json.Encoder().encode
-
-
-def _migrate(database_url: str) -> None:
-    from testkit.databases import migrate_database as migrate
-
-    asyncio.run(migrate(database_url))
-
-
-async def _gateways(database_url: str) -> dict[str, str]:
-    """One gateway EUI per partner, so the gateway path is part of the work."""
-    connection = await connect(database_url)
-    try:
-        rows = await connection.fetch(
-            "SELECT DISTINCT ON (partner_id) partner_id::text, gateway_eui FROM gateways"
-            " ORDER BY partner_id, gateway_eui"
-        )
-    finally:
-        await connection.close()
-    return {r["partner_id"]: r["gateway_eui"] for r in rows}
-
-
-def _event(device: Any, index: int, run_id: str, at: datetime, gateway: str) -> bytes:
-    """An `up` event in ChirpStack v4's JSON (protobuf JSON mapping, compact)."""
-    return _encode(
-        {
-            "deduplicationId": f"bench-{run_id}-{index}",
-            "time": at.isoformat().replace("+00:00", "Z"),
-            "deviceInfo": {
-                "tenantId": "52f14cd4-c6f1-4fbd-8f87-4025e1d49242",
-                "applicationId": "a2e2ef8d-0ca4-45ba-8f5a-1c3e0e3e0d7f",
-                "deviceName": device.id[:8],
-                "devEui": device.dev_eui,
-            },
-            "devAddr": "01020304",
-            "dr": 5,
-            "fCnt": index,
-            "fPort": 1,
-            "data": "AQIDBA==",
-            "object": {
-                "temperature": 18.0 + (index % 70) / 10,
-                "humidity": 40.0 + index % 20,
-                "battery": 90.0 - index % 10,
-                "status": "ok" if index % 7 else "check",
-            },
-            "rxInfo": [
-                {
-                    "gatewayId": gateway,
-                    "uplinkId": index,
-                    "rssi": -70 - index % 40,
-                    "snr": 9.5 - index % 15,
-                    "context": "AAAAAA==",
-                }
-            ],
-        }
-    )
-
-
-def _requests(
-    ctx: Context, run_id: str, count: int, gateways: dict[str, str], start: datetime
-) -> list[Request]:
-    devices = ctx.manifest.devices
-    out: list[Request] = []
-    for index in range(count):
-        device = devices[index % len(devices)]
-        token = ctx.manifest.tokens[device.partner_id]
-        at = start + index * SPACING
-        body = _event(device, index, run_id, at, gateways.get(device.partner_id, "0" * 16))
-        out.append(
-            Request(
-                "POST",
-                "/ingest/chirpstack?event=up",
-                {"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-                body.decode(),
-            )
-        )
-    return out
 
 
 async def _stored(database_url: str, run_id: str, start: datetime, count: int) -> tuple[int, int]:
@@ -142,7 +63,7 @@ async def _stored(database_url: str, run_id: str, start: datetime, count: int) -
         readings = await connection.fetchval(
             "SELECT count(*) FROM readings_num WHERE time >= $1 AND time < $2",
             start,
-            start + count * SPACING,
+            start + count * UPLINK_SPACING,
         )
     finally:
         await connection.close()
@@ -150,9 +71,9 @@ async def _stored(database_url: str, run_id: str, start: datetime, count: int) -
 
 
 def run(ctx: Context) -> list[Measure]:
-    _migrate(ctx.database_url)
+    migrate_dataset(ctx.database_url)
     base_url = ctx.server()
-    gateways = asyncio.run(_gateways(ctx.database_url))
+    gateways = asyncio.run(partner_gateways(ctx.database_url))
     out: list[Measure] = []
     for connections in ctx.connections[:2]:
         run_id = secrets.token_hex(4)
@@ -160,10 +81,10 @@ def run(ctx: Context) -> list[Measure]:
         count = int(max(2 * TARGET * ctx.duration, 5000))
         # In a window of this run's own, all distinct, ending a second before now: the
         # window is shorter than a run, so it starts after the previous run's ended.
-        start = datetime.now(UTC) - count * SPACING - timedelta(seconds=1)
+        start = datetime.now(UTC) - count * UPLINK_SPACING - timedelta(seconds=1)
         path = write_requests(
             ctx.work_dir / f"ingest-{connections}.txt",
-            _requests(ctx, run_id, count, gateways, start),
+            uplink_requests(ctx, run_id, count, gateways, start),
         )
         result = run_wrk(base_url, path, connections=connections, threads=1, duration=ctx.duration)
         stored, readings = asyncio.run(_stored(ctx.database_url, run_id, start, count))

@@ -35,7 +35,9 @@ from benchmarks.common import (
     Request,
     concurrent_calls,
     measure,
+    migrate_dataset,
     module_main,
+    process_cpu_seconds,
     run_wrk,
     start_floor_server,
     write_requests,
@@ -43,15 +45,6 @@ from benchmarks.common import (
 from testkit.processes import start_server
 
 LATEST_SQL_NAME = "latest.latest_with_auth"
-
-
-def _migrate(database_url: str) -> None:
-    """The dataset may predate the newest SQL definitions; applying them is idempotent."""
-    import asyncio
-
-    from testkit.databases import migrate_database as migrate
-
-    asyncio.run(migrate(database_url))
 
 
 def _floor(ctx: Context, connections: int) -> float:
@@ -65,7 +58,7 @@ def _floor(ctx: Context, connections: int) -> float:
     return result.rps
 
 
-def _requests(ctx: Context, base_url: str) -> tuple[list[Request], list[Request]]:
+def uplink_requests(ctx: Context, base_url: str) -> tuple[list[Request], list[Request]]:
     plain: list[Request] = []
     conditional: list[Request] = []
     with httpx.Client(base_url=base_url, timeout=10) as client:
@@ -113,29 +106,11 @@ def _database(ctx: Context) -> Measure:
     )
 
 
-def _cpu_seconds(pid: int) -> float:
-    """CPU time (user + system) of a process and its children (the granian workers)."""
-    import os
-    from pathlib import Path
-
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        process, parent = int(stat.parent.name), int(fields[1])
-        if process == pid or parent == pid:
-            total += (int(fields[11]) + int(fields[12])) / ticks
-    return total
-
-
 def _timed_run(server: Any, conditional_file: Any, duration: float) -> tuple[Any, float]:
     """One wrk run and the server's CPU microseconds per answered request during it."""
-    before = _cpu_seconds(server.process.pid)
+    before = process_cpu_seconds(server.process.pid)
     result = run_wrk(server.base_url, conditional_file, connections=64, duration=duration)
-    spent = _cpu_seconds(server.process.pid) - before
+    spent = process_cpu_seconds(server.process.pid) - before
     return result, spent * 1e6 / max(result.requests, 1)
 
 
@@ -197,9 +172,9 @@ def _observing_cost(ctx: Context, conditional_file: Any) -> Measure:
 
 
 def run(ctx: Context) -> list[Measure]:
-    _migrate(ctx.database_url)
+    migrate_dataset(ctx.database_url)
     base_url = ctx.server()
-    plain, conditional = _requests(ctx, base_url)
+    plain, conditional = uplink_requests(ctx, base_url)
     plain_file = write_requests(ctx.work_dir / "latest-200.txt", plain)
     conditional_file = write_requests(ctx.work_dir / "latest-304.txt", conditional)
     out: list[Measure] = []

@@ -41,16 +41,17 @@ from typing import Any
 
 import httpx
 
-from benchmarks.bench_ingest import _event, _gateways
-from benchmarks.bench_latest import _cpu_seconds
 from benchmarks.common import (
     Context,
     Latency,
     Measure,
     Request,
+    chirpstack_uplink,
     measure,
     module_main,
+    partner_gateways,
     percentiles,
+    process_cpu_seconds,
     run_wrk,
     start_floor_server,
     write_requests,
@@ -134,13 +135,13 @@ def _fleet(ctx: Context) -> list[Measure]:
                     total,
                 )
             single_file = write_requests(ctx.work_dir / "fleet-singles.txt", singles)
-        before = _cpu_seconds(server.process.pid)
+        before = process_cpu_seconds(server.process.pid)
         single = run_wrk(server.base_url, single_file, connections=64, duration=ctx.duration)
-        single_cpu = (_cpu_seconds(server.process.pid) - before) / max(single.requests, 1)
+        single_cpu = (process_cpu_seconds(server.process.pid) - before) / max(single.requests, 1)
         for label, (requests_file, count, total) in files.items():
-            before = _cpu_seconds(server.process.pid)
+            before = process_cpu_seconds(server.process.pid)
             result = run_wrk(server.base_url, requests_file, connections=64, duration=ctx.duration)
-            cpu = (_cpu_seconds(server.process.pid) - before) / max(result.requests, 1)
+            cpu = (process_cpu_seconds(server.process.pid) - before) / max(result.requests, 1)
             out.append(
                 measure(
                     f"GET /latest fleet of {count} devices ({label}) 304 @64 conns",
@@ -233,7 +234,7 @@ class Ingest:
 
     async def _one(self, client: httpx.AsyncClient, device: Any, track: bool) -> None:
         self.index += 1
-        body = _event(
+        body = chirpstack_uplink(
             device,
             self.index,
             self.run_id,
@@ -273,7 +274,7 @@ async def _long_polls(ctx: Context, base_url: str, pid: int) -> list[Measure]:
                 f"/api/v1/devices/{device.id}/latest", headers={"Authorization": f"Bearer {key}"}
             )
             etags[device.id] = answer.headers["etag"]
-    gateways = await _gateways(ctx.database_url)
+    gateways = await partner_gateways(ctx.database_url)
     ingest = Ingest(ctx, base_url, gateways)
     latencies: list[float] = []
     answered = {"200": 0, "304": 0}
@@ -425,7 +426,7 @@ async def _streams(
     others = [d for d in devices if d not in watched]
     host, port = base_url.removeprefix("http://").split(":")
     path = "/api/v1/stream?deviceIds=" + ",".join(d.id for d in watched)
-    gateways = await _gateways(ctx.database_url)
+    gateways = await partner_gateways(ctx.database_url)
 
     alone = await asyncio.to_thread(
         run_wrk, base_url, files[0], connections=16, threads=1, duration=seconds
@@ -533,7 +534,7 @@ def _ingest_file(ctx: Context, gateways: dict[str, str], name: str) -> Path:
     lines = []
     for index in range(count):
         device = ctx.manifest.devices[index % len(ctx.manifest.devices)]
-        body = _event(
+        body = chirpstack_uplink(
             device, index, run_id, datetime.now(UTC), gateways.get(device.partner_id, "0" * 16)
         )
         token = ctx.manifest.tokens[device.partner_id]
@@ -544,7 +545,7 @@ def _ingest_file(ctx: Context, gateways: dict[str, str], name: str) -> Path:
 
 def run(ctx: Context) -> list[Measure]:
     out = _fleet(ctx)
-    gateways = asyncio.run(_gateways(ctx.database_url))
+    gateways = asyncio.run(partner_gateways(ctx.database_url))
     with start_server(ctx.database_url, workers=1) as server:
         out += asyncio.run(_long_polls(ctx, server.base_url, server.process.pid))
     files = (_ingest_file(ctx, gateways, "alone"), _ingest_file(ctx, gateways, "streams"))

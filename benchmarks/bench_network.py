@@ -48,8 +48,15 @@ import msgspec
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from benchmarks.bench_ingest import _event, _gateways
-from benchmarks.common import ROOT, Context, Measure, measure, module_main
+from benchmarks.common import (
+    ROOT,
+    Context,
+    Measure,
+    chirpstack_uplink,
+    measure,
+    module_main,
+    partner_gateways,
+)
 from testkit.databases import connect
 from testkit.processes import free_port
 
@@ -208,12 +215,12 @@ def mqtt_ingest(ctx: Context) -> list[Measure]:
     run_id = secrets.token_hex(4)
     count = 2000 if ctx.quick else int(max(1500 * ctx.duration, 10000))
     devices = ctx.manifest.devices
-    gateways = asyncio.run(_gateways(ctx.database_url))
+    gateways = asyncio.run(partner_gateways(ctx.database_url))
     start = datetime.now(UTC) - timedelta(hours=1)
     bodies = [
         (
             _topic(devices[i % len(devices)]),
-            _event(
+            chirpstack_uplink(
                 devices[i % len(devices)],
                 i,
                 run_id,
@@ -245,7 +252,7 @@ def mqtt_ingest(ctx: Context) -> list[Measure]:
             if time.monotonic() > deadline:
                 raise RuntimeError("the MQTT consumer did not start")
             for device in {d.partner_id: d for d in devices}.values():
-                body = _event(device, 0, run_id, start - timedelta(minutes=1), "0" * 16)
+                body = chirpstack_uplink(device, 0, run_id, start - timedelta(minutes=1), "0" * 16)
                 body = body.replace(f"bench-{run_id}-0".encode(), f"{warm}-{device.id}".encode())
                 publisher.publish(_topic(device), body, qos=1)
             time.sleep(0.5)

@@ -51,7 +51,6 @@ from typing import Any
 import httpx
 
 from benchmarks.bench_history import Series, dataset_series
-from benchmarks.bench_ingest import _gateways, _requests
 from benchmarks.common import (
     Context,
     Latency,
@@ -59,8 +58,10 @@ from benchmarks.common import (
     Request,
     measure,
     module_main,
+    partner_gateways,
     percentiles,
     run_wrk,
+    uplink_requests,
     write_requests,
 )
 from benchmarks.suite import storage_measures
@@ -484,8 +485,8 @@ def compare_writes(ctx: Context, influx: Influx, connections: int) -> list[Measu
     run_id = secrets.token_hex(4)
     count = int(max(12_000 * ctx.duration, 5000))
     start = datetime.now(UTC) - timedelta(seconds=count / 10_000 + 1)
-    gateways = asyncio.run(_gateways(ctx.database_url))
-    uplinks = _requests(ctx, run_id, count, gateways, start)
+    gateways = asyncio.run(partner_gateways(ctx.database_url))
+    uplinks = uplink_requests(ctx, run_id, count, gateways, start)
     ours = run_wrk(
         ctx.server(),
         write_requests(ctx.work_dir / "peer-uplinks.txt", uplinks),

@@ -34,15 +34,17 @@ from typing import Any
 
 import httpx
 
-from benchmarks.bench_ingest import _gateways, _migrate, _requests
 from benchmarks.common import (
     Context,
     Latency,
     Measure,
     measure,
+    migrate_dataset,
     module_main,
+    partner_gateways,
     percentiles,
     run_wrk,
+    uplink_requests,
     write_requests,
 )
 from testkit.databases import connect
@@ -152,8 +154,8 @@ def _at_rest(ctx: Context, base_url: str, count: int) -> datetime:
     """Posts `count` uplinks one at a time, 20 ms apart; returns when it started."""
     started = datetime.now(UTC)
     run_id = secrets.token_hex(4)
-    gateways = asyncio.run(_gateways(ctx.database_url))
-    requests = _requests(ctx, run_id, count, gateways, started - timedelta(minutes=5))
+    gateways = asyncio.run(partner_gateways(ctx.database_url))
+    requests = uplink_requests(ctx, run_id, count, gateways, started - timedelta(minutes=5))
     with httpx.Client(base_url=base_url, timeout=10) as client:
         for request in requests:
             answer = client.post(request.path, content=request.body, headers=request.headers)
@@ -181,7 +183,7 @@ def _latency_measures(when: str, latency: Latency) -> list[Measure]:
 
 
 def run(ctx: Context) -> list[Measure]:
-    _migrate(ctx.database_url)
+    migrate_dataset(ctx.database_url)
     receiver = Receiver()
     url = f"http://127.0.0.1:{receiver.port}/hook"
     endpoints = asyncio.run(_endpoints(ctx.database_url, url, "disabled"))
@@ -194,7 +196,7 @@ def run(ctx: Context) -> list[Measure]:
             "TELEMETRY_WEBHOOK_CONCURRENCY": "32",
         },
     )
-    gateways = asyncio.run(_gateways(ctx.database_url))
+    gateways = asyncio.run(partner_gateways(ctx.database_url))
     out: list[Measure] = []
     try:
         connections = ctx.connections[0]
@@ -213,7 +215,7 @@ def run(ctx: Context) -> list[Measure]:
             start = datetime.now(UTC) - timedelta(hours=3) + timedelta(minutes=len(rates) * 30)
             path = write_requests(
                 ctx.work_dir / f"webhooks-{label}.txt",
-                _requests(ctx, run_id, count, gateways, start),
+                uplink_requests(ctx, run_id, count, gateways, start),
             )
             wrk_started = datetime.now(UTC)
             arrived_before = receiver.count

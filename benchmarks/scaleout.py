@@ -38,8 +38,7 @@ import httpx
 from app.core.config import Settings
 from app.core.routing import ReadRouter
 from app.ops import cluster, standby
-from benchmarks.bench_ingest import _requests as ingest_requests
-from benchmarks.common import ROOT, Request, load_manifest, run_wrk, write_requests
+from benchmarks.common import ROOT, Request, load_manifest, run_wrk, uplink_requests, write_requests
 from testkit.processes import Server, start_server
 
 PORTS = (cluster.PORT + 10, cluster.PORT + 20)
@@ -138,7 +137,7 @@ async def lag_under_ingest(manifest: Any, work: Path, duration: float) -> list[d
     primary = manifest.database_url
     servers = serve_two(primary, [database_of(primary, PORTS[0])])
     run_id = f"scaleout-{int(time.time())}"
-    requests = ingest_requests(manifest_context(manifest), run_id, 20000, {}, datetime.now(UTC))
+    requests = uplink_requests(manifest_context(manifest), run_id, 20000, {}, datetime.now(UTC))
     path = write_requests(work / "ingest.txt", requests)
     samples: list[tuple[float, int]] = []
     stop = asyncio.Event()
