@@ -195,6 +195,17 @@ def plain_buckets(
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
+def assert_plain_buckets(data: dict[str, Any], want: dict[str, float], *where: Any) -> None:
+    """The answer's points are the buckets `want` (plain_buckets), each value to 1e-9;
+    `where` (the resolution, the aggregate) names the case in a failure."""
+    got = dict(points(data))
+    assert sorted(got) == sorted(want), where
+    for label, expected in want.items():
+        assert math.isclose(got[label], expected, rel_tol=1e-9, abs_tol=1e-9), (
+            *where, label, got[label], expected,
+        )  # fmt: skip
+
+
 async def test_packed_partials_answer_as_the_readings_do(
     client: AsyncTestClient, pool: asyncpg.Pool, setup: Setup
 ) -> None:
@@ -239,13 +250,8 @@ async def test_packed_partials_answer_as_the_readings_do(
                 client, setup, device, field="water", resolution=resolution, agg=agg,
                 **{"from": iso(lo), "to": iso(hi)},
             )  # fmt: skip
-            got = dict(points(data))
             want = plain_buckets(every, lo, hi, width, agg)
-            assert sorted(got) == sorted(want), (resolution, agg)
-            for label, expected in want.items():
-                assert math.isclose(got[label], expected, rel_tol=1e-9, abs_tol=1e-9), (
-                    resolution, agg, label, got[label], expected,
-                )  # fmt: skip
+            assert_plain_buckets(data, want, resolution, agg)
 
 
 async def test_packed_duration_partials_answer_as_the_readings_do(
@@ -278,13 +284,8 @@ async def test_packed_duration_partials_answer_as_the_readings_do(
                 client, setup, device, field="door", resolution=resolution, agg="duration",
                 state=timed, **{"from": iso(lo), "to": iso(hi)},
             )  # fmt: skip
-            got = dict(points(data))
             want = plain_buckets(every, lo, hi, width, "duration", timed)
-            assert sorted(got) == sorted(want), (resolution, timed)
-            for label, expected in want.items():
-                assert math.isclose(got[label], expected, rel_tol=1e-9, abs_tol=1e-9), (
-                    resolution, timed, label, got[label], expected,
-                )  # fmt: skip
+            assert_plain_buckets(data, want, resolution, timed)
 
 
 async def test_duration_of_a_state(

@@ -351,6 +351,21 @@ async def test_a_thousand_events_with_duplicates_store_exactly_the_distinct_ones
     assert values == 800
 
 
+def watch_lean_answers(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """A list that records, for each request LeanLatest sees from now on, whether it
+    answered it (True) or passed it on to the route (False)."""
+    lean: list[bool] = []
+    answer = LeanLatest.answer
+
+    async def observed(self: LeanLatest, scope: Any) -> Any:
+        found = await answer(self, scope)
+        lean.append(found is not None)
+        return found
+
+    monkeypatch.setattr(LeanLatest, "answer", observed)
+    return lean
+
+
 async def test_the_lean_path_answers_as_the_full_path_does(
     client: AsyncTestClient, pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -364,15 +379,7 @@ async def test_the_lean_path_answers_as_the_full_path_does(
     w.uplink(dev, at="now-PT1M", values={"temperature": 20.5})
     key = w.key(sa, scopes=["telemetry:read"])
     await load(pool, w)
-    lean: list[bool] = []
-    answer = LeanLatest.answer
-
-    async def observed(self: LeanLatest, scope: Any) -> Any:
-        found = await answer(self, scope)
-        lean.append(found is not None)
-        return found
-
-    monkeypatch.setattr(LeanLatest, "answer", observed)
+    lean = watch_lean_answers(monkeypatch)
     routes: list[str] = []
     sink = client.app.asgi_handler.log
     record = sink.request
@@ -447,15 +454,7 @@ async def test_the_lean_path_waits_briefly_for_a_lease_being_renewed(
     url = f"/api/v1/devices/{dev['id']}/latest"
     for _ in range(3):  # the key, a lease and the body cached
         etag = (await client.get(url, headers=bearer(key))).headers["etag"]
-    lean: list[bool] = []
-    answer = LeanLatest.answer
-
-    async def observed(self: LeanLatest, scope: Any) -> Any:
-        found = await answer(self, scope)
-        lean.append(found is not None)
-        return found
-
-    monkeypatch.setattr(LeanLatest, "answer", observed)
+    lean = watch_lean_answers(monkeypatch)
     lease = client.app.state.auth_cache.leases[uuid.UUID(key.id)]
     conditional = bearer(key, **{"If-None-Match": etag})
 
