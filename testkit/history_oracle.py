@@ -25,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from app.history.planner import MAX_BUCKETS, bucket_count, parse_resolution
@@ -658,6 +659,18 @@ def build_world() -> tuple[Any, dict[str, Any]]:
         "sites": sites,
         "foreign_site": foreign_site,
     }
+
+
+def oracle_settings(datasets: int) -> settings:
+    """The Hypothesis settings both oracle tests (history and chart) run with: `datasets`
+    examples, no deadline (one example loads a dataset and checks many requests), no
+    saved example database, and the oracle fixture and slow examples allowed."""
+    return settings(
+        max_examples=datasets,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
 
 
 async def make_oracle(client: Any, pool: Any) -> Oracle:

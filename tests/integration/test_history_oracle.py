@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncpg
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from litestar.testing import AsyncTestClient
 
 from testkit.history_oracle import (
@@ -20,6 +20,7 @@ from testkit.history_oracle import (
     Request,
     dataset_cases,
     make_oracle,
+    oracle_settings,
 )
 
 DATASETS = 25  # x QUERIES_PER_DATASET requests = 300 cases
@@ -30,12 +31,7 @@ async def oracle(client: AsyncTestClient, pool: asyncpg.Pool) -> Oracle:
     return await make_oracle(client, pool)
 
 
-@settings(
-    max_examples=DATASETS,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@oracle_settings(DATASETS)
 @given(case=dataset_cases)
 async def test_route_equals_time_bucket_over_raw(
     oracle: Oracle, case: tuple[Dataset, list[Request | QueryRequest]]

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import asyncpg
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from litestar.testing import AsyncTestClient
 
-from testkit.history_oracle import Dataset
+from testkit.history_oracle import Dataset, oracle_settings
 from testkit.history_oracle_chart import ChartOracle, ChartRequest, chart_cases, make_chart_oracle
 
 DATASETS = 20  # x QUERIES_PER_DATASET requests = 240 cases
@@ -25,12 +25,7 @@ async def oracle(client: AsyncTestClient, pool: asyncpg.Pool) -> ChartOracle:
     return await make_chart_oracle(client, pool)
 
 
-@settings(
-    max_examples=DATASETS,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@oracle_settings(DATASETS)
 @given(case=chart_cases)
 async def test_route_equals_the_computation_over_raw(
     oracle: ChartOracle, case: tuple[Dataset, list[ChartRequest]]
