@@ -36,17 +36,15 @@ import secrets
 from datetime import UTC, datetime, timedelta
 
 from benchmarks.common import (
-    UPLINK_SPACING,
     Context,
     Measure,
     measure,
     migrate_dataset,
     module_main,
-    partner_gateways,
     run_wrk,
-    uplink_requests,
     write_requests,
 )
+from benchmarks.uplinks import UPLINK_SPACING, partner_gateways, uplink_requests
 from testkit.databases import connect
 
 TARGET = 5000.0

@@ -58,7 +58,7 @@ def _floor(ctx: Context, connections: int) -> float:
     return result.rps
 
 
-def uplink_requests(ctx: Context, base_url: str) -> tuple[list[Request], list[Request]]:
+def _requests(ctx: Context, base_url: str) -> tuple[list[Request], list[Request]]:
     plain: list[Request] = []
     conditional: list[Request] = []
     with httpx.Client(base_url=base_url, timeout=10) as client:
@@ -174,7 +174,7 @@ def _observing_cost(ctx: Context, conditional_file: Any) -> Measure:
 def run(ctx: Context) -> list[Measure]:
     migrate_dataset(ctx.database_url)
     base_url = ctx.server()
-    plain, conditional = uplink_requests(ctx, base_url)
+    plain, conditional = _requests(ctx, base_url)
     plain_file = write_requests(ctx.work_dir / "latest-200.txt", plain)
     conditional_file = write_requests(ctx.work_dir / "latest-304.txt", conditional)
     out: list[Measure] = []

@@ -46,16 +46,15 @@ from benchmarks.common import (
     Latency,
     Measure,
     Request,
-    chirpstack_uplink,
     measure,
     module_main,
-    partner_gateways,
     percentiles,
     process_cpu_seconds,
     run_wrk,
     start_floor_server,
     write_requests,
 )
+from benchmarks.uplinks import chirpstack_uplink, partner_gateways
 from testkit.processes import start_server
 
 FLEET_SIZE = 200

@@ -48,15 +48,8 @@ import msgspec
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from benchmarks.common import (
-    ROOT,
-    Context,
-    Measure,
-    chirpstack_uplink,
-    measure,
-    module_main,
-    partner_gateways,
-)
+from benchmarks.common import ROOT, Context, Measure, measure, module_main
+from benchmarks.uplinks import chirpstack_uplink, partner_gateways
 from testkit.databases import connect
 from testkit.processes import free_port
 

@@ -58,13 +58,12 @@ from benchmarks.common import (
     Request,
     measure,
     module_main,
-    partner_gateways,
     percentiles,
     run_wrk,
-    uplink_requests,
     write_requests,
 )
 from benchmarks.suite import storage_measures
+from benchmarks.uplinks import partner_gateways, uplink_requests
 from testkit.databases import connect
 from testkit.processes import free_port, stop_process
 

@@ -41,12 +41,11 @@ from benchmarks.common import (
     measure,
     migrate_dataset,
     module_main,
-    partner_gateways,
     percentiles,
     run_wrk,
-    uplink_requests,
     write_requests,
 )
+from benchmarks.uplinks import partner_gateways, uplink_requests
 from testkit.databases import connect
 from testkit.processes import start_server
 

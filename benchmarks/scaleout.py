@@ -38,7 +38,8 @@ import httpx
 from app.core.config import Settings
 from app.core.routing import ReadRouter
 from app.ops import cluster, standby
-from benchmarks.common import ROOT, Request, load_manifest, run_wrk, uplink_requests, write_requests
+from benchmarks.common import ROOT, Request, load_manifest, run_wrk, write_requests
+from benchmarks.uplinks import uplink_requests
 from testkit.processes import Server, start_server
 
 PORTS = (cluster.PORT + 10, cluster.PORT + 20)
