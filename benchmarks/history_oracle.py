@@ -17,7 +17,13 @@ import sys
 import time
 from typing import Any
 
-from testkit.history_oracle import QUERIES_PER_DATASET, Dataset, dataset_cases, make_oracle
+from testkit.history_oracle import (
+    QUERIES_PER_DATASET,
+    Dataset,
+    check_case,
+    dataset_cases,
+    make_oracle,
+)
 
 
 async def run_long(cases: int, seed: int | None, chart: bool = False) -> int:
@@ -48,11 +54,6 @@ async def run_long(cases: int, seed: int | None, chart: bool = False) -> int:
         datasets_needed = max(1, -(-cases // QUERIES_PER_DATASET))
         failures: list[BaseException] = []
 
-        async def one(dataset: Dataset, batch: list[Any]) -> None:
-            await oracle.load(dataset)
-            for request in batch:
-                await oracle.check(request)
-
         @settings(
             max_examples=datasets_needed,
             deadline=None,
@@ -63,10 +64,9 @@ async def run_long(cases: int, seed: int | None, chart: bool = False) -> int:
         @given(case=cases_of)
         def example(case: tuple[Dataset, list[Any]]) -> None:
             nonlocal checked
-            dataset, batch = case
-            future = asyncio.run_coroutine_threadsafe(one(dataset, batch), loop)
+            future = asyncio.run_coroutine_threadsafe(check_case(oracle, case), loop)
             future.result()
-            checked += len(batch)
+            checked += len(case[1])
             if checked % 1000 < QUERIES_PER_DATASET:
                 print(f"{checked} cases checked ({time.monotonic() - started:.0f} s)", flush=True)
 

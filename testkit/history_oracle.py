@@ -661,6 +661,16 @@ def build_world() -> tuple[Any, dict[str, Any]]:
     }
 
 
+async def check_case(oracle: Any, case: tuple[Dataset, list[Any]]) -> None:
+    """One example of an oracle (`Oracle` here, `ChartOracle` in history_oracle_chart.py,
+    both in the tests and in the benchmarks' long mode): load its dataset, then check each
+    of its requests."""
+    dataset, batch = case
+    await oracle.load(dataset)
+    for request in batch:
+        await oracle.check(request)
+
+
 def oracle_settings(datasets: int) -> settings:
     """The Hypothesis settings both oracle tests (history and chart) run with: `datasets`
     examples, no deadline (one example loads a dataset and checks many requests), no

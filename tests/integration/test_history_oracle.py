@@ -18,6 +18,7 @@ from testkit.history_oracle import (
     Oracle,
     QueryRequest,
     Request,
+    check_case,
     dataset_cases,
     make_oracle,
     oracle_settings,
@@ -36,10 +37,7 @@ async def oracle(client: AsyncTestClient, pool: asyncpg.Pool) -> Oracle:
 async def test_route_equals_time_bucket_over_raw(
     oracle: Oracle, case: tuple[Dataset, list[Request | QueryRequest]]
 ) -> None:
-    dataset, batch = case
-    await oracle.load(dataset)
-    for request in batch:
-        await oracle.check(request)
+    await check_case(oracle, case)
 
 
 def test_the_oracle_saw_packed_and_raw_readings(oracle: Oracle) -> None:

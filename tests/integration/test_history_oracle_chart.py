@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from litestar.testing import AsyncTestClient
 
-from testkit.history_oracle import Dataset, oracle_settings
+from testkit.history_oracle import Dataset, check_case, oracle_settings
 from testkit.history_oracle_chart import ChartOracle, ChartRequest, chart_cases, make_chart_oracle
 
 DATASETS = 20  # x QUERIES_PER_DATASET requests = 240 cases
@@ -30,10 +30,7 @@ async def oracle(client: AsyncTestClient, pool: asyncpg.Pool) -> ChartOracle:
 async def test_route_equals_the_computation_over_raw(
     oracle: ChartOracle, case: tuple[Dataset, list[ChartRequest]]
 ) -> None:
-    dataset, batch = case
-    await oracle.load(dataset)
-    for request in batch:
-        await oracle.check(request)
+    await check_case(oracle, case)
 
 
 def test_the_oracle_compared_non_empty_answers(oracle: ChartOracle) -> None:

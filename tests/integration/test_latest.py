@@ -17,7 +17,7 @@ from litestar.testing import AsyncTestClient
 
 from app.auth.cache import RENEWAL_WAIT_S
 from app.latest.lean import LeanLatest
-from testkit.factories import World, load
+from testkit.factories import Entity, Secret, World, load
 from tests.support import chirpstack as cs
 from tests.support.chirpstack import INGEST, latest, th_loaded, th_world, up
 from tests.support.helpers import assert_error, bearer, committed, settled_day_count
@@ -351,6 +351,18 @@ async def test_a_thousand_events_with_duplicates_store_exactly_the_distinct_ones
     assert values == 800
 
 
+async def device_with_a_reading(pool: asyncpg.Pool) -> tuple[Entity, Secret]:
+    """A device with a temperature reading a minute old, and a `telemetry:read` key of its
+    sub-account whose rate limit no test here reaches."""
+    w = World()
+    p, sa = w.tenancy({}, tier={"perMinute": 100_000, "perDay": 1_000_000})
+    dev = w.device(sa, w.profile(p, fields=[w.field("temperature")]))
+    w.uplink(dev, at="now-PT1M", values={"temperature": 20.5})
+    key = w.key(sa, scopes=["telemetry:read"])
+    await load(pool, w)
+    return dev, key
+
+
 def watch_lean_answers(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """A list that records, for each request LeanLatest sees from now on, whether it
     answered it (True) or passed it on to the route (False)."""
@@ -373,12 +385,7 @@ async def test_the_lean_path_answers_as_the_full_path_does(
     LeanLatest (app/latest/lean.py) answers below Litestar: the same status, headers and
     body as the route, under the route's template in the access line, one permit spent
     each; anything else (a query string, a long poll, a revoked key) goes to the route."""
-    w = World()
-    p, sa = w.tenancy({}, tier={"perMinute": 100_000, "perDay": 1_000_000})
-    dev = w.device(sa, w.profile(p, fields=[w.field("temperature")]))
-    w.uplink(dev, at="now-PT1M", values={"temperature": 20.5})
-    key = w.key(sa, scopes=["telemetry:read"])
-    await load(pool, w)
+    dev, key = await device_with_a_reading(pool)
     lean = watch_lean_answers(monkeypatch)
     routes: list[str] = []
     sink = client.app.asgi_handler.log
@@ -445,12 +452,7 @@ async def test_the_lean_path_waits_briefly_for_a_lease_being_renewed(
     """A request that finds its key's permits spent while another request is renewing
     the lease waits for the renewal (up to RENEWAL_WAIT_S) and is answered lean; past
     that wait it takes the route, which waits for the same lease."""
-    w = World()
-    p, sa = w.tenancy({}, tier={"perMinute": 100_000, "perDay": 1_000_000})
-    dev = w.device(sa, w.profile(p, fields=[w.field("temperature")]))
-    w.uplink(dev, at="now-PT1M", values={"temperature": 20.5})
-    key = w.key(sa, scopes=["telemetry:read"])
-    await load(pool, w)
+    dev, key = await device_with_a_reading(pool)
     url = f"/api/v1/devices/{dev['id']}/latest"
     for _ in range(3):  # the key, a lease and the body cached
         etag = (await client.get(url, headers=bearer(key))).headers["etag"]
