@@ -20,8 +20,10 @@ database of the project's cluster:
 from __future__ import annotations
 
 import math
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -322,19 +324,9 @@ class Oracle:
         await self._copy(dataset.after_deletion)
 
     async def _copy(self, batch: list[Reading]) -> None:
-        """The readings once more, one row each, in tables the service never touches."""
-        async with self.pool.acquire() as connection, connection.transaction():
-            for kind in ("num", "other"):
-                await connection.execute(
-                    f"CREATE TABLE IF NOT EXISTS oracle_readings_{kind}"
-                    f" (LIKE readings_{kind} INCLUDING DEFAULTS)"
-                )
-                await connection.execute(f"TRUNCATE oracle_readings_{kind}")
-                await connection.executemany(
-                    f"INSERT INTO oracle_readings_{kind}"
-                    " (device_num, field_num, time, value, site_num) VALUES ($1, $2, $3, $4, $5)",
-                    [self._row(r) for r in batch if (r.field == "x") == (kind == "num")],
-                )
+        await copy_plainly(
+            self.pool, "oracle_readings", [(r.field == "x", self._row(r)) for r in batch]
+        )
 
     def _row(self, reading: Reading) -> tuple[Any, ...]:
         return (
@@ -549,14 +541,8 @@ class Oracle:
             body["tz"] = request.tz
         resolution = parse_resolution(request.resolution)
         merged: list[dict[str, Any]] = []
-        cursor: str | None = None
         pages = 0
-        while True:
-            response = await self.client.post(
-                "/api/v1/query",
-                json={**body, **({"cursor": cursor} if cursor else {})},
-                headers={"Authorization": f"Bearer {self.key}"},
-            )
+        async for response in query_pages(self.client, self.key, body):
             if resolution is not None and bucket_count(start, end, resolution, request.tz) > (
                 MAX_BUCKETS
             ):
@@ -575,10 +561,6 @@ class Oracle:
                     merged[-1]["points"].extend(one["points"])
                 else:
                     merged.append({"key": key, "points": list(one["points"])})
-            cursor = page["nextCursor"]
-            if cursor is None:
-                break
-            assert pages < 10_000, body
         order = sorted(set(request.devices), key=lambda d: self.device_ids[d])
         want_keys = [
             (self.device_ids[d], name, agg)
@@ -661,6 +643,43 @@ def build_world() -> tuple[Any, dict[str, Any]]:
     }
 
 
+async def copy_plainly(pool: Any, prefix: str, rows: list[tuple[bool, tuple[Any, ...]]]) -> None:
+    """Readings once more, one row each, in tables the service never touches: `rows` are
+    (numeric, (device_num, field_num, time, value, site_num)), the numeric ones into
+    `<prefix>_num`, the others into `<prefix>_other`, each emptied first."""
+    async with pool.acquire() as connection, connection.transaction():
+        for kind in ("num", "other"):
+            await connection.execute(
+                f"CREATE TABLE IF NOT EXISTS {prefix}_{kind}"
+                f" (LIKE readings_{kind} INCLUDING DEFAULTS)"
+            )
+            await connection.execute(f"TRUNCATE {prefix}_{kind}")
+            await connection.executemany(
+                f"INSERT INTO {prefix}_{kind}"
+                " (device_num, field_num, time, value, site_num) VALUES ($1, $2, $3, $4, $5)",
+                [row for numeric, row in rows if numeric == (kind == "num")],
+            )
+
+
+async def query_pages(client: Any, key: str, body: dict[str, Any]) -> AsyncIterator[Any]:
+    """Each answer of `POST /query` for `body`, following `nextCursor` from one 200 page to
+    the next until the last; more than 10,000 pages fail the case."""
+    cursor: str | None = None
+    for _ in range(10_000):
+        response = await client.post(
+            "/api/v1/query",
+            json={**body, **({"cursor": cursor} if cursor else {})},
+            headers={"Authorization": f"Bearer {key}"},
+        )
+        yield response
+        if response.status_code != 200:
+            return
+        cursor = response.json()["nextCursor"]
+        if cursor is None:
+            return
+    raise AssertionError(("more than 10,000 pages", body))
+
+
 async def check_case(oracle: Any, case: tuple[Dataset, list[Any]]) -> None:
     """One example of an oracle (`Oracle` here, `ChartOracle` in history_oracle_chart.py,
     both in the tests and in the benchmarks' long mode): load its dataset, then check each
@@ -683,14 +702,16 @@ def oracle_settings(datasets: int) -> settings:
     )
 
 
-async def make_oracle(client: Any, pool: Any) -> Oracle:
+async def entity_num(pool: Any, table: str, entity_id: str) -> int:
+    """The internal number (`num`) of the row of `table` with this public id."""
+    value: int = await pool.fetchval(f"SELECT num FROM {table} WHERE id = $1", entity_id)
+    return value
 
+
+async def make_oracle(client: Any, pool: Any) -> Oracle:
     world, parts = build_world()
     await load(pool, world)
-
-    async def num(table: str, entity_id: str) -> int:
-        value: int = await pool.fetchval(f"SELECT num FROM {table} WHERE id = $1", entity_id)
-        return value
+    num = partial(entity_num, pool)
 
     return Oracle(
         client=client,

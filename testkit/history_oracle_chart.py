@@ -30,12 +30,24 @@ import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from hypothesis import strategies as st
 
 from testkit.factories import World, load
-from testkit.history_oracle import DAY_US, HOUR_US, Dataset, base_time, datasets, iso
+from testkit.history_oracle import (
+    DAY_US,
+    HOUR_US,
+    Dataset,
+    Reading,
+    base_time,
+    copy_plainly,
+    datasets,
+    entity_num,
+    iso,
+    query_pages,
+)
 
 RESOLUTIONS = ["hourly", "daily", "PT15M", "PT7M", "PT90M", "PT6H", "P1D", "P1W", "P1M"]
 ZONES = [None, "UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu"]
@@ -211,7 +223,7 @@ class ChartOracle:
                 await self.pool.execute(
                     "SELECT record_readings($1, 0, $2, $3, $4, $5, $6)",
                     self.device_num,
-                    self.base + timedelta(microseconds=reading.offset_us),
+                    self._time(reading),
                     [self.field_nums["x"]] if numeric else [],
                     [reading.value] if numeric else [],
                     [] if numeric else [self.field_nums["s"]],
@@ -219,27 +231,14 @@ class ChartOracle:
                 )
             if packed:
                 await self.pool.execute("SELECT pack_closed_chunks(interval '0')")
-        async with self.pool.acquire() as connection, connection.transaction():
-            for kind in ("num", "other"):
-                await connection.execute(
-                    f"CREATE TABLE IF NOT EXISTS chart_oracle_{kind}"
-                    f" (LIKE readings_{kind} INCLUDING DEFAULTS)"
-                )
-                await connection.execute(f"TRUNCATE chart_oracle_{kind}")
-                await connection.executemany(
-                    f"INSERT INTO chart_oracle_{kind}"
-                    " (device_num, field_num, time, value, site_num) VALUES ($1, $2, $3, $4, 0)",
-                    [
-                        (
-                            self.device_num,
-                            self.field_nums[r.field],
-                            self.base + timedelta(microseconds=r.offset_us),
-                            r.value,
-                        )
-                        for r in batch
-                        if (r.field == "x") == (kind == "num")
-                    ],
-                )
+        rows = [
+            (r.field == "x", (self.device_num, self.field_nums[r.field], self._time(r), r.value, 0))
+            for r in batch
+        ]
+        await copy_plainly(self.pool, "chart_oracle", rows)
+
+    def _time(self, reading: Reading) -> datetime:
+        return self.base + timedelta(microseconds=reading.offset_us)
 
     async def check(self, request: ChartRequest) -> None:
         start = self.base + timedelta(microseconds=request.start_us)
@@ -304,14 +303,8 @@ class ChartOracle:
             body |= {k: params[k] for k in ("tz", "fill", "fillMaxGap") if k in params}
         points: list[Any] = []
         reduced: list[Any] = []
-        cursor: str | None = None
         pages = 0
-        while True:
-            response = await self.client.post(
-                "/api/v1/query",
-                json={**body, **({"cursor": cursor} if cursor else {})},
-                headers={"Authorization": f"Bearer {self.key}"},
-            )
+        async for response in query_pages(self.client, self.key, body):
             assert response.status_code == 200, (body, response.text)
             page = response.json()
             pages += 1
@@ -322,10 +315,6 @@ class ChartOracle:
                 assert len(one["points"]) <= request.limit, body
                 points.extend(one["points"])
                 reduced.append(one.get("downsampled"))
-            cursor = page["nextCursor"]
-            if cursor is None:
-                break
-            assert pages < 10_000, body
         # A reduced series carries the same `downsampled` on every page that holds it.
         assert len(set(map(str, reduced))) <= 1, (body, reduced)
         self.stats["query"] = self.stats.get("query", 0) + 1
@@ -558,10 +547,7 @@ async def make_chart_oracle(client: Any, pool: Any) -> ChartOracle:
     device = w.device(sub, w.profile(partner, fields=fields))
     key = w.key(sub, scopes=["telemetry:read"])
     await load(pool, w)
-
-    async def num(table: str, entity_id: str) -> int:
-        value: int = await pool.fetchval(f"SELECT num FROM {table} WHERE id = $1", entity_id)
-        return value
+    num = partial(entity_num, pool)
 
     return ChartOracle(
         client=client,
