@@ -19,14 +19,7 @@ import msgspec
 from app.auth.principal import Principal
 from app.auth.tenancy import split_reference
 from app.core.errors import invalid_parameter
-from app.devices.filters import (
-    DEVICE_FILTERS,
-    like_patterns,
-    parse_bool,
-    parse_network_filter,
-    parse_plain_id,
-    parse_site_filter,
-)
+from app.devices.filters import DEVICE_FILTERS, parse_filters
 
 MAX_IDS = 200
 FILTERS = DEVICE_FILTERS
@@ -71,24 +64,27 @@ def parse_selection(principal: Principal, query: Any) -> Selection:
                 "deviceIds", f"cannot be combined with the device filters ({given[0]})"
             )
         return Selection(references=parse_references(device_ids), filters=None, fields=fields)
-    network = parse_network_filter(principal, query.get("networkId"))
-    site = parse_site_filter(principal, query.get("siteId"))
-    sub_account = parse_plain_id("subAccountId", query.get("subAccountId"))
-    profile = parse_plain_id("deviceProfileId", query.get("deviceProfileId"))
-    online = parse_bool("online", query.get("online"))
-    descendants = parse_bool("includeDescendants", query.get("includeDescendants")) or False
-    name_pattern, eui_pattern = like_patterns(query.get("search"))
+    parsed = parse_filters(
+        principal,
+        sub_account_id=query.get("subAccountId"),
+        device_profile_id=query.get("deviceProfileId"),
+        network_id=query.get("networkId"),
+        site_id=query.get("siteId"),
+        include_descendants=query.get("includeDescendants"),
+        online=query.get("online"),
+        search=query.get("search"),
+    )
     filters = (
-        sub_account,
-        profile,
-        network.id,
-        network.none,
-        online,
-        name_pattern,
-        eui_pattern,
-        site.id,
-        site.none,
-        descendants,
+        parsed.sub_account,
+        parsed.profile,
+        parsed.network.id,
+        parsed.network.none,
+        parsed.online,
+        parsed.name_pattern,
+        parsed.eui_pattern,
+        parsed.site.id,
+        parsed.site.none,
+        parsed.descendants,
     )
     sent = tuple(name for name in FILTERS if name in query)
     return Selection(references=None, filters=filters, fields=fields, given=sent)
