@@ -16,6 +16,7 @@ reverses them), POST /query and the exports use the same functions per series:
 from __future__ import annotations
 
 import bisect
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from operator import itemgetter
@@ -351,9 +352,36 @@ async def read_downsampled(
 ) -> tuple[list[HistoryPoint], Downsampled | None]:
     """Every numeric reading of [start, end) reduced to options.max_points real readings,
     oldest first, with what was reduced (None when nothing was): app/history/downsample.py
-    reads them (the packed weeks expanded there, not in SQL)."""
-    assert options.max_points is not None
-    return await downsample.read_downsampled(
-        connection, device, field, start, end, site, options.max_points, options.method,
-        whole, multi_site, MAX_RANGE_READINGS,
-    )  # fmt: skip
+    reads them (the packed weeks expanded there, not in SQL) and picks those kept."""
+    max_points = options.max_points
+    assert max_points is not None
+    readings = await downsample.read_numbers(
+        connection, device, field, start, end, site, MAX_RANGE_READINGS
+    )
+    if options.method == "minmax":
+        kept = downsample.minmax(
+            readings.times, readings.values, to_micros(start), to_micros(end), max_points
+        )
+    else:
+        kept = downsample.lttb(readings.times, readings.values, max_points)
+    times: list[int] = readings.times[kept].tolist()
+    values: list[Any] = readings.values[kept].tolist()
+    if whole:
+        values = [int(value) for value in values]
+    site_ids: list[uuid.UUID | None] | None = None
+    if multi_site:
+        site_nums: list[int] = readings.sites[kept].tolist()
+        named = sorted({num for num in site_nums if num})
+        ids: dict[int, uuid.UUID] = {}
+        if named:
+            rows = await connection.fetch(QUERIES["history.downsample_site_ids"], named)
+            ids = {row["num"]: row["id"] for row in rows}
+        site_ids = [ids.get(num) for num in site_nums]
+    points = [
+        HistoryPoint(from_micros(time), value, site_ids[index] if site_ids is not None else None)
+        for index, (time, value) in enumerate(zip(times, values, strict=True))
+    ]
+    if len(kept) == len(readings.times):
+        return points, None
+    reduced = Downsampled(method=options.method, readings=len(readings.times), points=len(kept))
+    return points, reduced

@@ -25,7 +25,6 @@ fifth of random cases, so it is not used.)
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -37,8 +36,7 @@ import numpy.typing as npt
 
 from app.core.errors import invalid_parameter
 from app.core.sql import QUERIES
-from app.history.planner import from_micros, to_micros
-from app.history.structs import Downsampled, HistoryPoint
+from app.history.planner import to_micros
 
 METHODS = ("lttb", "minmax")
 MIN_POINTS = 2
@@ -201,45 +199,3 @@ async def read_numbers(
         order = np.lexsort((sites_of, values, times))
         times, values, sites_of = times[order], values[order], sites_of[order]
     return Readings(times, values, sites_of)
-
-
-async def read_downsampled(
-    connection: Any,
-    device: int,
-    field: int,
-    start: datetime,
-    end: datetime,
-    site: int | None,
-    max_points: int,
-    method: str,
-    whole: bool,
-    multi_site: bool,
-    limit: int,
-) -> tuple[list[HistoryPoint], Downsampled | None]:
-    """Every numeric reading of [start, end) reduced to `max_points` real readings, oldest
-    first, with what was reduced (None when nothing was)."""
-    readings = await read_numbers(connection, device, field, start, end, site, limit)
-    if method == "minmax":
-        kept = minmax(readings.times, readings.values, to_micros(start), to_micros(end), max_points)
-    else:
-        kept = lttb(readings.times, readings.values, max_points)
-    times: list[int] = readings.times[kept].tolist()
-    values: list[Any] = readings.values[kept].tolist()
-    if whole:
-        values = [int(value) for value in values]
-    site_ids: list[uuid.UUID | None] | None = None
-    if multi_site:
-        site_nums: list[int] = readings.sites[kept].tolist()
-        named = sorted({num for num in site_nums if num})
-        ids: dict[int, uuid.UUID] = {}
-        if named:
-            rows = await connection.fetch(QUERIES["history.downsample_site_ids"], named)
-            ids = {row["num"]: row["id"] for row in rows}
-        site_ids = [ids.get(num) for num in site_nums]
-    points = [
-        HistoryPoint(from_micros(time), value, site_ids[index] if site_ids is not None else None)
-        for index, (time, value) in enumerate(zip(times, values, strict=True))
-    ]
-    if len(kept) == len(readings.times):
-        return points, None
-    return points, Downsampled(method=method, readings=len(readings.times), points=len(kept))
