@@ -102,7 +102,7 @@ def _database(ctx: Context) -> Measure:
         group="latest",
         floor=ctx.floors.get("db_calls@16"),
         floor_name="SELECT 1 calls/s",
-        details={"p50_ms": lat.p50_ms, "p99_ms": lat.p99_ms, "connections": 16},
+        details=lat.details(connections=16),
     )
 
 

@@ -362,13 +362,7 @@ def _probe_p99(name: str, lat: Latency, ingest: Ingest, **counts: Any) -> Measur
         group="live",
         higher_is_better=False,
         max_value=1000,
-        details={
-            "p50_ms": lat.p50_ms,
-            "p99_ms": lat.p99_ms,
-            **counts,
-            "uplinks_ok": ingest.done,
-            "uplinks_failed": ingest.failed,
-        },
+        details=lat.details(**counts, uplinks_ok=ingest.done, uplinks_failed=ingest.failed),
     )
 
 

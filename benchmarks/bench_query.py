@@ -138,14 +138,12 @@ async def run(ctx: Context) -> list[Measure]:
                 floor_name=f"{series} single /history calls, summed",
                 higher_is_better=False,
                 min_ratio=10,
-                details={
-                    "p50_ms": one_call.p50_ms,
-                    "p99_ms": one_call.p99_ms,
-                    "points": points,
-                    "pages": pages,
-                    "series": series,
-                    "history_calls_ms": round(singles * 1000, 1),
-                },
+                details=one_call.details(
+                    points=points,
+                    pages=pages,
+                    series=series,
+                    history_calls_ms=round(singles * 1000, 1),
+                ),
             )
         )
 
@@ -204,13 +202,11 @@ async def run(ctx: Context) -> list[Measure]:
                 higher_is_better=False,
                 # At most 1.2x the first page's time: first / middle >= 1 / 1.2.
                 min_ratio=0.83,
-                details={
-                    "p50_ms": inner.p50_ms,
-                    "p99_ms": inner.p99_ms,
-                    "first_p50_ms": first.p50_ms,
-                    "overhead": round(inner.p50_ms / first.p50_ms, 3) if first.p50_ms else None,
-                    "has_middle_cursor": middle is not None,
-                },
+                details=inner.details(
+                    first_p50_ms=first.p50_ms,
+                    overhead=round(inner.p50_ms / first.p50_ms, 3) if first.p50_ms else None,
+                    has_middle_cursor=middle is not None,
+                ),
             )
         )
         # 4. A bucketed fleet export, with the workers' memory watched.

@@ -129,6 +129,10 @@ class Latency(msgspec.Struct, kw_only=True):
     p99_ms: float
     max_ms: float
 
+    def details(self, **more: Any) -> dict[str, Any]:
+        """A measure's details for these latencies: the median and the tail, and `more`."""
+        return {"p50_ms": self.p50_ms, "p99_ms": self.p99_ms, **more}
+
 
 def quantile(sorted_values: Sequence[float], q: float) -> float:
     """Linear-interpolated quantile of already sorted values (q in 0..1)."""

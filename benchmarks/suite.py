@@ -124,12 +124,7 @@ def floors(ctx: Context) -> list[Measure]:
             calls,
             "calls/s",
             group="floors",
-            details={
-                "p50_ms": concurrent.p50_ms,
-                "p99_ms": concurrent.p99_ms,
-                "connections": 16,
-                "route": "SELECT 1 (db)",
-            },
+            details=concurrent.details(connections=16, route="SELECT 1 (db)"),
         )
     )
     ctx.floors["db_roundtrip_ms"] = lat.p50_ms
