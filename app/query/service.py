@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import re
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -61,6 +62,7 @@ from app.history.structs import Downsampled, HistoryPoint
 from app.history.zones import parse_tz, zone_kind
 from app.query import cursor as cursors
 from app.query.structs import (
+    AGG_PATTERN,
     BODY_DECODER,
     MAX_DEVICES,
     MAX_FIELDS,
@@ -217,6 +219,9 @@ def _attr(key: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in key)
 
 
+AGG_NAME = re.compile(AGG_PATTERN)
+
+
 def parse_aggs(agg: Any, fields: list[str], bucketed: bool) -> dict[str, list[str]]:
     """Per field its aggregates, in the order given (a string: the same for every field)."""
     if not bucketed:
@@ -253,6 +258,8 @@ def split_agg(agg: str) -> tuple[str, str | None]:
 
 
 def _check_agg(name: str, agg: str) -> None:
+    if not AGG_NAME.fullmatch(agg):
+        raise invalid_body(name, f"expected `str` matching regex {AGG_PATTERN!r}")
     aggregate, state = split_agg(agg)
     if aggregate not in QUERY_AGGS:
         raise invalid_body(name, f"must be one of {', '.join(QUERY_AGGS)}")

@@ -47,16 +47,18 @@ class DeviceSelection(msgspec.Struct, rename="camel", forbid_unknown_fields=True
 # `state` parameter and one field may time several states.
 QUERY_AGGS = AGGS
 STATE_SEPARATOR = ":"
-AggName = Annotated[
-    str,
-    Meta(
-        pattern="^("
-        + "|".join(a for a in QUERY_AGGS if a not in STATE_AGGS)
-        # `duration` alone passes the pattern, so that its 400 says what it lacks.
-        + "".join(f"|{a}({STATE_SEPARATOR}.+)?" for a in STATE_AGGS)
-        + ")$"
-    ),
-]
+AGG_PATTERN = (
+    "^("
+    + "|".join(a for a in QUERY_AGGS if a not in STATE_AGGS)
+    # `duration` alone passes the pattern, so that its 400 says what it lacks.
+    + "".join(f"|{a}({STATE_SEPARATOR}.+)?" for a in STATE_AGGS)
+    + ")$"
+)
+# The pattern is stated in the document only and checked by the service
+# (app/query/service.py `_check_agg`): msgspec (0.18 to 0.22) corrupts memory when one
+# union holds a `Meta(pattern=...)` string beside a list or dict, as `agg` does (its
+# TypeNode_Free takes the compiled pattern for a type node and frees it at exit).
+AggName = Annotated[str, Meta(extra_json_schema={"pattern": AGG_PATTERN})]
 AggList = list[AggName]
 
 
