@@ -580,16 +580,28 @@ async def test_reading_before_an_hour_from_partials_and_raw_rows(pool: asyncpg.P
     for hours in (0, 5, 6, 7, 8, 9, 30, 24 * 14, 24 * 15 + 2, 24 * 15 + 3, 24 * 22):
         start = monday + timedelta(hours=hours)
         for cutoff in cutoffs:
-            for site in (None, 0, 4):
+            for site_filter in (None, 0, 4):
                 want = await pool.fetchrow(
                     """SELECT (extract(epoch FROM n.times[1]) * 1000000)::bigint AS t,
                               n.values[1] AS v
                          FROM readings_num_newest($1, $2, $3, $4, $5, 1) n""",
-                    num, level, cutoff, start, site,
+                    num, level, cutoff, start, site_filter,
                 )  # fmt: skip
                 end = start + timedelta(days=1)
                 got = await pool.fetchrow(
-                    sql, num, level, start, end, site, 1000, cutoff, end, end, end, end, False
+                    sql,
+                    num,
+                    level,
+                    start,
+                    end,
+                    site_filter,
+                    1000,
+                    cutoff,
+                    end,
+                    end,
+                    end,
+                    end,
+                    False,
                 )
                 assert (got["before_time"], got["before_value"]) == (want["t"], want["v"]), (
-                    hours, cutoff, site, got, want)  # fmt: skip
+                    hours, cutoff, site_filter, got, want)  # fmt: skip
