@@ -120,16 +120,18 @@ class Block:
         if self.growth is None:
             return None
         if self.first_value is not None:
-            return _growth(before, self.first_value) + self.growth
+            return _growth(None if before is None else before.value, self.first_value) + self.growth
         if before is None or before.time != self.prev_time or before.value != self.prev_value:
             return None
         return self.growth
 
 
-def _growth(before: Reading | None, value: float) -> float:
+def _growth(before: float | None, value: float) -> float:
+    """A reading's growth over the value before it (None: none within retention): a
+    smaller value is a reset, from zero."""
     if before is None:
         return 0.0
-    return float(value) if value < before.value else float(value - before.value)
+    return float(value) if value < before else float(value - before)
 
 
 def hour_blocks(row: Any, counting: bool) -> list[Block]:
@@ -257,21 +259,28 @@ def blocked_increase(
     needs their readings (the reading before them is not the one their week saw)."""
     out: dict[int, BucketResult] = {}
     need: set[tuple[int, int]] = set()
-    previous = before
+    # The reading before the current item as plain values (a Reading object per reading
+    # was a third of this loop); one is made for a block only.
+    previous_time = before.time if before is not None else 0
+    previous_value = before.value if before is not None else None
     at = 0
+    upto = pieces[0].hi if pieces else 0
     for time, value, block in items:
         if block is None:
-            growth = _growth(previous, value)
-            previous, newest = Reading(time, value), time
+            growth = _growth(previous_value, value)
+            previous_time, previous_value, newest = time, value, time
         else:
-            found = block.increase_after(previous)
+            found = block.increase_after(
+                None if previous_value is None else Reading(previous_time, previous_value)
+            )
             if found is None:
                 need.add((block.lo, block.hi))
                 found = 0.0
             growth = found
-            previous, newest = Reading(block.last, block.last_value), block.last
-        while pieces[at].hi <= time:
+            previous_time, previous_value, newest = block.last, block.last_value, block.last
+        while upto <= time:
             at += 1
+            upto = pieces[at].hi
         label = pieces[at].label
         bucket = out.get(label)
         if bucket is None:
