@@ -100,7 +100,9 @@ SELECT s.ord, b.bucket, b.value
     WITH days AS (
         SELECT d.bucket AS day, d.n, d.sum,
                $11::text = 'count'
-               OR d.min * d.max > 0 AND greatest(abs(d.min), abs(d.max)) < 1e290
+               -- One sign without a product (two tiny values multiply to an underflow,
+               -- which PostgreSQL raises).
+               OR (d.min > 0 OR d.max < 0) AND greatest(abs(d.min), abs(d.max)) < 1e290
                   AND d.n * greatest(abs(d.min), abs(d.max)) <= 1000 * least(abs(d.min), abs(d.max))
                    AS safe
           FROM rollup_day_num d
