@@ -38,8 +38,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.core.sql import QUERIES
-from app.history.planner import parse_resolution, plan_segments
-from app.history.zones import zone_kind
+from app.history.planner import parse_resolution
+from app.history.series import Bucketing, bucketed_statement
 from benchmarks.common import Context, Latency, Measure, measure, time_calls
 from testkit.databases import connect
 
@@ -97,22 +97,11 @@ def route_args(q: QueryClass, s: Series, end: datetime, with_site: bool) -> tupl
         return QUERIES["history.raw_num"], [s.device_num, s.field_num, start, end, 501, site]
     resolution = parse_resolution(q.resolution)
     assert resolution is not None
-    seg = plan_segments(start, end, resolution, zone_kind(q.tz, start, end))
-    # The bucketed statement reads a batch of series (app/history/series.py): here one.
-    return QUERIES["history.bucketed_num"], [
-        [s.device_num],
-        [s.field_num],
-        start,
-        end,
-        resolution.interval,
-        seg.hour_lo,
-        seg.day_lo,
-        seg.day_hi,
-        seg.hour_hi,
-        site,
-        "avg",
-        q.tz,
-    ]
+    # The statement the route picks (a batch of one series), with its arguments.
+    name, args = bucketed_statement(
+        [s.device_num], [s.field_num], True, start, end, Bucketing(resolution, "avg", q.tz), site
+    )
+    return QUERIES[name], args
 
 
 def naive_args(q: QueryClass, s: Series, end: datetime, with_site: bool) -> list[Any]:

@@ -120,16 +120,18 @@ class Block:
         if self.growth is None:
             return None
         if self.first_value is not None:
-            return _growth(before, self.first_value) + self.growth
+            return _growth(None if before is None else before.value, self.first_value) + self.growth
         if before is None or before.time != self.prev_time or before.value != self.prev_value:
             return None
         return self.growth
 
 
-def _growth(before: Reading | None, value: float) -> float:
+def _growth(before: float | None, value: float) -> float:
+    """A reading's growth over the value before it (None: none within retention): a
+    smaller value is a reset, from zero."""
     if before is None:
         return 0.0
-    return float(value) if value < before.value else float(value - before.value)
+    return float(value) if value < before else float(value - before)
 
 
 def hour_blocks(row: Any, counting: bool) -> list[Block]:
@@ -233,6 +235,9 @@ def impure_periods(
     return out
 
 
+# Later than any time of a range (epoch microseconds; 9999-12-31 is 2.5e17).
+_AFTER_ALL = 2**63
+
 Element = tuple[int, Any, Block | None]  # (time, value, block): a reading or a block
 
 
@@ -254,21 +259,28 @@ def blocked_increase(
     needs their readings (the reading before them is not the one their week saw)."""
     out: dict[int, BucketResult] = {}
     need: set[tuple[int, int]] = set()
-    previous = before
+    # The reading before the current item as plain values (a Reading object per reading
+    # was a third of this loop); one is made for a block only.
+    previous_time = before.time if before is not None else 0
+    previous_value = before.value if before is not None else None
     at = 0
+    upto = pieces[0].hi if pieces else 0
     for time, value, block in items:
         if block is None:
-            growth = _growth(previous, value)
-            previous, newest = Reading(time, value), time
+            growth = _growth(previous_value, value)
+            previous_time, previous_value, newest = time, value, time
         else:
-            found = block.increase_after(previous)
+            found = block.increase_after(
+                None if previous_value is None else Reading(previous_time, previous_value)
+            )
             if found is None:
                 need.add((block.lo, block.hi))
                 found = 0.0
             growth = found
-            previous, newest = Reading(block.last, block.last_value), block.last
-        while pieces[at].hi <= time:
+            previous_time, previous_value, newest = block.last, block.last_value, block.last
+        while upto <= time:
             at += 1
+            upto = pieces[at].hi
         label = pieces[at].label
         bucket = out.get(label)
         if bucket is None:
@@ -290,17 +302,20 @@ def blocked_weighted(
     block adds the value held into it until its first reading, then its own integral (or
     duration), and holds its last value."""
     duration = agg == "duration"
-    covered: dict[int, int] = {}
-    weighted_sum: dict[int, float] = {}
-    newest: dict[int, int] = {}
+    # Per label: [microseconds covered, weighted sum, time of the value held at its end].
+    # The loop runs once per piece and per item (a month of hourly buckets: ~1,500 turns),
+    # so it reads each item once, compares against a sentinel past every time instead of
+    # None, and multiplies numbers in place (the value held is a float; only a state's
+    # duration needs _amount); the arithmetic and its order are as before.
+    sums: dict[int, list[Any]] = {}
     held: Any = before.value if before is not None else None
     held_time = before.time if before is not None else None
     n = len(items)
     j = 0
-    following = items[0][0] if n else None
+    following = items[0][0] if n else _AFTER_ALL
     for at, hi, label in pieces:
         span_sum, amount = 0, 0.0
-        while following is not None and following < hi:
+        while following < hi:
             time, value, block = items[j]
             if held_time is not None and time > at:
                 span_sum += time - at
@@ -316,24 +331,27 @@ def blocked_weighted(
             if held_time > at:
                 at = held_time
             j += 1
-            following = items[j][0] if j < n else None
+            following = items[j][0] if j < n else _AFTER_ALL
         if held_time is not None and hi > at:
             span_sum += hi - at
             amount += _amount(True, held, hi - at, state) if duration else float(held * (hi - at))
         if span_sum == 0:
             continue
         assert held_time is not None
-        covered[label] = covered.get(label, 0) + span_sum
-        weighted_sum[label] = weighted_sum.get(label, 0.0) + amount
-        newest[label] = held_time
+        found = sums.get(label)
+        if found is None:
+            sums[label] = [span_sum, amount, held_time]
+        else:
+            found[0] += span_sum
+            found[1] += amount
+            found[2] = held_time
     out: dict[int, BucketResult] = {}
-    for label, span in covered.items():
-        total = weighted_sum[label]
+    for label, (span, total, newest) in sums.items():
         if agg == "twa":
             value = total / span
         elif agg == "integral":
             value = total / MICROS_PER_HOUR
         else:
             value = total / MICROS_PER_SECOND
-        out[label] = BucketResult(value, newest[label])
+        out[label] = BucketResult(value, newest)
     return out

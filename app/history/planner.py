@@ -9,7 +9,9 @@ aggregates exactly the readings inside the range (D12); raw rows (the open week,
 arrivals) are always read one by one. With `tz` (integrations.md section 5) buckets
 follow the local clock: UTC hours nest in them only in zones whose offsets are whole
 hours, UTC days only in zones at offset zero (app/history/zones.py); other zones read the
-readings one by one.
+readings one by one. avg, sum and count of whole local days in a whole-hour zone read UTC
+days whole and correct them by the hours across local midnight, with the UTC segments
+(app/history/series.py bucketed_statement).
 """
 
 from __future__ import annotations

@@ -25,9 +25,13 @@ import msgspec
 from app.core.sql import QUERIES
 from app.history.planner import Resolution, plan_segments
 from app.history.structs import HistoryPoint
-from app.history.zones import zone_kind
+from app.history.zones import ZoneKind, hours_across_midnight, zone_kind
 
 NON_NUMERIC_AGGS = ("count", "last")
+# The aggregates whose local days are read as UTC days' rollups with hours moved between
+# them (sql/history/history.sql bucketed_num_local_days): they add up, so an hour can be
+# taken out of a day.
+ADDITIVE_AGGS = ("avg", "sum", "count")
 _decode_times = msgspec.json.Decoder(list[datetime]).decode
 _decode_site_ids = msgspec.json.Decoder(dict[int, uuid.UUID]).decode
 
@@ -77,33 +81,71 @@ async def read_buckets(
 ) -> list[list[HistoryPoint]]:
     """The buckets of each series in [start, end), oldest first: one statement for the
     numeric series and one for the others (none for static ones)."""
-    segments = plan_segments(start, end, bucketing.resolution, zone_kind(bucketing.tz, start, end))
     answers: list[list[HistoryPoint]] = [[] for _ in series]
     for numeric in (True, False):
         chosen = [i for i, s in enumerate(series) if s.numeric == numeric and not s.static]
         if not chosen:
             continue
-        rows = await connection.fetch(
-            QUERIES["history.bucketed_num" if numeric else "history.bucketed_other"],
+        name, args = bucketed_statement(
             [series[i].device_num for i in chosen],
             [series[i].field_num for i in chosen],
+            numeric,
             start,
             end,
-            bucketing.resolution.interval,
-            segments.hour_lo,
-            segments.day_lo,
-            segments.day_hi,
-            segments.hour_hi,
+            bucketing,
             site_num,
-            bucketing.agg,
-            bucketing.tz,
         )
+        rows = await connection.fetch(QUERIES[name], *args)
         for row in rows:
             index = chosen[row[0] - 1]
             answers[index].append(
                 bucket_point(row[1:], numeric, bucketing.agg, series[index].whole)
             )
     return answers
+
+
+def bucketed_statement(
+    device_nums: list[int],
+    field_nums: list[int],
+    numeric: bool,
+    start: datetime,
+    end: datetime,
+    bucketing: Bucketing,
+    site_num: int | None,
+) -> tuple[str, list[Any]]:
+    """The named statement and its arguments that read the buckets of these series (all
+    numeric or all not) in [start, end). Local days of avg, sum and count in a zone of
+    whole-hour offsets read UTC days' rollups and move hours between them (no UTC day
+    nests in a local day, but one nearly does)."""
+    zone = zone_kind(bucketing.tz, start, end)
+    name = "history.bucketed_num" if numeric else "history.bucketed_other"
+    segments = plan_segments(start, end, bucketing.resolution, zone)
+    extra: list[Any] = []
+    if (
+        numeric
+        and bucketing.tz is not None
+        and zone is ZoneKind.WHOLE_HOURS
+        and bucketing.resolution.nests_days
+        and bucketing.agg in ADDITIVE_AGGS
+    ):
+        name = "history.bucketed_num_local_days"
+        segments = plan_segments(start, end, bucketing.resolution)
+        extra = [hours_across_midnight(bucketing.tz, start, end)]
+    return name, [
+        device_nums,
+        field_nums,
+        start,
+        end,
+        bucketing.resolution.interval,
+        segments.hour_lo,
+        segments.day_lo,
+        segments.day_hi,
+        segments.hour_hi,
+        site_num,
+        bucketing.agg,
+        bucketing.tz,
+        *extra,
+    ]
 
 
 async def read_newest(

@@ -75,6 +75,101 @@ SELECT s.ord, b.bucket, b.value
  ) b
  ORDER BY 1, 2
 
+-- Local days of avg, sum and count in a zone whose offsets are whole hours
+-- (app/history/zones.py): a local day is no UTC day, but it is a UTC day less the hours
+-- past its local midnight plus those hours of the day before. So each UTC day's rollup
+-- goes whole to the local bucket of its noon (its home), and the packed hours of the day
+-- that lie in another local bucket are taken out of the home and put into their own:
+-- for Europe/Berlin 1 or 2 hours of each day ($13: the UTC hours of the day that can lie
+-- across a local midnight, from the zone's offsets over the range; each is checked by
+-- time_bucket). Reading every hour (8,760 for a year) instead took 4x the UTC read.
+-- Taking hours out of a sum is exact only up to rounding relative to the whole day, so a
+-- day is read that way only when that rounding is far below the value of any of its
+-- readings: all of one sign, with n * greatest |value| <= 1000 * least |value| (a
+-- temperature, a humidity, a battery level); other days (signs mixed, zeros, far-apart
+-- magnitudes) are read hour by hour, and count (integers) is always exact. The parts
+-- outside whole UTC days ([$3, $6), [$6, $7), [$8, $9), [$9, $4), every raw row) are
+-- read and bucketed as in bucketed_num. Buckets whose hours all moved away (n = 0) are
+-- not buckets.
+
+-- name: bucketed_num_local_days
+-- Merged avg, sum or count ($11) of the numeric series ($1 device nums, $2 field nums) per $5-bucket of whole local days in zone $12 over [$3, $4), as bucketed_num with its segments $6..$9, the days' rollups moved to their local buckets by the packed hours at UTC hours of the day $13; by series position, then bucket, oldest first.
+SELECT s.ord, b.bucket, b.value
+  FROM series_list($1::integer[], $2::integer[]) s
+ CROSS JOIN LATERAL (
+    WITH days AS (
+        SELECT d.bucket AS day, d.n, d.sum,
+               $11::text = 'count'
+               -- One sign without a product (two tiny values multiply to an underflow,
+               -- which PostgreSQL raises).
+               OR (d.min > 0 OR d.max < 0) AND greatest(abs(d.min), abs(d.max)) < 1e290
+                  AND d.n * greatest(abs(d.min), abs(d.max)) <= 1000 * least(abs(d.min), abs(d.max))
+                   AS safe
+          FROM rollup_day_num d
+         WHERE d.device_num = s.device_num AND d.field_num = s.field_num
+           AND d.bucket >= $7 AND d.bucket < $8
+           AND ($10::integer IS NULL OR d.site_num = $10)),
+    unsafe AS (SELECT COALESCE(array_agg(days.day), '{}') AS days FROM days WHERE NOT days.safe),
+    hours AS (
+        SELECT c.t, u.n, u.sum, c.day = ANY (x.days) AS alone
+          FROM unsafe x, packed_hours_num k
+         -- The bounds as hours of the week, once per week, as packed_hours_num_in does:
+         -- most hours are passed over on integers alone.
+         CROSS JOIN LATERAL (
+             SELECT ceil(date_part('epoch', $7 - k.period) / 3600)::integer AS lo,
+                    ceil(date_part('epoch', $8 - k.period) / 3600)::integer AS hi
+             OFFSET 0) b
+         CROSS JOIN LATERAL unnest(k.hours, k.n, k.sum) AS u (h, n, sum)
+         CROSS JOIN LATERAL (SELECT k.period + u.h * interval '1 hour' AS t,
+                                    k.period + (u.h / 24) * interval '1 day' AS day) c
+         WHERE k.device_num = s.device_num AND k.field_num = s.field_num
+           AND k.period > $7::timestamptz - interval '7 days' AND k.period < $8
+           AND ($10::integer IS NULL OR k.site_num = $10)
+           AND $7 < $8
+           AND u.h >= b.lo AND u.h < b.hi
+           AND (u.h % 24 = ANY ($13::smallint[])
+                OR cardinality(x.days) > 0 AND c.day = ANY (x.days))),
+    moved AS (
+        SELECT hb.own, hb.home, hb.n, hb.sum, hb.alone
+          FROM hours
+         CROSS JOIN LATERAL (
+             SELECT time_bucket((SELECT $5::text::interval), hours.t, $12::text) AS own,
+                    time_bucket((SELECT $5::text::interval),
+                                time_bucket(interval '1 day', hours.t) + interval '12 hours',
+                                $12::text) AS home,
+                    hours.n, hours.sum, hours.alone) hb
+         WHERE hb.alone OR hb.own <> hb.home),
+    parts AS (
+        SELECT time_bucket((SELECT $5::text::interval), r.time, $12::text) AS bucket,
+               1::bigint AS n, r.value AS sum
+          FROM readings_num_in(s.device_num, s.field_num, $3, $4, $10, $6, $9) r
+        UNION ALL
+        SELECT time_bucket((SELECT $5::text::interval), h.bucket, $12::text), h.n, h.sum
+          FROM packed_hours_num_in(s.device_num, s.field_num, $6, $9, $10, $7, $8) h
+        UNION ALL
+        SELECT time_bucket((SELECT $5::text::interval), days.day + interval '12 hours', $12::text),
+               days.n, days.sum
+          FROM days, unsafe x
+         WHERE NOT days.day = ANY (x.days)
+        UNION ALL
+        SELECT moved.own, moved.n, moved.sum FROM moved
+        UNION ALL
+        SELECT moved.home, -moved.n, -moved.sum FROM moved WHERE NOT moved.alone
+    )
+    SELECT parts.bucket,
+           CASE $11::text
+                WHEN 'avg' THEN float8_avg(ARRAY[
+                                    sum(n) FILTER (WHERE $11::text = 'avg')::double precision,
+                                    sum(sum) FILTER (WHERE $11::text = 'avg'), 0])
+                WHEN 'sum' THEN sum(sum) FILTER (WHERE $11::text = 'sum')
+                ELSE sum(n) FILTER (WHERE $11::text = 'count')::double precision
+           END AS value
+      FROM parts
+     GROUP BY 1
+    HAVING sum(n) <> 0
+ ) b
+ ORDER BY 1, 2
+
 -- name: bucketed_other
 -- Merged count and last of the string/boolean/date/location series ($1 device nums, $2 field nums) per $5-bucket (zone $12 or UTC) over [$3, $4), with partials as bucketed_num; by series position, then bucket, oldest first.
 SELECT s.ord, b.bucket, b.n, b.last_value

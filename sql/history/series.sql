@@ -64,7 +64,43 @@ WITH r AS (
     SELECT x.time, x.value FROM readings_num_in($1, $2, $3, $4, $5, $8, $11) x
      ORDER BY x.time, x.value, x.site_num
      LIMIT $6),
-b AS (SELECT n.times[1] AS t, n.values[1] AS v FROM readings_num_newest($1, $2, $7, $3, $5, 1) n),
+-- The reading before $3. When $3 is on a whole UTC hour, the packed readings before it
+-- end with the last reading of the newest packed hour before it (hourly partials keep
+-- it), so the newest raw row and that partial answer it; readings_num_newest would unpack
+-- the newest packed week to find it (0.26 ms of 0.76 for daily increase over 30 days,
+-- bench S). Another $3 reads it so.
+b0 AS (
+    SELECT x.t, x.v FROM (
+        SELECT r.time AS t, r.value AS v
+          FROM readings_num r
+         WHERE r.device_num = $1 AND r.field_num = $2 AND r.time >= $7 AND r.time < $3
+           AND ($5::integer IS NULL OR r.site_num = $5)
+           AND time_bucket(interval '1 hour', $3::timestamptz) = $3
+         ORDER BY r.time DESC, r.value DESC
+         LIMIT 1) x
+    UNION ALL
+    SELECT y.t, y.v FROM (
+        SELECT q.t, q.v
+          FROM packed_hours_num k
+         CROSS JOIN LATERAL (
+             SELECT k.period + u.h * interval '1 hour' + u.lt * interval '1 microsecond' AS t,
+                    u.lv AS v
+               FROM unnest(k.hours, k.last_time, k.last_value) AS u (h, lt, lv)
+              WHERE k.period + (u.h + 1) * interval '1 hour' <= $3
+              ORDER BY u.h DESC
+              LIMIT 1) q
+         WHERE k.device_num = $1 AND k.field_num = $2
+           AND k.period > $7::timestamptz - interval '7 days' AND k.period < $3
+           AND ($5::integer IS NULL OR k.site_num = $5)
+           AND time_bucket(interval '1 hour', $3::timestamptz) = $3
+         ORDER BY k.period DESC, q.t DESC, q.v DESC
+         LIMIT 1) y
+     WHERE y.t >= $7
+    UNION ALL
+    SELECT n.times[1], n.values[1]
+      FROM readings_num_newest($1, $2, $7, $3, $5, 1) n
+     WHERE time_bucket(interval '1 hour', $3::timestamptz) <> $3),
+b AS (SELECT b0.t, b0.v FROM b0 WHERE b0.t IS NOT NULL ORDER BY b0.t DESC, b0.v DESC LIMIT 1),
 h AS (
     SELECT k.site_num, w.start, u.n, u.sum, u.ft, u.lt, u.lv, u.inc, u.area,
            w0.period_us + u.pt AS pt, u.pv,

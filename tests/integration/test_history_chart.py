@@ -14,6 +14,7 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
+from app.core.sql import QUERIES
 from testkit.factories import World, load
 from testkit.history_oracle_chart import lttb_reference, minmax_reference
 from tests.support.helpers import bearer
@@ -500,3 +501,62 @@ async def test_rules_broken_are_400_naming_the_rule(
     error = response.json()["error"]
     assert error["code"] == "invalid_parameter"
     assert names in error["message"]
+
+
+async def test_reading_before_an_hour_from_partials_and_raw_rows(pool: asyncpg.Pool) -> None:
+    """The reading before a `from` on a whole hour comes from the newest packed hour
+    before it and the raw rows (span_parts_num): it is the one readings_num_newest finds
+    by unpacking, when the newest packed week before `from` has no hour before it, when a
+    late raw reading is newer than the packed ones, when two readings share a time (the
+    greater value), across sites, and after the retention cutoff (none)."""
+    w = World()
+    partner = w.partner(plan={"retentionDays": 3650}, tier={"perMinute": 100_000, "perDay": 10**7})
+    profile = w.profile(partner, fields=[w.field("level")])
+    device = w.device(w.sub_account(partner), profile)
+    await load(pool, w)
+    [num] = await nums(pool, "devices", [device["id"]])
+    [level] = await nums(pool, "profile_fields", [profile["fields"][0]["id"]])
+    monday = datetime(2025, 3, 3, tzinfo=UTC)
+    packed = [
+        (monday + timedelta(hours=3, minutes=20), 9.0, 0),  # an earlier hour of the week
+        (monday + timedelta(hours=5, minutes=10), 1.0, 0),
+        (monday + timedelta(hours=5, minutes=40), 2.0, 0),
+        (monday + timedelta(hours=5, minutes=40), 3.0, 0),  # same time: the greater value
+        (monday + timedelta(hours=7, minutes=59), 4.0, 4),  # another site, later
+        (monday + timedelta(days=15, hours=2), 5.0, 0),  # a week later than an empty one
+    ]
+    for at, value, site in packed:
+        await record(pool, num, at, {level: value}, site_num=site)
+    await pool.execute("SELECT pack_closed_chunks(interval '0')")
+    assert await pool.fetchval("SELECT count(*) FROM packed_num WHERE device_num = $1", num)
+    await record(pool, num, monday + timedelta(hours=6, minutes=30), {level: 6.0})  # late, raw
+    sql = QUERIES["history.span_parts_num"]
+    cutoffs = [monday - timedelta(days=30), monday + timedelta(hours=5, minutes=30)]
+    for hours in (0, 5, 6, 7, 8, 9, 30, 24 * 14, 24 * 15 + 2, 24 * 15 + 3, 24 * 22):
+        start = monday + timedelta(hours=hours)
+        for cutoff in cutoffs:
+            for site_filter in (None, 0, 4):
+                want = await pool.fetchrow(
+                    """SELECT (extract(epoch FROM n.times[1]) * 1000000)::bigint AS t,
+                              n.values[1] AS v
+                         FROM readings_num_newest($1, $2, $3, $4, $5, 1) n""",
+                    num, level, cutoff, start, site_filter,
+                )  # fmt: skip
+                end = start + timedelta(days=1)
+                got = await pool.fetchrow(
+                    sql,
+                    num,
+                    level,
+                    start,
+                    end,
+                    site_filter,
+                    1000,
+                    cutoff,
+                    end,
+                    end,
+                    end,
+                    end,
+                    False,
+                )
+                assert (got["before_time"], got["before_value"]) == (want["t"], want["v"]), (
+                    hours, cutoff, site_filter, got, want)  # fmt: skip

@@ -6,6 +6,8 @@ The general equality with `time_bucket(interval, time, tz)` is the oracle's
 
 from __future__ import annotations
 
+import math
+import zoneinfo
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -16,7 +18,7 @@ from litestar.testing import AsyncTestClient
 
 from testkit.factories import World, load
 from tests.support.helpers import assert_error, bearer
-from tests.support.history import nums, record
+from tests.support.history import iso, nums, parse, record
 
 HISTORY = "/api/v1/devices/{}/history"
 # Berlin's clocks: forward on 2026-03-29 at 01:00 UTC, back on 2026-10-25 at 01:00 UTC.
@@ -176,3 +178,75 @@ async def test_unknown_zone_is_invalid_parameter(client: AsyncTestClient, setup:
             **{"from": "2026-10-24T00:00:00Z", "to": "2026-10-26T00:00:00Z"},
         )
         assert_error(response, 400, "invalid_parameter", "tz")
+
+
+async def test_local_days_from_utc_days_and_moved_hours(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    """Local days of avg, sum and count over packed weeks are read as UTC days' rollups
+    with the hours across local midnight moved between them (sql/history/history.sql
+    bucketed_num_local_days): they equal the readings bucketed on the local clock, on the
+    days read that way (all readings of one sign) and on those read hour by hour (signs
+    mixed, a zero), across Berlin's and New York's autumn changes, in whole ranges and
+    ranges cut inside a day."""
+    w = World()
+    partner = w.partner(plan={"retentionDays": 3650}, tier={"perMinute": 100_000, "perDay": 10**7})
+    profile = w.profile(partner, fields=[w.field("level")])
+    device = w.device(w.sub_account(partner), profile)
+    key = w.key(partner, scopes=["telemetry:read"])
+    await load(pool, w)
+    [num] = await nums(pool, "devices", [device["id"]])
+    [level] = await nums(pool, "profile_fields", [profile["fields"][0]["id"]])
+    first = datetime(2025, 10, 20, tzinfo=UTC)
+    readings: list[tuple[datetime, float]] = []
+    for step in range(14 * 24 * 3):  # every 20 minutes for two weeks
+        at = first + timedelta(minutes=20 * step + step % 7)
+        day = step // 72
+        # Days 4 and 9 mix signs (and day 9 holds a zero): read hour by hour.
+        value = (
+            (10.0 + step % 13 / 8) * (10 ** (day % 3)) * (-1 if day % 5 == 4 and step % 2 else 1)
+        )
+        # Day 11 is tiny (its least and greatest values multiply to below the smallest
+        # float, which PostgreSQL refuses as an underflow).
+        value *= 1e-200 if day == 11 else 1.0
+        readings.append((at, 0.0 if day == 9 and step % 72 == 5 else value))
+    for at, value in readings:
+        await record(pool, num, at, {level: value})
+    await pool.execute("SELECT pack_closed_chunks(interval '0')")
+    assert await pool.fetchval("SELECT count(*) FROM rollup_day_num WHERE device_num = $1", num)
+    for tz, start, end in [
+        ("Europe/Berlin", "2025-10-21T00:00:00Z", "2025-11-02T00:00:00Z"),
+        ("Europe/Berlin", "2025-10-20T13:20:00Z", "2025-11-01T07:00:00Z"),
+        ("America/New_York", "2025-10-21T05:00:00Z", "2025-11-03T02:30:00Z"),
+    ]:
+        zone = zoneinfo.ZoneInfo(tz)
+        lo, hi = parse(start), parse(end)
+        buckets: dict[datetime, list[float]] = {}
+        for at, value in readings:
+            if lo <= at < hi:
+                local = at.astimezone(zone)
+                midnight = datetime(local.year, local.month, local.day, tzinfo=zone)
+                buckets.setdefault(midnight.astimezone(UTC), []).append(value)
+        for agg in ("avg", "sum", "count"):
+            response = await client.get(
+                HISTORY.format(device["id"]),
+                params={
+                    "field": "level",
+                    "resolution": "daily",
+                    "agg": agg,
+                    "tz": tz,
+                    "from": start,
+                    "to": end,
+                },
+                headers=bearer(key),
+            )
+            assert response.status_code == 200, response.text
+            got = [(p["time"], p["value"]) for p in reversed(response.json()["data"]["points"])]
+            assert [t for t, _ in got] == [iso(b) for b in sorted(buckets)], (tz, agg, got)
+            for (_, value), bucket in zip(got, sorted(buckets), strict=True):
+                values = buckets[bucket]
+                want = {"avg": math.fsum(values) / len(values), "sum": math.fsum(values),
+                        "count": len(values)}[agg]  # fmt: skip
+                scale = max(abs(v) for v in values) * (len(values) if agg == "sum" else 1)
+                assert math.isclose(value, want, rel_tol=0, abs_tol=1e-12 * scale), (
+                    tz, agg, bucket, value, want)  # fmt: skip
