@@ -42,17 +42,30 @@ def uses_names(plan: ExportPlan) -> bool:
 def build_sql(plan: ExportPlan) -> str:
     if plan.layout == "long":
         return QUERIES["export.long_rows"].replace("{columns}", _long_columns(plan))
-    arrays = ", ".join(
-        f"array_agg({_cell(plan, column)}) FILTER (WHERE x.pos = {i}) AS a{i}"
-        for i, column in enumerate(plan.columns, start=1)
-    )
     count = range(1, len(plan.columns) + 1)
-    return (
-        QUERIES["export.wide_rows"]
-        .replace("{arrays}", arrays)
-        .replace("{unnest}", ", ".join(f"unnest(g.a{i}) AS c{i}" for i in count))
-        .replace("{columns}", _wide_columns(plan))
-    )
+    cells = [_cell(plan, column) for column in plan.columns]
+    times = [f"s.t{i}" for i in count]
+    # The times of the first field with readings; the same as every other's when uniform.
+    first = f"COALESCE({', '.join(times)})" if len(times) > 1 else times[0]
+    fills = {
+        "{times}": ", ".join(
+            f"array_agg(x.time) FILTER (WHERE x.pos = {i}) AS t{i}" for i in count
+        ),
+        "{arrays}": ", ".join(
+            f"array_agg({cell}) FILTER (WHERE x.pos = {i}) AS a{i}"
+            for i, cell in zip(count, cells, strict=True)
+        ),
+        "{first}": first,
+        "{cells}": ", ".join(f"s.a{i}" for i in count),
+        "{uniform}": "(" + " AND ".join(f"({t} IS NULL OR {t} = {first})" for t in times) + ")",
+        "{unnest}": ", ".join(f"unnest(g.a{i})" for i in count),
+        "{names}": ", ".join(f"c{i}" for i in count),
+        "{columns}": _wide_columns(plan),
+    }
+    sql = QUERIES["export.wide_rows"]
+    for slot, text in fills.items():
+        sql = sql.replace(slot, text)
+    return sql
 
 
 def _cell(plan: ExportPlan, column: Column) -> str:

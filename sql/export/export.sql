@@ -18,9 +18,14 @@
 -- the first rows leave as soon as the first device is read and memory holds one device's
 -- readings at most (EXPLAIN: Incremental Sort, presorted key the device order, over a
 -- Nested Loop; per device a Sort of its readings over an Append of the raw rows' index
--- scans and the packed weeks unnested, per field).
+-- scans and the packed weeks unnested, per field; the wide layout reads four weeks of a
+-- device at a time).
 -- The cost is PostgreSQL's work per reading (scan, sort, text output), a few microseconds;
--- benchmarks/bench_export.py measures it.
+-- benchmarks/bench_export.py measures it. In the wide layout, grouping by time cost more
+-- than reading: a group, an array per field and an unnest per row, ~2.5 us per row of four
+-- fields (bench S, backend CPU time); so when every field of a device was read at the same
+-- times, the usual case, a row is each field's time-ordered array zipped, and only the
+-- other device-slices are grouped by time.
 
 -- name: fleet_devices
 -- Assigned devices the key sees ($1 partner, $2 key sub-account) matching the GET /devices filters (fleet_devices), in id order, at most $13 rows, with whether multi-site is on for each (POST /query shows raw points' sites).
@@ -62,18 +67,45 @@ SELECT {columns}
  ORDER BY d.ord, x.time, x.pos
 
 -- name: wide_rows
--- Template: one row per reading time of devices $1 (more when a field has several readings at one time), by device id and time; {arrays}, {unnest} and {columns} filled by app/export/query.py.
+-- Template: one row per reading time of devices $1 (more when a field has several readings at one time), by device id and time, read four weeks of a device at a time; {times}, {arrays}, {first}, {cells}, {uniform}, {unnest}, {names} and {columns} filled by app/export/query.py.
 SELECT {columns}
   FROM export_devices($1::integer[]) d
+ -- A device's readings four weeks at a time (on the packed weeks' boundaries, so that no
+ -- packed week is read twice): the arrays below hold that much of one device, whatever
+ -- the range.
  CROSS JOIN LATERAL (
-    -- Several set-returning functions in one select list run in step (the shorter padded
-    -- with NULL), which turns a time with two readings of a field into two rows.
+    SELECT GREATEST(w.start, $6::timestamptz) AS start,
+           LEAST(w.start + interval '28 days', $7::timestamptz) AS stop
+      FROM generate_series(time_bucket(interval '28 days', $6::timestamptz,
+                                       timestamptz '1970-01-01 00:00:00+00'),
+                           $7::timestamptz - interval '1 microsecond',
+                           interval '28 days') AS w (start)
+ ) w
+ -- Each field's times and cells in time order, one array each: a handful of aggregate
+ -- steps per reading, where grouping by time costs a group per row.
+ CROSS JOIN LATERAL (
+    SELECT {times}, {arrays}
+      FROM (SELECT * FROM export_readings(d.num, d.profile_id, $2::integer[], $3::uuid[],
+                                          $4::integer[], $5::boolean[], w.start, w.stop) x
+             ORDER BY x.time) x
+ ) s
+ CROSS JOIN LATERAL (
+    -- When every field with readings was read at the same times (fields sent in one
+    -- uplink, the usual case), a row is the arrays' elements side by side.
+    SELECT r.*
+      FROM unnest({first}, {cells}) AS r
+     WHERE {uniform}
+    UNION ALL
+    -- Otherwise rows are grouped by time. Several set-returning functions in one select
+    -- list run in step (the shorter padded with NULL), which turns a time with two
+    -- readings of a field into two rows.
     SELECT g.time, {unnest}
       FROM (
         SELECT x.time, {arrays}
           FROM export_readings(d.num, d.profile_id, $2::integer[], $3::uuid[],
-                               $4::integer[], $5::boolean[], $6, $7) x
+                               $4::integer[], $5::boolean[], w.start, w.stop) x
          GROUP BY x.time
       ) g
- ) u
+     WHERE NOT {uniform}
+ ) u (time, {names})
  ORDER BY d.ord, u.time
