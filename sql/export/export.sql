@@ -67,19 +67,14 @@ SELECT {columns}
  ORDER BY d.ord, x.time, x.pos
 
 -- name: wide_rows
--- Template: one row per reading time of devices $1 (more when a field has several readings at one time), by device id and time, read four weeks of a device at a time; {times}, {arrays}, {first}, {cells}, {uniform}, {unnest}, {names} and {columns} filled by app/export/query.py.
+-- Template: one row per reading time of devices $1 (more when a field has several readings at one time), by device id and time, read four weeks of a device at a time; {slices}, {times}, {arrays}, {first}, {cells}, {uniform}, {unnest}, {names} and {columns} filled by app/export/query.py.
 SELECT {columns}
   FROM export_devices($1::integer[]) d
- -- A device's readings four weeks at a time (on the packed weeks' boundaries, so that no
- -- packed week is read twice): the arrays below hold that much of one device, whatever
- -- the range.
+ -- A device's readings four weeks at a time at most (the whole range when it is no
+ -- longer; else slices on the packed weeks' boundaries), so that the arrays below hold
+ -- that much of one device whatever the range.
  CROSS JOIN LATERAL (
-    SELECT GREATEST(w.start, $6::timestamptz) AS start,
-           LEAST(w.start + interval '28 days', $7::timestamptz) AS stop
-      FROM generate_series(time_bucket(interval '28 days', $6::timestamptz,
-                                       timestamptz '1970-01-01 00:00:00+00'),
-                           $7::timestamptz - interval '1 microsecond',
-                           interval '28 days') AS w (start)
+    {slices}
  ) w
  -- Each field's times and cells in time order, one array each: a handful of aggregate
  -- steps per reading, where grouping by time costs a group per row.
