@@ -29,19 +29,19 @@ _CSV_CELL = (
     " THEN regexp_replace(x.other #>> '{}', '^([=+@\\t-])', '''\\1') ELSE x.other::text END)"
 )
 _JSON_CELL = "COALESCE(to_jsonb(x.num), x.other)"
-# The wide layout reads a device this much at a time (its arrays hold that much).
-SLICE = timedelta(days=28)
+# The wide layout reads a device a week at a time at most, so that its arrays hold a week
+# of one device (at one reading a second per field, ~15 MB a field) whatever the range.
+SLICE = timedelta(days=7)
 # A range of one slice is read with its bounds as parameters, which lets the planner
 # exclude chunks when it plans (slices taken from generate_series cost ~10% more CPU, the
-# chunks excluded at run time per slice); a longer one in slices on the packed weeks'
-# boundaries (28 days from the Unix epoch), so that no packed week is read twice.
+# chunks excluded at run time per slice); a longer one by the packed weeks
+# (packed_period), so that no packed week is read twice.
 _ONE_SLICE = "SELECT $6::timestamptz AS start, $7::timestamptz AS stop"
 _SLICES = (
     "SELECT GREATEST(w.start, $6::timestamptz) AS start,"
-    " LEAST(w.start + interval '28 days', $7::timestamptz) AS stop"
-    " FROM generate_series(time_bucket(interval '28 days', $6::timestamptz,"
-    " timestamptz '1970-01-01 00:00:00+00'), $7::timestamptz - interval '1 microsecond',"
-    " interval '28 days') AS w (start)"
+    " LEAST(w.start + interval '7 days', $7::timestamptz) AS stop"
+    " FROM generate_series(packed_period($6::timestamptz),"
+    " $7::timestamptz - interval '1 microsecond', interval '7 days') AS w (start)"
 )
 _PARQUET_CELL = {
     "number": "x.num",

@@ -18,8 +18,8 @@
 -- the first rows leave as soon as the first device is read and memory holds one device's
 -- readings at most (EXPLAIN: Incremental Sort, presorted key the device order, over a
 -- Nested Loop; per device a Sort of its readings over an Append of the raw rows' index
--- scans and the packed weeks unnested, per field; the wide layout reads four weeks of a
--- device at a time).
+-- scans and the packed weeks unnested, per field; the wide layout reads a week of a device
+-- at a time).
 -- The cost is PostgreSQL's work per reading (scan, sort, text output), a few microseconds;
 -- benchmarks/bench_export.py measures it. In the wide layout, grouping by time cost more
 -- than reading: a group, an array per field and an unnest per row, ~2.5 us per row of four
@@ -67,12 +67,12 @@ SELECT {columns}
  ORDER BY d.ord, x.time, x.pos
 
 -- name: wide_rows
--- Template: one row per reading time of devices $1 (more when a field has several readings at one time), by device id and time, read four weeks of a device at a time; {slices}, {times}, {arrays}, {first}, {cells}, {uniform}, {unnest}, {names} and {columns} filled by app/export/query.py.
+-- Template: one row per reading time of devices $1 (more when a field has several readings at one time), by device id and time, read a week of a device at a time; {slices}, {times}, {arrays}, {first}, {cells}, {uniform}, {unnest}, {names} and {columns} filled by app/export/query.py.
 SELECT {columns}
   FROM export_devices($1::integer[]) d
- -- A device's readings four weeks at a time at most (the whole range when it is no
- -- longer; else slices on the packed weeks' boundaries), so that the arrays below hold
- -- that much of one device whatever the range.
+ -- A device's readings a week at a time at most (the whole range when it is no longer;
+ -- else the packed weeks), so that the arrays below hold that much of one device
+ -- whatever the range.
  CROSS JOIN LATERAL (
     {slices}
  ) w

@@ -537,7 +537,7 @@ async def test_wide_rows_over_several_slices_with_shared_and_differing_times(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     """The wide layout zips each field's readings when a device's fields share their times
-    and groups by time otherwise, a device four weeks at a time: the same rows either way,
+    and groups by time otherwise, a device a week at a time: the same rows either way,
     across slice edges and packed weeks, a field without readings an empty cell."""
     w = World()
     partner = w.partner(plan={"retentionDays": 3650})
