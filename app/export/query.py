@@ -9,8 +9,6 @@ field names as the format writes them (`names`): CSV cells, JSON strings, plain 
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from app.core.sql import QUERIES
 from app.export.structs import Column, ExportPlan
 
@@ -29,20 +27,6 @@ _CSV_CELL = (
     " THEN regexp_replace(x.other #>> '{}', '^([=+@\\t-])', '''\\1') ELSE x.other::text END)"
 )
 _JSON_CELL = "COALESCE(to_jsonb(x.num), x.other)"
-# The wide layout reads a device a week at a time at most, so that its arrays hold a week
-# of one device (at one reading a second per field, ~15 MB a field) whatever the range.
-SLICE = timedelta(days=7)
-# A range of one slice is read with its bounds as parameters, which lets the planner
-# exclude chunks when it plans (slices taken from generate_series cost ~10% more CPU, the
-# chunks excluded at run time per slice); a longer one by the packed weeks
-# (packed_period), so that no packed week is read twice.
-_ONE_SLICE = "SELECT $6::timestamptz AS start, $7::timestamptz AS stop"
-_SLICES = (
-    "SELECT GREATEST(w.start, $6::timestamptz) AS start,"
-    " LEAST(w.start + interval '7 days', $7::timestamptz) AS stop"
-    " FROM generate_series(packed_period($6::timestamptz),"
-    " $7::timestamptz - interval '1 microsecond', interval '7 days') AS w (start)"
-)
 _PARQUET_CELL = {
     "number": "x.num",
     "boolean": "(x.other)::boolean",
@@ -60,23 +44,18 @@ def build_sql(plan: ExportPlan) -> str:
         return QUERIES["export.long_rows"].replace("{columns}", _long_columns(plan))
     count = range(1, len(plan.columns) + 1)
     cells = [_cell(plan, column) for column in plan.columns]
-    times = [f"s.t{i}" for i in count]
-    # The times of the first field with readings; the same as every other's when uniform.
-    first = f"COALESCE({', '.join(times)})" if len(times) > 1 else times[0]
     fills = {
-        "{slices}": _ONE_SLICE if plan.end - plan.start <= SLICE else _SLICES,
-        "{times}": ", ".join(
-            f"array_agg(x.time) FILTER (WHERE x.pos = {i}) AS t{i}" for i in count
+        "{firsts}": ", ".join(
+            f"{_one(plan, column)}({cell}) FILTER (WHERE x.pos = {i}) AS c{i}"
+            for i, (column, cell) in enumerate(zip(plan.columns, cells, strict=True), start=1)
         ),
+        # How many cells the time has: as many as its readings unless a field has two.
+        "{present}": "(" + " + ".join(f"(g.c{i} IS NOT NULL)::integer" for i in count) + ")",
         "{arrays}": ", ".join(
             f"array_agg({cell}) FILTER (WHERE x.pos = {i}) AS a{i}"
             for i, cell in zip(count, cells, strict=True)
         ),
-        "{first}": first,
-        "{cells}": ", ".join(f"s.a{i}" for i in count),
-        "{uniform}": "(" + " AND ".join(f"({t} IS NULL OR {t} = {first})" for t in times) + ")",
-        "{unnest}": ", ".join(f"unnest(g.a{i})" for i in count),
-        "{names}": ", ".join(f"c{i}" for i in count),
+        "{unnest}": ", ".join(f"unnest(t.a{i})" for i in count),
         "{columns}": _wide_columns(plan),
     }
     sql = QUERIES["export.wide_rows"]
@@ -85,11 +64,19 @@ def build_sql(plan: ExportPlan) -> str:
     return sql
 
 
+def _one(plan: ExportPlan, column: Column) -> str:
+    """The aggregate that gives a time's one cell of a column: min, which has no boolean
+    form (bool_and, a Parquet boolean column)."""
+    return "bool_and" if plan.format == "parquet" and column.kind == "boolean" else "min"
+
+
 def _cell(plan: ExportPlan, column: Column) -> str:
+    """A wide column's cell of the reading x."""
     if plan.format == "csv":
         return _CSV_CELL
     if plan.format == "ndjson":
-        return _JSON_CELL
+        # As text, which min takes (jsonb has no min); the line writes their text anyway.
+        return f"({_JSON_CELL})::text"
     return _PARQUET_CELL[column.kind]
 
 
