@@ -42,24 +42,41 @@ def uses_names(plan: ExportPlan) -> bool:
 def build_sql(plan: ExportPlan) -> str:
     if plan.layout == "long":
         return QUERIES["export.long_rows"].replace("{columns}", _long_columns(plan))
-    arrays = ", ".join(
-        f"array_agg({_cell(plan, column)}) FILTER (WHERE x.pos = {i}) AS a{i}"
-        for i, column in enumerate(plan.columns, start=1)
-    )
     count = range(1, len(plan.columns) + 1)
-    return (
-        QUERIES["export.wide_rows"]
-        .replace("{arrays}", arrays)
-        .replace("{unnest}", ", ".join(f"unnest(g.a{i}) AS c{i}" for i in count))
-        .replace("{columns}", _wide_columns(plan))
-    )
+    cells = [_cell(plan, column) for column in plan.columns]
+    fills = {
+        "{firsts}": ", ".join(
+            f"{_one(plan, column)}({cell}) FILTER (WHERE x.pos = {i}) AS c{i}"
+            for i, (column, cell) in enumerate(zip(plan.columns, cells, strict=True), start=1)
+        ),
+        # How many cells the time has: as many as its readings unless a field has two.
+        "{present}": "(" + " + ".join(f"(g.c{i} IS NOT NULL)::integer" for i in count) + ")",
+        "{arrays}": ", ".join(
+            f"array_agg({cell}) FILTER (WHERE x.pos = {i}) AS a{i}"
+            for i, cell in zip(count, cells, strict=True)
+        ),
+        "{unnest}": ", ".join(f"unnest(t.a{i})" for i in count),
+        "{columns}": _wide_columns(plan),
+    }
+    sql = QUERIES["export.wide_rows"]
+    for slot, text in fills.items():
+        sql = sql.replace(slot, text)
+    return sql
+
+
+def _one(plan: ExportPlan, column: Column) -> str:
+    """The aggregate that gives a time's one cell of a column: min, which has no boolean
+    form (bool_and, a Parquet boolean column)."""
+    return "bool_and" if plan.format == "parquet" and column.kind == "boolean" else "min"
 
 
 def _cell(plan: ExportPlan, column: Column) -> str:
+    """A wide column's cell of the reading x."""
     if plan.format == "csv":
         return _CSV_CELL
     if plan.format == "ndjson":
-        return _JSON_CELL
+        # As text, which min takes (jsonb has no min); the line writes their text anyway.
+        return f"({_JSON_CELL})::text"
     return _PARQUET_CELL[column.kind]
 
 

@@ -20,7 +20,10 @@
 -- Nested Loop; per device a Sort of its readings over an Append of the raw rows' index
 -- scans and the packed weeks unnested, per field).
 -- The cost is PostgreSQL's work per reading (scan, sort, text output), a few microseconds;
--- benchmarks/bench_export.py measures it.
+-- benchmarks/bench_export.py measures it. In the wide layout, grouping by time into an
+-- array per field, unnested, cost more than reading: ~2.5 us per row of four fields (bench
+-- S, backend CPU time); a time's cell is now one aggregate of one input, and only a time
+-- with two readings of a field is grouped into arrays.
 
 -- name: fleet_devices
 -- Assigned devices the key sees ($1 partner, $2 key sub-account) matching the GET /devices filters (fleet_devices), in id order, at most $13 rows, with whether multi-site is on for each (POST /query shows raw points' sites).
@@ -62,18 +65,32 @@ SELECT {columns}
  ORDER BY d.ord, x.time, x.pos
 
 -- name: wide_rows
--- Template: one row per reading time of devices $1 (more when a field has several readings at one time), by device id and time; {arrays}, {unnest} and {columns} filled by app/export/query.py.
+-- Template: one row per reading time of devices $1 (more when a field has several readings at one time), by device id and time; {firsts}, {present}, {arrays}, {unnest} and {columns} filled by app/export/query.py.
 SELECT {columns}
   FROM export_devices($1::integer[]) d
+ -- Each time's cell per field: one value taken by an aggregate of one input (min), where
+ -- an array per field and time, unnested, cost more than reading the readings.
  CROSS JOIN LATERAL (
-    -- Several set-returning functions in one select list run in step (the shorter padded
-    -- with NULL), which turns a time with two readings of a field into two rows.
-    SELECT g.time, {unnest}
+    SELECT x.time, count(*) AS readings, {firsts}
+      FROM export_readings(d.num, d.profile_id, $2::integer[], $3::uuid[],
+                           $4::integer[], $5::boolean[], $6, $7) x
+     GROUP BY x.time
+ ) g
+ CROSS JOIN LATERAL (
+    SELECT g.*
+     WHERE g.readings = {present}
+    UNION ALL
+    -- A time with more readings than cells (two readings of a field at one time, rare)
+    -- is read again on its own. Several set-returning functions in one select list run
+    -- in step (the shorter padded with NULL), which turns it into two rows.
+    SELECT t.time, t.readings, {unnest}
       FROM (
-        SELECT x.time, {arrays}
+        SELECT x.time, g.readings, {arrays}
           FROM export_readings(d.num, d.profile_id, $2::integer[], $3::uuid[],
-                               $4::integer[], $5::boolean[], $6, $7) x
+                               $4::integer[], $5::boolean[], g.time,
+                               g.time + interval '1 microsecond') x
          GROUP BY x.time
-      ) g
+      ) t
+     WHERE g.readings <> {present}
  ) u
  ORDER BY d.ord, u.time
