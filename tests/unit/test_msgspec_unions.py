@@ -40,7 +40,7 @@ def _bad_unions(node: Any, where: str, seen: set[type], found: list[str]) -> Non
     elif isinstance(node, mi.DictType):
         _bad_unions(node.key_type, where, seen, found)
         _bad_unions(node.value_type, where, seen, found)
-    elif isinstance(node, CONTAINERS):
+    elif isinstance(node, (mi.ListType, mi.SetType, mi.FrozenSetType, mi.VarTupleType)):
         _bad_unions(node.item_type, where, seen, found)
     elif isinstance(node, mi.StructType) and node.cls not in seen:
         seen.add(node.cls)
