@@ -279,16 +279,16 @@ class IngestRoutes:
             event = self._event(route, scope["query_string"])
             if event is not None and self._length_within(scope["headers"]):
                 scope["path_template"] = route.path
+
+                async def answer(scope: Any, receive: Any, send: Any) -> None:
+                    await self._answer(route, event, scope, receive, send)
+
                 deadlines = self.litestar.state.get("deadlines")
                 if deadlines is None:
-                    await self._answer(route, event, scope, receive, send)
-                    return
-
-                async def bounded(scope: Any, receive: Any, send: Any) -> None:
-                    await self._answer(route, event, scope, receive, send)
-
-                bound = deadlines.bound_for(route.handler)
-                await run_within(deadlines, bound, bounded, scope, receive, send)
+                    await answer(scope, receive, send)
+                else:
+                    bound = deadlines.bound_for(route.handler)
+                    await run_within(deadlines, bound, answer, scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
