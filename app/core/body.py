@@ -9,6 +9,7 @@ bodies are still documented in OpenAPI through `json_body_operation`.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -141,10 +142,18 @@ def inline_schema(struct: type[Any]) -> dict[str, Any]:
     return cast(dict[str, Any], inline(document))
 
 
-def json_body_operation(struct: type[Any], description: str) -> type[Operation]:
-    """An OpenAPI operation class documenting a JSON request body read by the handler."""
+def json_body_operation(
+    struct: type[Any], description: str, stated: Mapping[str, Mapping[str, Any]] | None = None
+) -> type[Operation]:
+    """An OpenAPI operation class documenting a JSON request body read by the handler.
+
+    `stated` adds to the schemas of some of the body's members what the document states
+    of them elsewhere (by member name), so that a form is written once."""
+    schema = inline_schema(struct)
+    for name, extra in (stated or {}).items():
+        schema["properties"][name] = {**schema["properties"][name], **extra}
     body = RequestBody(
-        content={"application/json": OpenAPIMediaType(schema=cast(Any, inline_schema(struct)))},
+        content={"application/json": OpenAPIMediaType(schema=cast(Any, schema))},
         description=description,
         required=True,
     )

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import asyncpg
-import msgspec
 from litestar import Controller, Request, post
-from litestar.openapi.spec import Operation, RequestBody
-from litestar.openapi.spec.media_type import OpenAPIMediaType
 
 from app.auth.principal import Principal
+from app.core.body import json_body_operation
 from app.core.enums import Scope
 from app.core.errors import error_responses
 from app.core.routing import reader
@@ -60,41 +57,12 @@ only, at most 1,000), raw or bucketed, with one or more aggregates per field.
 """
 
 
-def _resolved(node: Any, definitions: dict[str, Any]) -> Any:
-    """A JSON Schema with its `$ref`s into `$defs` replaced by the definitions (the body
-    nests `devices`; the OpenAPI document has no `$defs` to point into)."""
-    if isinstance(node, dict):
-        reference = node.get("$ref", "")
-        if reference.startswith("#/$defs/"):
-            return _resolved(definitions[reference.rsplit("/", 1)[-1]], definitions)
-        return {key: _resolved(value, definitions) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_resolved(item, definitions) for item in node]
-    return node
-
-
-def query_body_operation() -> type[Operation]:
-    """The operation class documenting the body (read by the handler, not by Litestar)."""
-    document = msgspec.json.schema(QueryBody)
-    schema = _resolved(document, document.get("$defs", {}))
-    schema.pop("$defs", None)
-    # The members /history also takes as query parameters have the same forms, stated once
-    # in the document's parameter schemas.
-    for name in ("from", "to", "resolution", "tz"):
-        stated = {key: value for key, value in PARAM_SCHEMAS[name].items() if key != "default"}
-        schema["properties"][name] = {**schema["properties"][name], **stated}
-    body = RequestBody(
-        content={"application/json": OpenAPIMediaType(schema=cast(Any, schema))},
-        description="The query (analytics.md section 2).",
-        required=True,
-    )
-
-    @dataclass
-    class QueryBodyOperation(Operation):
-        def __post_init__(self) -> None:
-            self.request_body = body
-
-    return QueryBodyOperation
+# The members /history also takes as query parameters have the same forms, stated once in
+# the document's parameter schemas.
+PARAMETER_FORMS = {
+    name: {key: value for key, value in PARAM_SCHEMAS[name].items() if key != "default"}
+    for name in ("from", "to", "resolution", "tz")
+}
 
 
 class QueryController(Controller):
@@ -108,7 +76,9 @@ class QueryController(Controller):
         description=QUERY_DESCRIPTION,
         status_code=200,
         responses=error_responses(400, 403),
-        operation_class=query_body_operation(),
+        operation_class=json_body_operation(
+            QueryBody, "The query (analytics.md section 2).", PARAMETER_FORMS
+        ),
     )
     async def query(
         self, request: Request[Any, Any, Any], pool: asyncpg.Pool, principal: Principal
