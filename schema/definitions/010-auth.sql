@@ -43,6 +43,7 @@ AS $$
 DECLARE
     k           record;
     lease       record;
+    refusal     text;
 BEGIN
     SELECT * INTO k FROM api_key_info(p_key_hash);
 
@@ -52,14 +53,11 @@ BEGIN
             NULL::integer, NULL::integer;
         RETURN;
     END IF;
-    IF k.revoked_at IS NOT NULL AND k.revoked_at <= p_now THEN
-        RETURN QUERY SELECT 'key_revoked'::text, k.key_id, k.partner_id, k.sub_account_id, NULL::text[],
-            NULL::boolean, NULL::integer, NULL::boolean, NULL::boolean, NULL::integer, NULL::integer, NULL::integer,
-            NULL::integer, NULL::integer;
-        RETURN;
-    END IF;
-    IF k.expires_at IS NOT NULL AND k.expires_at <= p_now THEN
-        RETURN QUERY SELECT 'key_expired'::text, k.key_id, k.partner_id, k.sub_account_id, NULL::text[],
+    -- A revoked key says so even when it has expired too.
+    refusal := CASE WHEN k.revoked_at IS NOT NULL AND k.revoked_at <= p_now THEN 'key_revoked'
+                    WHEN k.expires_at IS NOT NULL AND k.expires_at <= p_now THEN 'key_expired' END;
+    IF refusal IS NOT NULL THEN
+        RETURN QUERY SELECT refusal, k.key_id, k.partner_id, k.sub_account_id, NULL::text[],
             NULL::boolean, NULL::integer, NULL::boolean, NULL::boolean, NULL::integer, NULL::integer, NULL::integer,
             NULL::integer, NULL::integer;
         RETURN;
