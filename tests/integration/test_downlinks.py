@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
+import pytest
 from litestar.testing import AsyncTestClient
 
 from testkit.factories import Writer, loaded
@@ -74,6 +75,12 @@ class Setup(Writer):
         self.partner_key = world.key(self.partner, scopes=["devices:read", "downlinks:write"])
 
 
+@pytest.fixture
+async def s(pool: asyncpg.Pool) -> Setup:
+    """A fresh Setup, loaded: the world most tests of this file start from."""
+    return await loaded(pool, Setup())
+
+
 async def send(client: AsyncTestClient, key: str, device: str, body: Any, **headers: str) -> Any:
     return await client.post(
         f"/api/v1/devices/{device}/downlinks",
@@ -110,10 +117,7 @@ async def backdate(pool: asyncpg.Pool, device_id: str, age: timedelta, which: st
     )
 
 
-async def test_template_list_is_enveloped_and_paged(
-    client: AsyncTestClient, pool: asyncpg.Pool
-) -> None:
-    s = await loaded(pool, Setup())
+async def test_template_list_is_enveloped_and_paged(client: AsyncTestClient, s: Setup) -> None:
     response = await client.get(
         f"/api/v1/devices/{s.device['devEui']}/downlinks", headers=bearer(s.read_only)
     )
@@ -163,9 +167,8 @@ async def test_template_list_needs_devices_read(
 
 
 async def test_inventory_archived_foreign_and_unknown_devices_are_404_on_both_routes(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     cases = [
         (s.partner_key, s.inventory["id"]),
         (s.partner_key, s.archived["id"]),
@@ -187,9 +190,8 @@ async def test_inventory_archived_foreign_and_unknown_devices_are_404_on_both_ro
 
 
 async def test_send_by_key_queues_the_encoded_payload(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     before = datetime.now(UTC)
     response = await send(client, s.write, s.device["devEui"].upper(), {"key": "set_interval"})
     assert response.status_code == 202
@@ -209,9 +211,8 @@ async def test_send_by_key_queues_the_encoded_payload(
 
 
 async def test_data_overrides_sample_and_every_layout_type_encodes(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     response = await send(
         client,
         s.write,
@@ -241,9 +242,8 @@ async def test_data_overrides_sample_and_every_layout_type_encodes(
 
 
 async def test_key_and_template_id_together_must_name_the_same_template(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     same = await send(
         client, s.write, s.device["id"], {"key": "set_interval", "templateId": s.interval["id"]}
     )
@@ -280,9 +280,8 @@ async def test_template_reference_errors_are_invalid_body(
 
 
 async def test_data_field_errors_name_the_field(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     cases = [
         ("set_interval", {"hours": 1}, "data.hours"),
         ("set_interval", {"minutes": 65536}, "data.minutes"),
@@ -364,9 +363,8 @@ async def test_expiry_from_request_then_device_then_none(
 
 
 async def test_expires_in_seconds_is_a_strict_whole_number_in_range(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     for bad in (0, -5, 2592001, 60.0, 60.5, "60", True, [60], {"s": 60}):
         response = await send(
             client, s.write, s.device["id"], {"key": "set_interval", "expiresInSeconds": bad}

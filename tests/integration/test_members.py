@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 import asyncpg
+import pytest
 from argon2 import PasswordHasher
 from litestar.testing import AsyncTestClient
 
@@ -37,6 +38,12 @@ class Setup:
         self.partner_key = world.key(self.partner, scopes=MEMBER_SCOPES)
 
 
+@pytest.fixture
+async def s(pool: asyncpg.Pool) -> Setup:
+    """A fresh Setup, loaded: the world most tests of this file start from."""
+    return await loaded(pool, Setup())
+
+
 async def add(client: AsyncTestClient, key: str, body: Any) -> Any:
     return await client.post("/api/v1/members", json=body, headers=bearer(key))
 
@@ -46,9 +53,8 @@ def error_of(response: Any) -> tuple[int, str]:
 
 
 async def test_list_members_by_email_with_sub_account_and_site(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     body = await get_ok(client, s.read_key, "/api/v1/members")
     assert body["pagination"] == {"limit": 50, "offset": 0, "total": 2}
     amy, zed = body["data"]
@@ -138,9 +144,8 @@ async def test_key_flavour_and_scope_checks_in_order(
 
 
 async def test_add_new_email_creates_an_active_account(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     response = await add(
         client,
         s.key,
@@ -177,9 +182,8 @@ async def test_add_new_email_creates_an_active_account(
 
 
 async def test_add_existing_account_attaches_without_touching_the_password(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     before = await pool.fetchrow("SELECT * FROM users WHERE id = $1", uuid.UUID(s.outsider["id"]))
     response = await add(
         client,
@@ -251,9 +255,8 @@ async def test_already_member_and_member_quota(client: AsyncTestClient, pool: as
 
 
 async def test_new_account_needs_name_and_a_policy_password(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     cases = [
         ({"email": "n1@example.com", "password": "p" * 12}, (400, "invalid_body"), "name"),
         (
@@ -284,9 +287,8 @@ async def test_new_account_needs_name_and_a_policy_password(
 
 
 async def test_body_errors_are_invalid_body_naming_the_field(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     cases = [
         ({}, "email"),
         ({"email": 5}, "email"),
@@ -304,8 +306,7 @@ async def test_body_errors_are_invalid_body_naming_the_field(
         assert response.json()["error"]["message"].startswith(field), body
 
 
-async def test_site_rules(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    s = await loaded(pool, Setup())
+async def test_site_rules(client: AsyncTestClient, s: Setup) -> None:
     for site_id in (s.other_site["id"], str(uuid.uuid4()), "nonsense"):
         response = await add(client, s.key, {"email": "amy@example.com", "siteId": site_id})
         assert error_of(response) == (400, "invalid_site"), site_id
@@ -399,8 +400,9 @@ async def test_remove_member_ends_sessions_and_keeps_the_rest(
         assert error_of(response) == (404, "not_found"), ref
 
 
-async def test_last_admin_cannot_be_removed(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    s = await loaded(pool, Setup())
+async def test_last_admin_cannot_be_removed(
+    client: AsyncTestClient, pool: asyncpg.Pool, s: Setup
+) -> None:
     response = await client.delete(f"/api/v1/members/{s.admin['id']}", headers=bearer(s.key))
     assert error_of(response) == (409, "last_admin")
     assert (

@@ -6,6 +6,7 @@ import uuid
 from typing import Any
 
 import asyncpg
+import pytest
 from litestar.testing import AsyncTestClient
 
 from testkit.factories import World, loaded
@@ -52,6 +53,12 @@ class Setup:
         }
 
 
+@pytest.fixture
+async def s(pool: asyncpg.Pool) -> Setup:
+    """A fresh Setup, loaded: the world most tests of this file start from."""
+    return await loaded(pool, Setup())
+
+
 async def validate(client: AsyncTestClient, key: str, email: str, password: str) -> Any:
     return await client.post(
         "/api/v1/members/validate",
@@ -61,9 +68,8 @@ async def validate(client: AsyncTestClient, key: str, email: str, password: str)
 
 
 async def test_sub_account_key_answers_its_own_membership(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     response = await validate(client, s.key_b, "  ANA@example.com ", PASSWORD)
     assert response.status_code == 200
     assert response.json() == s.ana(role="subaccount_viewer", mfaEnabled=True, **s.in_b())
@@ -76,10 +82,7 @@ async def test_sub_account_key_answers_its_own_membership(
     )
 
 
-async def test_partner_key_answers_every_membership(
-    client: AsyncTestClient, pool: asyncpg.Pool
-) -> None:
-    s = await loaded(pool, Setup())
+async def test_partner_key_answers_every_membership(client: AsyncTestClient, s: Setup) -> None:
     response = await validate(client, s.partner_key, "ana@example.com", PASSWORD)
     assert response.status_code == 200
     assert response.json() == s.ana(
@@ -167,8 +170,9 @@ async def test_partner_key_without_any_membership_is_not_a_member(
     assert_error(response, 403, "not_a_member")
 
 
-async def test_validate_changes_nothing(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    s = await loaded(pool, Setup())
+async def test_validate_changes_nothing(
+    client: AsyncTestClient, pool: asyncpg.Pool, s: Setup
+) -> None:
     user_id = uuid.UUID(s.user["id"])
     before = await pool.fetchrow("SELECT * FROM users WHERE id = $1", user_id)
     for _ in range(8):

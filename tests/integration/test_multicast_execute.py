@@ -6,6 +6,7 @@ import uuid
 from typing import Any
 
 import asyncpg
+import pytest
 from litestar.testing import AsyncTestClient
 
 from testkit.factories import Writer, loaded
@@ -43,6 +44,12 @@ class Setup(Writer):
         self.partner_key = world.key(self.partner, scopes=["downlinks:write"])
 
 
+@pytest.fixture
+async def s(pool: asyncpg.Pool) -> Setup:
+    """A fresh Setup, loaded: the world most tests of this file start from."""
+    return await loaded(pool, Setup())
+
+
 async def execute(client: AsyncTestClient, key: str, group: str, body: Any) -> Any:
     return await client.post(
         f"/api/v1/multicast-groups/{group}/execute", json=body, headers=bearer(key)
@@ -60,9 +67,8 @@ async def queued_payloads(pool: asyncpg.Pool, group_id: str) -> dict[str, tuple[
 
 
 async def test_execute_by_key_uses_each_members_own_template(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     await pool.execute(  # d2 has used its one downlink of the hour.
         "INSERT INTO downlink_queue (device_num, template_id, f_port, payload, confirmed)"
         " SELECT num, $2, 10, '\\x00'::bytea, false FROM devices WHERE id = $1",
@@ -101,9 +107,8 @@ async def test_execute_by_key_uses_each_members_own_template(
 
 
 async def test_members_without_the_template_or_unable_to_encode_fail(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     # `reboot` exists only in the first profile: d3 fails, the others are queued.
     response = await execute(client, s.key, s.group["id"], {"key": "reboot"})
     assert response.status_code == 202
@@ -130,9 +135,8 @@ async def test_members_without_the_template_or_unable_to_encode_fail(
 
 
 async def test_template_id_fits_only_its_profile(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     response = await execute(client, s.key, s.group["id"], {"templateId": s.template_b["id"]})
     assert response.status_code == 202
     statuses = {i["deviceId"]: i["status"] for i in response.json()["data"]["perDevice"]}
@@ -141,9 +145,8 @@ async def test_template_id_fits_only_its_profile(
 
 
 async def test_requests_no_member_can_take_are_invalid_body(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, s: Setup
 ) -> None:
-    s = await loaded(pool, Setup())
     cases = [
         ({}, "key"),
         ({"key": "nope"}, "key"),
@@ -163,8 +166,9 @@ async def test_requests_no_member_can_take_are_invalid_body(
     assert await queued_payloads(pool, s.group["id"]) == {}
 
 
-async def test_expiry_applies_to_every_item(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    s = await loaded(pool, Setup())
+async def test_expiry_applies_to_every_item(
+    client: AsyncTestClient, pool: asyncpg.Pool, s: Setup
+) -> None:
     response = await execute(
         client, s.key, s.group["id"], {"key": "set_interval", "expiresInSeconds": 120}
     )
@@ -228,10 +232,7 @@ async def test_plan_without_write_access(client: AsyncTestClient, pool: asyncpg.
     assert await queued_payloads(pool, s.group["id"]) == {}
 
 
-async def test_repeated_execution_rate_limits_devices(
-    client: AsyncTestClient, pool: asyncpg.Pool
-) -> None:
-    s = await loaded(pool, Setup())
+async def test_repeated_execution_rate_limits_devices(client: AsyncTestClient, s: Setup) -> None:
     first = (await execute(client, s.key, s.group["id"], {"key": "reboot"})).json()["data"]
     second = (await execute(client, s.key, s.group["id"], {"key": "reboot"})).json()["data"]
     assert (first["enqueuedCount"], first["rateLimitedCount"], first["failedCount"]) == (2, 0, 1)
