@@ -112,6 +112,16 @@ class World:
         partner = self.partner(**overrides)
         return (partner, *(self.sub_account(partner, **sub) for sub in sub_accounts))
 
+    def tenancy_with_device(
+        self, fields: list[Entity] | None = None, **overrides: Any
+    ) -> tuple[Entity, Entity, Entity]:
+        """A partner (with `overrides`) with one sub-account and one device assigned to it,
+        of a new profile of the partner's with `fields` (as `profile` takes them):
+        (partner, sub_account, device)."""
+        partner, sub_account = self.tenancy({}, **overrides)
+        device = self.device(sub_account, self.profile(partner, fields=fields))
+        return partner, sub_account, device
+
     def keys(self, *owners: Entity, scopes: list[str]) -> list[Secret]:
         """One key per owner, in that order, all with the same scopes."""
         return [self.key(owner, scopes) for owner in owners]

@@ -408,9 +408,9 @@ async def test_latest_through_the_cache_counts_and_checks_in_order(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p, sa = w.tenancy({}, tier={"perMinute": 4, "perDay": 1000})
-    prof = w.profile(p, fields=[w.field("temperature")])
-    dev = w.device(sa, prof)
+    _, sa, dev = w.tenancy_with_device(
+        [w.field("temperature")], tier={"perMinute": 4, "perDay": 1000}
+    )
     w.uplink(dev, at="now-PT1M", values={"temperature": 20.5})
     key = w.key(sa, scopes=["telemetry:read"])
     no_scope = w.key(sa, scopes=["devices:read"])

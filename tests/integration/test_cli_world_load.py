@@ -13,8 +13,7 @@ from tests.support.cli import telemetry
 
 async def test_world_load_shows_progress_and_summary(migrated: str, tmp_path: Path) -> None:
     w = World()
-    p, sa = w.tenancy({})
-    device = w.device(sa, w.profile(p, fields=[w.field("temperature")]))
+    _, _, device = w.tenancy_with_device([w.field("temperature")])
     for minute in range(1500):
         w.uplink(device, at=f"now-PT{minute + 1}M", values={"temperature": minute / 10})
     path = tmp_path / "world.json"

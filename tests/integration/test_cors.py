@@ -47,8 +47,7 @@ async def test_preflight_and_answers_to_an_allowed_origin(
     cors_client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p, sa = w.tenancy({})
-    device = w.device(sa, w.profile(p))
+    _, sa, device = w.tenancy_with_device()
     key = w.key(sa, scopes=["telemetry:read"])
     await load(pool, w)
 

@@ -88,10 +88,8 @@ async def setup(pool: asyncpg.Pool) -> Setup:
     other_device = w.device(other_sub, profile)
     inventory = w.device(partner, profile)
     archived = w.device(sub, profile, status="archived")
-    foreign_partner, foreign_sub = w.tenancy({}, tier=tier)
-    foreign = w.device(foreign_sub, w.profile(foreign_partner))
-    short, short_sub = w.tenancy({}, plan={"retentionDays": 1}, tier=tier)
-    short_device = w.device(short_sub, w.profile(short))
+    foreign_partner, _, foreign = w.tenancy_with_device(tier=tier)
+    _, short_sub, short_device = w.tenancy_with_device(plan={"retentionDays": 1}, tier=tier)
     setup = Setup(
         **telemetry_keys(w, partner, sub, other_sub, foreign_partner),
         short_key=w.key(short_sub, scopes=["telemetry:read"]),

@@ -330,9 +330,9 @@ async def test_long_poll_on_one_device_and_it_counts_once(
     live_server: LiveServer, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p, sa = w.tenancy({}, tier={"perMinute": 5, "perDay": 1000})
-    prof = w.profile(p, fields=[w.field("temperature")])
-    device = w.device(sa, prof)
+    p, sa, device = w.tenancy_with_device(
+        [w.field("temperature")], tier={"perMinute": 5, "perDay": 1000}
+    )
     key = w.key(sa, scopes=["telemetry:read"])
     token = w.integration(p)
     await load(pool, w)

@@ -411,9 +411,7 @@ async def test_gateways_of_the_same_partner_only(
 async def test_refusals(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
     w, t = th_world()
     inventory = w.device(t["partner"], t["profile"])
-    other, other_sa = w.tenancy({})
-    other_profile = w.profile(other)
-    foreign = w.device(other_sa, other_profile)
+    _, _, foreign = w.tenancy_with_device()
     await load(pool, w)
     good = cs.uplink(t["device"]["devEui"], {"temperature": 1})
 

@@ -140,8 +140,7 @@ async def test_304_counts_toward_the_rate_limit(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p, sa = w.tenancy({}, tier={"perMinute": 3, "perDay": 1000})
-    dev = w.device(sa, w.profile(p))
+    _, sa, dev = w.tenancy_with_device(tier={"perMinute": 3, "perDay": 1000})
     key = w.key(sa, scopes=["telemetry:read"])
     await load(pool, w)
     url = f"/api/v1/devices/{dev['id']}/latest"
@@ -355,8 +354,9 @@ async def device_with_a_reading(pool: asyncpg.Pool) -> tuple[Entity, Secret]:
     """A device with a temperature reading a minute old, and a `telemetry:read` key of its
     sub-account whose rate limit no test here reaches."""
     w = World()
-    p, sa = w.tenancy({}, tier={"perMinute": 100_000, "perDay": 1_000_000})
-    dev = w.device(sa, w.profile(p, fields=[w.field("temperature")]))
+    _, sa, dev = w.tenancy_with_device(
+        [w.field("temperature")], tier={"perMinute": 100_000, "perDay": 1_000_000}
+    )
     w.uplink(dev, at="now-PT1M", values={"temperature": 20.5})
     key = w.key(sa, scopes=["telemetry:read"])
     await load(pool, w)

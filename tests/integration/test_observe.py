@@ -88,8 +88,7 @@ async def test_access_log_line_per_request_with_request_id(
     served: Served, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p, sa = w.tenancy({})
-    device = w.device(sa, w.profile(p))
+    p, _, device = w.tenancy_with_device()
     key = w.key(p, ["devices:read"])
     await load(pool, w)
     async with httpx.AsyncClient(base_url=served.base_url, timeout=10) as http:
@@ -126,9 +125,7 @@ async def test_access_log_line_per_request_with_request_id(
 
 async def test_metrics_add_up_over_workers(served: Served, pool: asyncpg.Pool) -> None:
     w = World()
-    p, sa = w.tenancy({})
-    prof = w.profile(p, fields=[w.field("temperature")])
-    device = w.device(sa, prof)
+    p, sa, device = w.tenancy_with_device([w.field("temperature")])
     w.gateway(sa, gatewayEui="0016c001ff10a235")
     key = w.key(p, ["telemetry:read"])
     token = w.integration(p)

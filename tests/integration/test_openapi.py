@@ -143,8 +143,7 @@ async def test_history_relative_times_and_helpful_messages(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
     w = World()
-    p, sa = w.tenancy({})
-    device = w.device(sa, w.profile(p, fields=[w.field("temperature"), w.field("humidity")]))
+    p, _, device = w.tenancy_with_device([w.field("temperature"), w.field("humidity")])
     w.uplink(device, at="now-PT2H", values={"temperature": 20.5})
     key = w.key(p, ["telemetry:read"])
     await load(pool, w)

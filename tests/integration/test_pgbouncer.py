@@ -225,9 +225,7 @@ async def test_one_webhook_dispatcher_leads_past_pgbouncer_and_another_takes_ove
     when the leading worker is killed another leads within 5 s and delivers."""
     receiver = start_receiver()
     w = World()
-    partner, sub = w.tenancy({})
-    profile = w.profile(partner, fields=[w.field("temperature")])
-    device = w.device(sub, profile)
+    partner, _, device = w.tenancy_with_device([w.field("temperature")])
     token = w.integration(partner)
     await load(pool, w)
     _, secret = create_endpoint(
