@@ -1,12 +1,15 @@
 """Fixtures of the end-to-end tests that talk to something outside the app: the webhook
-receiver and the fake ChirpStack gRPC API, one of each per test module; the demo world in a
-database of its own, served by `telemetry serve`, once per session (the clients' tests)."""
+receiver and the fake ChirpStack gRPC API, one of each per test module; the TH-100 world of
+tests/support/chirpstack.py, loaded per test; the demo world in a database of its own,
+served by `telemetry serve`, once per session (the clients' tests)."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
+import asyncpg
 import pytest
 
 from app.core.config import Settings
@@ -15,6 +18,7 @@ from app.ops import cluster
 from app.ops.migrate import migrate
 from testkit.databases import drop_database
 from testkit.fake_chirpstack import FakeChirpStack
+from tests.support.chirpstack import th_loaded
 from tests.support.servers import LiveServer, serving
 from tests.support.webhooks import Receiver, start_receiver
 
@@ -34,6 +38,13 @@ async def fake() -> AsyncIterator[FakeChirpStack]:
     await server.start()
     yield server
     await server.stop()
+
+
+@pytest.fixture
+async def th(pool: asyncpg.Pool) -> dict[str, Any]:
+    """`th_loaded`'s world (a TH-100 device with its key and integration token,
+    tests/support/chirpstack.py), loaded afresh for each test that takes it."""
+    return await th_loaded(pool)
 
 
 @pytest.fixture(scope="session")

@@ -25,7 +25,6 @@ from app.auth.principal import hash_secret
 from app.core.config import PROJECT_ROOT
 from testkit.factories import World, load, partner_key
 from tests.support import chirpstack as cs
-from tests.support.chirpstack import th_loaded
 from tests.support.helpers import assert_error, bearer
 from tests.support.servers import LiveServer
 
@@ -75,11 +74,10 @@ def _with_time(body: str, when: str) -> bytes:
 
 
 async def test_2_ingest_times_outside_the_window_are_stored_with_the_receive_time(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
-    device, gateway = t["device"], t["gateway"]
-    headers = bearer(t["key"])
+    device, gateway = th["device"], th["gateway"]
+    headers = bearer(th["key"])
     for n, when in enumerate(
         [
             "9999-12-31T23:59:59.999999Z",
@@ -97,7 +95,7 @@ async def test_2_ingest_times_outside_the_window_are_stored_with_the_receive_tim
             response = await client.post(
                 f"/ingest/chirpstack?event={event}",
                 content=_with_time(body, when),
-                headers=cs.bearer(t["token"]),
+                headers=cs.bearer(th["token"]),
             )
             after = datetime.now(UTC) + timedelta(seconds=1)
             assert response.status_code == 204, (when, event, response.text)
@@ -114,7 +112,7 @@ async def test_2_ingest_times_outside_the_window_are_stored_with_the_receive_tim
     inside = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=2)
     body = cs.uplink(device["devEui"], {"temperature": 99}, time=inside)
     response = await client.post(
-        "/ingest/chirpstack?event=up", content=body, headers=cs.bearer(t["token"])
+        "/ingest/chirpstack?event=up", content=body, headers=cs.bearer(th["token"])
     )
     assert response.status_code == 204
     latest = await client.get(f"/api/v1/devices/{device['id']}/latest", headers=headers)
@@ -215,10 +213,9 @@ def test_7_a_second_server_on_a_taken_port_fails_at_once(live_server: LiveServer
 
 
 async def test_10_paging_integers_are_whole_numbers_and_timestamps_are_whole(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
-    headers = bearer(t["key"])
+    headers = bearer(th["key"])
     lists = ["/api/v1/devices", "/api/v1/gateways", "/api/v1/multicast-groups"]
     for path in lists:
         for name in ("limit", "offset"):
@@ -231,7 +228,7 @@ async def test_10_paging_integers_are_whole_numbers_and_timestamps_are_whole(
         good = await client.get(path, params={"limit": "10", "offset": "0"}, headers=headers)
         assert good.status_code == 200
         assert good.json()["pagination"]["limit"] == 10
-    history = f"/api/v1/devices/{t['device']['id']}/history"
+    history = f"/api/v1/devices/{th['device']['id']}/history"
     for name in ("from", "to"):
         for junk in ("\x00junk", "\x00", "junk"):
             params = {"field": "temperature", "from": "2026-01-01T00:00:00Z"}
@@ -268,22 +265,21 @@ def _get(path: str, key: str, method: str = "GET", extra: str = "") -> bytes:
 
 
 async def test_11_an_id_is_one_path_segment_and_head_options_answer_like_get(
-    live_server: LiveServer, pool: asyncpg.Pool
+    live_server: LiveServer, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
-    key = t["key"]
+    key = th["key"]
     for path in (
         "/api/v1/devices/%2F",
         "/api/v1/devices/%2f",
         "//api/v1/devices",
         "/api/v1//devices",
-        f"/api/v1/devices/{t['device']['id']}%2Flatest",
+        f"/api/v1/devices/{th['device']['id']}%2Flatest",
         "/api/v1/devices/a%5Cb",
     ):
         status, _, body = _raw(live_server, _get(path, key))
         assert status == 404, (path, body)
         assert json.loads(body)["error"]["code"] == "not_found", path
-    detail = f"/api/v1/devices/{t['device']['id']}"
+    detail = f"/api/v1/devices/{th['device']['id']}"
     status, got, body = _raw(live_server, _get(detail, key))
     assert status == 200
     status, headed, head_body = _raw(live_server, _get(detail, key, "HEAD"))
@@ -303,10 +299,9 @@ async def test_11_an_id_is_one_path_segment_and_head_options_answer_like_get(
 
 
 async def test_12_server_level_refusals_use_the_envelope(
-    live_server: LiveServer, pool: asyncpg.Pool
+    live_server: LiveServer, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
-    key = t["key"]
+    key = th["key"]
     long_query = "/api/v1/devices?search=" + "a" * 20_000
     status, _, body = _raw(live_server, _get(long_query, key))
     assert status == 414 and json.loads(body)["error"]["code"] == "uri_too_long"
@@ -315,7 +310,7 @@ async def test_12_server_level_refusals_use_the_envelope(
     assert status == 431 and json.loads(body)["error"]["code"] == "headers_too_large"
     for method in ("GET", "DELETE"):
         oversized = (
-            _get(f"/api/v1/devices/{t['device']['id']}", key, method, "Content-Length: 70000\r\n")
+            _get(f"/api/v1/devices/{th['device']['id']}", key, method, "Content-Length: 70000\r\n")
             + b"x" * 70_000
         )
         status, _, body = _raw(live_server, oversized)

@@ -114,12 +114,11 @@ async def test_uplink_computes_and_stores_every_kind_of_value(
 
 
 async def test_uncoercible_values_are_skipped_and_failing_formulas_left_out(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
     when = cs.at(3)
     body = cs.uplink(
-        t["device"]["devEui"],
+        th["device"]["devEui"],
         {
             "temperature": "warm",  # not a number: skipped
             "humidity": 50,
@@ -129,8 +128,8 @@ async def test_uncoercible_values_are_skipped_and_failing_formulas_left_out(
         },
         time=when,
     )
-    assert await post(client, t["token"], "up", body) == 204
-    data = await latest(client, t["key"], t["device"])
+    assert await post(client, th["token"], "up", body) == 204
+    data = await latest(client, th["key"], th["device"])
     assert data["values"] == {
         "humidity": 50,
         "door_raw": 0,
@@ -139,21 +138,20 @@ async def test_uncoercible_values_are_skipped_and_failing_formulas_left_out(
         "label": "Room 1",
     }
     assert data["derived"] == {"door": "closed"}
-    names = {name for name, _, _ in await readings(pool, t["device"])}
+    names = {name for name, _, _ in await readings(pool, th["device"])}
     assert names == {"signal_quality", "humidity", "door_raw", "door"}
 
 
 async def test_mapping_default_and_string_form_of_numbers(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
-    dev_eui = t["device"]["devEui"]
-    assert await up(client, t, {"door_raw": 7}) == 204
-    assert (await latest(client, t["key"], t["device"]))["values"]["door"] == "unknown"
+    dev_eui = th["device"]["devEui"]
+    assert await up(client, th, {"door_raw": 7}) == 204
+    assert (await latest(client, th["key"], th["device"]))["values"]["door"] == "unknown"
     # 1.0 is keyed as "1".
     body = cs.uplink(dev_eui, {"door_raw": 1.0}, time=cs.at(0, 1))
-    assert await post(client, t["token"], "up", body) == 204
-    assert (await latest(client, t["key"], t["device"]))["values"]["door"] == "open"
+    assert await post(client, th["token"], "up", body) == 204
+    assert (await latest(client, th["key"], th["device"]))["values"]["door"] == "open"
 
 
 async def test_retain_last_value_carries_fields_with_their_time(
@@ -222,108 +220,104 @@ async def test_out_of_order_uplinks_are_stored_but_never_move_latest_back(
 
 
 async def test_signal_quality_from_the_best_gateway(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
     rx = [
         (-110, -10.0, "0016c001ff10a235"),  # 7 + 17 -> 24
         (-90, 0.0, "00000000000000aa"),  # 21 + 33 -> 55 (unknown gateway: ignored)
         (-100, 5.0, "00000000000000bb"),  # 14 + 42 -> 56
     ]
-    body = cs.uplink(t["device"]["devEui"], {"temperature": 1}, rx=rx)
-    assert await post(client, t["token"], "up", body) == 204
-    assert (await latest(client, t["key"], t["device"]))["signalQuality"] == 56
+    body = cs.uplink(th["device"]["devEui"], {"temperature": 1}, rx=rx)
+    assert await post(client, th["token"], "up", body) == 204
+    assert (await latest(client, th["key"], th["device"]))["signalQuality"] == 56
     # Clamped at both ends.
     body = cs.uplink(
-        t["device"]["devEui"],
+        th["device"]["devEui"],
         {"temperature": 1},
         time=cs.at(0, 5),
         rx=[(-30, 40, "0016c001ff10a235")],
     )
-    await post(client, t["token"], "up", body)
-    assert (await latest(client, t["key"], t["device"]))["signalQuality"] == 100
-    series = [v for name, _, v in await readings(pool, t["device"]) if name == "signal_quality"]
+    await post(client, th["token"], "up", body)
+    assert (await latest(client, th["key"], th["device"]))["signalQuality"] == 100
+    series = [v for name, _, v in await readings(pool, th["device"]) if name == "signal_quality"]
     assert series == [56.0, 100.0]
 
 
 async def test_battery_from_field_and_status_newest_wins_status_on_ties(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
-    dev_eui = t["device"]["devEui"]
+    dev_eui = th["device"]["devEui"]
 
     async def battery() -> Any:
         return await pool.fetchval(
             "SELECT s.battery FROM device_state s JOIN devices d ON d.num = s.device_num"
             " WHERE d.id = $1",
-            t["device"]["id"],
+            th["device"]["id"],
         )
 
     t1, t2, t3, t4 = cs.at(40), cs.at(30), cs.at(20), cs.at(10)
-    assert await post(client, t["token"], "status", cs.status(dev_eui, level=55.5, time=t2)) == 204
+    assert await post(client, th["token"], "status", cs.status(dev_eui, level=55.5, time=t2)) == 204
     assert await battery() == {"state": "pct", "value": 56, "at": cs.iso(t2), "source": "status"}
     # An older battery field does not replace a newer status reading.
-    await up(client, t, {"battery": 10}, time=t1)
+    await up(client, th, {"battery": 10}, time=t1)
     assert (await battery())["value"] == 56
     # Equal times: the status source wins, whichever arrives first.
-    await up(client, t, {"battery": 101}, time=t2)
+    await up(client, th, {"battery": 101}, time=t2)
     assert (await battery())["source"] == "status"
-    await up(client, t, {"battery": 140.2}, time=t3)
+    await up(client, th, {"battery": 140.2}, time=t3)
     assert await battery() == {"state": "pct", "value": 100, "at": cs.iso(t3), "source": "field"}
-    await post(client, t["token"], "status", cs.status(dev_eui, external=True, time=t3))
+    await post(client, th["token"], "status", cs.status(dev_eui, external=True, time=t3))
     assert await battery() == {
         "state": "external",
         "value": None,
         "at": cs.iso(t3),
         "source": "status",
     }
-    await up(client, t, {"battery": -3}, time=t4)
+    await up(client, th, {"battery": -3}, time=t4)
     assert await battery() == {"state": "pct", "value": 0, "at": cs.iso(t4), "source": "field"}
     # A newer uplink without a battery field keeps the battery.
-    await up(client, t, {"temperature": 3}, time=cs.at(5))
+    await up(client, th, {"temperature": 3}, time=cs.at(5))
     assert (await battery())["at"] == cs.iso(t4)
-    await post(client, t["token"], "status", cs.status(dev_eui, unavailable=True, time=cs.at(1)))
+    await post(client, th["token"], "status", cs.status(dev_eui, unavailable=True, time=cs.at(1)))
     assert (await battery())["state"] == "unavailable"
     # A half percent rounds up.
-    await up(client, t, {"battery": 42.5}, time=cs.at(0))
+    await up(client, th, {"battery": 42.5}, time=cs.at(0))
     assert (await battery())["value"] == 43
 
 
 async def test_replayed_deduplication_id_is_stored_once(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
-    body = cs.uplink(t["device"]["devEui"], {"temperature": 20}, dedup="d-1")
-    assert await post(client, t["token"], "up", body) == 204
-    assert await post(client, t["token"], "up", body) == 204
+    body = cs.uplink(th["device"]["devEui"], {"temperature": 20}, dedup="d-1")
+    assert await post(client, th["token"], "up", body) == 204
+    assert await post(client, th["token"], "up", body) == 204
     # The status event carried by that uplink shares its deduplicationId, and is stored.
     assert (
         await post(
-            client, t["token"], "status", cs.status(t["device"]["devEui"], level=50, dedup="d-1")
+            client, th["token"], "status", cs.status(th["device"]["devEui"], level=50, dedup="d-1")
         )
         == 204
     )
-    names = [name for name, _, _ in await readings(pool, t["device"])]
+    names = [name for name, _, _ in await readings(pool, th["device"])]
     assert sorted(names) == ["signal_quality", "temp_f", "temperature"]
     battery = await pool.fetchval(
         "SELECT s.battery->>'value' FROM device_state s JOIN devices d ON d.num = s.device_num"
         " WHERE d.id = $1",
-        t["device"]["id"],
+        th["device"]["id"],
     )
     assert battery == "50"
 
 
 async def test_each_answer_carries_its_own_request_id_and_nothing_of_earlier_answers(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, th: dict[str, Any]
 ) -> None:
     """The ingest routes are answered below the framework (app/ingest/receive.py); their
     answers are built anew per request (a shared answer grew by one header per request)."""
-    t = await th_loaded(pool)
     ids = []
     for n in range(3):
-        body = cs.uplink(t["device"]["devEui"], {"temperature": n}, dedup=f"own-{n}")
+        body = cs.uplink(th["device"]["devEui"], {"temperature": n}, dedup=f"own-{n}")
         response = await client.post(
-            f"{INGEST}?event=up", content=body, headers={"Authorization": f"Bearer {t['token']}"}
+            f"{INGEST}?event=up", content=body, headers={"Authorization": f"Bearer {th['token']}"}
         )
         assert response.status_code == 204 and response.content == b""
         assert len(response.headers.get_list("x-request-id")) == 1
@@ -333,53 +327,53 @@ async def test_each_answer_carries_its_own_request_id_and_nothing_of_earlier_ans
 
 
 async def test_alerts_follow_the_newest_reading_of_their_field(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
 
     async def alerts() -> list[tuple[str, Any]]:
         rows = await pool.fetch(
             "SELECT a.level, a.since FROM device_alerts a JOIN devices d ON d.num = a.device_num"
             " WHERE d.id = $1",
-            t["device"]["id"],
+            th["device"]["id"],
         )
         return [(r["level"], r["since"]) for r in rows]
 
     hot = cs.at(30)
-    await up(client, t, {"temperature": 31}, time=hot)
+    await up(client, th, {"temperature": 31}, time=hot)
     assert await alerts() == [("warning", hot)]
-    await up(client, t, {"temperature": 35}, time=cs.at(25))
-    await up(client, t, {"humidity": 1}, time=cs.at(20))
+    await up(client, th, {"temperature": 35}, time=cs.at(25))
+    await up(client, th, {"humidity": 1}, time=cs.at(20))
     assert await alerts() == [("warning", hot)]
     # An older cool reading does not clear it; a newer one does.
-    await up(client, t, {"temperature": 10}, time=cs.at(40))
+    await up(client, th, {"temperature": 10}, time=cs.at(40))
     assert await alerts() == [("warning", hot)]
-    await up(client, t, {"temperature": 29}, time=cs.at(10))
+    await up(client, th, {"temperature": 29}, time=cs.at(10))
     assert await alerts() == []
 
 
-async def test_status_join_and_location_events(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    t = await th_loaded(pool)
-    dev_eui = t["device"]["devEui"]
+async def test_status_join_and_location_events(
+    client: AsyncTestClient, pool: asyncpg.Pool, th: dict[str, Any]
+) -> None:
+    dev_eui = th["device"]["devEui"]
     when = cs.at(7)
-    assert await post(client, t["token"], "join", cs.join(dev_eui, time=when)) == 204
+    assert await post(client, th["token"], "join", cs.join(dev_eui, time=when)) == 204
     query = "SELECT s.* FROM device_state s JOIN devices d ON d.num = s.device_num WHERE d.id = $1"
-    state = await pool.fetchrow(query, t["device"]["id"])
+    state = await pool.fetchrow(query, th["device"]["id"])
     assert state["last_seen_at"] == when and state["last_uplink_at"] is None
     assert (
-        await post(client, t["token"], "location", cs.location(dev_eui, 52.5, 4.25, time=cs.at(6)))
+        await post(client, th["token"], "location", cs.location(dev_eui, 52.5, 4.25, time=cs.at(6)))
         == 204
     )
-    state = await pool.fetchrow(query, t["device"]["id"])
+    state = await pool.fetchrow(query, th["device"]["id"])
     assert state["reported_location"] == {"latitude": 52.5, "longitude": 4.25, "altitude": None}
-    await post(client, t["token"], "location", cs.location(dev_eui, 1.0, 2.0, 30.0, time=cs.at(8)))
-    state = await pool.fetchrow(query, t["device"]["id"])
+    await post(client, th["token"], "location", cs.location(dev_eui, 1.0, 2.0, 30.0, time=cs.at(8)))
+    state = await pool.fetchrow(query, th["device"]["id"])
     assert state["reported_location"]["latitude"] == 52.5  # an older fix does not win
     # /latest still shows only the static values: status messages do not move `time`.
-    data = await latest(client, t["key"], t["device"])
+    data = await latest(client, th["key"], th["device"])
     assert data["time"] is None and data["signalQuality"] is None
     # Other event types are accepted and ignored (txack, ack and log move downlinks).
-    assert await post(client, t["token"], "integration", "{}") == 204
+    assert await post(client, th["token"], "integration", "{}") == 204
 
 
 async def test_gateways_of_the_same_partner_only(
@@ -434,22 +428,20 @@ async def test_refusals(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
 
 
 async def test_event_without_time_takes_the_time_received(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
     before = cs.at(0, -1)
-    assert await up(client, t, {"temperature": 4}) == 204
-    stored = await readings(pool, t["device"])
+    assert await up(client, th, {"temperature": 4}) == 204
+    stored = await readings(pool, th["device"])
     assert stored and all(time >= before for _, time, _ in stored)
 
 
 async def test_moving_to_inventory_after_ingest_makes_it_404(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
-    dev_eui = t["device"]["devEui"]
-    assert await up(client, t, {"temperature": 1}) == 204
-    num = await device_num(pool, t["device"])
+    dev_eui = th["device"]["devEui"]
+    assert await up(client, th, {"temperature": 1}) == 204
+    num = await device_num(pool, th["device"])
     async with pool.acquire() as connection, connection.transaction():
         await connection.execute(
             "UPDATE devices SET status = 'inventory', sub_account_id = NULL, site_id = NULL"
@@ -459,8 +451,8 @@ async def test_moving_to_inventory_after_ingest_makes_it_404(
         await connection.execute("SELECT delete_device_telemetry($1)", num)
     # The cached device context must not let the next uplink in.
     body = cs.uplink(dev_eui, {"temperature": 2}, time=cs.at(0, 1))
-    assert await post(client, t["token"], "up", body) == 404
-    assert await readings(pool, t["device"]) == []
+    assert await post(client, th["token"], "up", body) == 404
+    assert await readings(pool, th["device"]) == []
 
 
 async def state_of(pool: asyncpg.Pool, device: dict[str, Any]) -> Any:
@@ -509,45 +501,45 @@ async def test_huge_numbers_are_skipped_never_a_500(
 
 
 async def test_strings_with_nul_are_skipped_and_the_device_keeps_working(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
-    dev_eui = t["device"]["devEui"]
+    dev_eui = th["device"]["devEui"]
     body = cs.uplink(
         dev_eui, {"note": "a\u0000b", "humidity": 5}, time=cs.at(5), dedup="id-\u0000-1"
     )
     assert "\\u0000" in body
-    assert await post(client, t["token"], "up", body) == 204
-    data = await latest(client, t["key"], t["device"])
+    assert await post(client, th["token"], "up", body) == 204
+    data = await latest(client, th["key"], th["device"])
     assert "note" not in data["values"] and data["values"]["humidity"] == 5
     # A NUL in the deduplicationId is dropped: the replay is still recognised.
-    assert await post(client, t["token"], "up", body) == 204
-    assert len([n for n, _, _ in await readings(pool, t["device"]) if n == "humidity"]) == 1
+    assert await post(client, th["token"], "up", body) == 204
+    assert len([n for n, _, _ in await readings(pool, th["device"]) if n == "humidity"]) == 1
     body = cs.uplink(dev_eui, {"note": "fine"}, time=cs.at(4))
-    assert await post(client, t["token"], "up", body) == 204
-    assert (await latest(client, t["key"], t["device"]))["values"]["note"] == "fine"
+    assert await post(client, th["token"], "up", body) == 204
+    assert (await latest(client, th["key"], th["device"]))["values"]["note"] == "fine"
 
 
 async def test_proto3_nulls_and_numbers_as_strings_are_accepted(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
-    dev_eui = t["device"]["devEui"]
+    dev_eui = th["device"]["devEui"]
     when = cs.at(5)
     body = cs.uplink(dev_eui, {"humidity": 5}, time=when, rx=[(-80, 7.5, "0016c001ff10a235")])
-    assert await post(client, t["token"], "up", body.replace('"rssi": -80', '"rssi": "-80"')) == 204
-    assert (await latest(client, t["key"], t["device"]))["signalQuality"] == 74
+    assert (
+        await post(client, th["token"], "up", body.replace('"rssi": -80', '"rssi": "-80"')) == 204
+    )
+    assert (await latest(client, th["key"], th["device"]))["signalQuality"] == 74
     body = cs.uplink(dev_eui, {"humidity": 6}, time=cs.at(4), rx=[])
     body = body.replace('"deviceInfo"', '"rxInfo": null, "deviceInfo"')
-    assert await post(client, t["token"], "up", body) == 204
-    data = await latest(client, t["key"], t["device"])
+    assert await post(client, th["token"], "up", body) == 204
+    data = await latest(client, th["key"], th["device"])
     assert data["values"]["humidity"] == 6 and data["signalQuality"] == 74
     # A status event whose level is NaN keeps the battery as it was; lastSeenAt moves.
     third = cs.at(3)
     body = cs.status(dev_eui, level=float("nan"), time=third)
     assert '"NaN"' in body
-    assert await post(client, t["token"], "status", body) == 204
-    state = await state_of(pool, t["device"])
+    assert await post(client, th["token"], "status", body) == 204
+    state = await state_of(pool, th["device"])
     assert state["battery"] is None and state["last_seen_at"] == third
 
 
@@ -575,42 +567,40 @@ async def test_archived_device_is_404(client: AsyncTestClient, pool: asyncpg.Poo
 
 
 async def test_replayed_status_join_and_location_events_are_stored_once(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
-    dev_eui = t["device"]["devEui"]
-    token = t["token"]
+    dev_eui = th["device"]["devEui"]
+    token = th["token"]
     nine, eight, seven = cs.at(9), cs.at(8), cs.at(7)
     assert await post(client, token, "join", cs.join(dev_eui, time=nine, dedup="j")) == 204
     # Replays carry a newer time and other content: only the first is stored.
     assert await post(client, token, "join", cs.join(dev_eui, time=cs.at(1), dedup="j")) == 204
-    assert (await state_of(pool, t["device"]))["last_seen_at"] == nine
+    assert (await state_of(pool, th["device"]))["last_seen_at"] == nine
     body = cs.status(dev_eui, level=40, time=eight, dedup="s")
     assert await post(client, token, "status", body) == 204
     body = cs.status(dev_eui, level=90, time=cs.at(1), dedup="s")
     assert await post(client, token, "status", body) == 204
-    state = await state_of(pool, t["device"])
+    state = await state_of(pool, th["device"])
     assert state["battery"]["value"] == 40 and state["last_seen_at"] == eight
     body = cs.location(dev_eui, 10.0, 20.0, time=seven, dedup="l")
     assert await post(client, token, "location", body) == 204
     body = cs.location(dev_eui, 30.0, 40.0, time=cs.at(1), dedup="l")
     assert await post(client, token, "location", body) == 204
-    state = await state_of(pool, t["device"])
+    state = await state_of(pool, th["device"])
     assert state["reported_location"]["latitude"] == 10.0
     assert state["last_seen_at"] == seven
     # One dedup row per event type.
     keys = await pool.fetch(
         "SELECT deduplication_id FROM ingest_dedup WHERE partner_id = $1 ORDER BY 1",
-        t["partner"]["id"],
+        th["partner"]["id"],
     )
     assert [r["deduplication_id"] for r in keys] == ["join:j", "location:l", "status:s"]
 
 
 async def test_status_join_and_location_without_time_take_the_time_received(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
-    dev_eui = t["device"]["devEui"]
+    dev_eui = th["device"]["devEui"]
     for event, body in (
         ("status", cs.status(dev_eui, level=33)),
         ("join", cs.join(dev_eui)),
@@ -618,10 +608,10 @@ async def test_status_join_and_location_without_time_take_the_time_received(
     ):
         assert '"time"' not in body
         before = cs.at(0, -1)
-        assert await post(client, t["token"], event, body) == 204
-        state = await state_of(pool, t["device"])
+        assert await post(client, th["token"], event, body) == 204
+        state = await state_of(pool, th["device"])
         assert before <= state["last_seen_at"] <= cs.at(0, 2), event
-    state = await state_of(pool, t["device"])
+    state = await state_of(pool, th["device"])
     assert state["battery"]["value"] == 33
     assert state["reported_location"]["latitude"] == 5.0
     assert state["reported_location_at"] >= cs.at(0, -3)
@@ -637,12 +627,15 @@ async def test_status_join_and_location_without_time_take_the_time_received(
     ],
 )
 async def test_status_battery_states(
-    client: AsyncTestClient, pool: asyncpg.Pool, flags: dict[str, Any], expected: Any
+    client: AsyncTestClient,
+    pool: asyncpg.Pool,
+    th: dict[str, Any],
+    flags: dict[str, Any],
+    expected: Any,
 ) -> None:
-    t = await th_loaded(pool)
-    body = cs.status(t["device"]["devEui"], time=cs.at(2), **flags)
-    assert await post(client, t["token"], "status", body) == 204
-    battery = (await state_of(pool, t["device"]))["battery"]
+    body = cs.status(th["device"]["devEui"], time=cs.at(2), **flags)
+    assert await post(client, th["token"], "status", body) == 204
+    battery = (await state_of(pool, th["device"]))["battery"]
     assert {"state": battery["state"], "value": battery["value"]} == expected
     assert battery["source"] == "status"
 
@@ -729,17 +722,16 @@ async def test_alert_operators_and_levels_through_ingest(
 
 
 async def test_a_late_uplink_never_moves_a_gateways_last_seen_back(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, pool: asyncpg.Pool, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
-    dev_eui = t["device"]["devEui"]
+    dev_eui = th["device"]["devEui"]
     query = "SELECT last_seen_at FROM gateways WHERE id = $1"
     newest = cs.at(2)
-    assert await up(client, t, {"humidity": 1}, time=newest)
-    assert await pool.fetchval(query, t["gateway"]["id"]) == newest
+    assert await up(client, th, {"humidity": 1}, time=newest)
+    assert await pool.fetchval(query, th["gateway"]["id"]) == newest
     body = cs.uplink(dev_eui, {"humidity": 2}, time=cs.at(30))
-    assert await post(client, t["token"], "up", body) == 204
-    assert await pool.fetchval(query, t["gateway"]["id"]) == newest
+    assert await post(client, th["token"], "up", body) == 204
+    assert await pool.fetchval(query, th["gateway"]["id"]) == newest
 
 
 async def test_concurrent_uplinks_leave_each_gateway_at_its_newest_uplink(

@@ -19,7 +19,7 @@ from app.auth.cache import RENEWAL_WAIT_S
 from app.latest.lean import LeanLatest
 from testkit.factories import Entity, Secret, World, load
 from tests.support import chirpstack as cs
-from tests.support.chirpstack import INGEST, latest, th_loaded, th_world, up
+from tests.support.chirpstack import INGEST, latest, th_world, up
 from tests.support.helpers import assert_error, bearer, committed, settled_day_count
 
 
@@ -82,10 +82,9 @@ async def test_calibrated_device_has_derived_even_without_formulas(
     assert data["derived"] == {"temperature": 21.0}
 
 
-async def test_etag_and_conditional_requests(client: AsyncTestClient, pool: asyncpg.Pool) -> None:
-    t = await th_loaded(pool)
-    url = f"/api/v1/devices/{t['device']['id']}/latest"
-    first = await client.get(url, headers=bearer(t["key"]))
+async def test_etag_and_conditional_requests(client: AsyncTestClient, th: dict[str, Any]) -> None:
+    url = f"/api/v1/devices/{th['device']['id']}/latest"
+    first = await client.get(url, headers=bearer(th["key"]))
     assert first.status_code == 200
     etag = first.headers["etag"]
     assert etag.startswith('"') and etag.endswith('"')
@@ -93,44 +92,43 @@ async def test_etag_and_conditional_requests(client: AsyncTestClient, pool: asyn
     assert first.headers["content-type"].startswith("application/json")
 
     for header in (etag, f'"nope", {etag}', "*", f"W/{etag}"):
-        response = await client.get(url, headers=bearer(t["key"], **{"If-None-Match": header}))
+        response = await client.get(url, headers=bearer(th["key"], **{"If-None-Match": header}))
         assert response.status_code == 304, header
         assert response.content == b""
         assert response.headers["etag"] == etag
         assert response.headers["cache-control"] == "private, no-cache"
         assert "x-ratelimit-remaining" in response.headers
-    response = await client.get(url, headers=bearer(t["key"], **{"If-None-Match": '"other"'}))
+    response = await client.get(url, headers=bearer(th["key"], **{"If-None-Match": '"other"'}))
     assert response.status_code == 200 and response.json() == first.json()
 
     # An uplink changes the body, and so the ETag.
-    await up(client, t, {"temperature": 3})
-    changed = await client.get(url, headers=bearer(t["key"], **{"If-None-Match": etag}))
+    await up(client, th, {"temperature": 3})
+    changed = await client.get(url, headers=bearer(th["key"], **{"If-None-Match": etag}))
     assert changed.status_code == 200
     assert changed.headers["etag"] != etag
     assert changed.json()["data"]["values"]["temperature"] == 3
     # Stable while nothing changes; a replay of a stored event changes nothing.
     again = await client.get(
-        url, headers=bearer(t["key"], **{"If-None-Match": changed.headers["etag"]})
+        url, headers=bearer(th["key"], **{"If-None-Match": changed.headers["etag"]})
     )
     assert again.status_code == 304
     # The DevEUI addresses the device too, in any case and with separators.
-    eui = t["device"]["devEui"].upper()
+    eui = th["device"]["devEui"].upper()
     dashed = "-".join(eui[i : i + 2] for i in range(0, 16, 2))
-    by_eui = await client.get(f"/api/v1/devices/{dashed}/latest", headers=bearer(t["key"]))
+    by_eui = await client.get(f"/api/v1/devices/{dashed}/latest", headers=bearer(th["key"]))
     assert by_eui.status_code == 200 and by_eui.headers["etag"] == changed.headers["etag"]
 
 
 async def test_latest_reads_its_own_writes_at_once(
-    client: AsyncTestClient, pool: asyncpg.Pool
+    client: AsyncTestClient, th: dict[str, Any]
 ) -> None:
     """A dashboard that sees 204 from ingest and asks /latest at once gets the new body,
     even when the worker has not yet read PostgreSQL's notification of the commit."""
-    t = await th_loaded(pool)
-    url = f"/api/v1/devices/{t['device']['id']}/latest"
-    etag = (await client.get(url, headers=bearer(t["key"]))).headers["etag"]
+    url = f"/api/v1/devices/{th['device']['id']}/latest"
+    etag = (await client.get(url, headers=bearer(th["key"]))).headers["etag"]
     for value in range(40):
-        assert await up(client, t, {"temperature": value}) == 204
-        response = await client.get(url, headers=bearer(t["key"], **{"If-None-Match": etag}))
+        assert await up(client, th, {"temperature": value}) == 204
+        response = await client.get(url, headers=bearer(th["key"], **{"If-None-Match": etag}))
         assert response.status_code == 200, value
         assert response.json()["data"]["values"]["temperature"] == value
         etag = response.headers["etag"]
@@ -278,22 +276,21 @@ async def test_world_file_naming_an_unknown_device_is_refused(pool: asyncpg.Pool
 
 
 async def test_live_ingest_and_conditional_get_over_a_real_socket(
-    live_server: Any, pool: asyncpg.Pool
+    live_server: Any, th: dict[str, Any]
 ) -> None:
-    t = await th_loaded(pool)
-    url = f"/api/v1/devices/{t['device']['id']}/latest"
+    url = f"/api/v1/devices/{th['device']['id']}/latest"
     async with live_server.client() as http:
         response = await http.post(
             f"{INGEST}?event=up",
-            content=cs.uplink(t["device"]["devEui"], {"temperature": 19.5}, time=cs.at(1)),
-            headers=cs.bearer(t["token"]),
+            content=cs.uplink(th["device"]["devEui"], {"temperature": 19.5}, time=cs.at(1)),
+            headers=cs.bearer(th["token"]),
         )
         assert response.status_code == 204 and response.content == b""
-        first = await http.get(url, headers=bearer(t["key"]))
+        first = await http.get(url, headers=bearer(th["key"]))
         assert first.status_code == 200
         assert first.json()["data"]["values"]["temperature"] == 19.5
         etag = first.headers["etag"]
-        again = await http.get(url, headers=bearer(t["key"], **{"If-None-Match": etag}))
+        again = await http.get(url, headers=bearer(th["key"], **{"If-None-Match": etag}))
         assert again.status_code == 304 and again.content == b""
         assert int(again.headers["x-ratelimit-remaining"]) < int(
             first.headers["x-ratelimit-remaining"]
