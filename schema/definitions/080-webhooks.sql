@@ -115,7 +115,7 @@ $$;
 -- device.uplink, then device.alert.raised / .cleared for the rules this uplink started
 -- or stopped breaking (p_raised, p_cleared): step "events" of ingest_uplinks, for an
 -- uplink r of a partner that takes webhook events. The event shows what /latest shows now
--- (p_shown: values, signalQuality, retained, derived, built by ingest_uplink_next_state
+-- (p_shown: values, signalQuality, retained, derived, built by ingest_next_state
 -- from the values it built the stored body from) with the battery after this uplink
 -- (p_battery), the uplink's time, fPort and fCnt; an alert's value is the uplink's own.
 CREATE OR REPLACE FUNCTION webhook_uplink(
@@ -254,7 +254,8 @@ $$;
 -- reported the offline transition yet (its watermark is before it), it is reported here
 -- first; the ticker then no longer finds the device in its window.
 -- Fires after device_presence_state_update (trigger names run in order), so the
--- device's presence row is already locked by this transaction.
+-- device's presence row is already locked by this transaction (a batch of
+-- ingest_uplinks updates the presence of its devices before it writes their rows).
 CREATE OR REPLACE FUNCTION webhook_device_online() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
