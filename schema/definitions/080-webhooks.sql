@@ -41,7 +41,27 @@ $$;
 
 -- The endpoints an event of type p_type about device p_device_id (NULL: none) goes to: a
 -- partner endpoint, or the sub-account's own; type filter; device filter; one that takes
--- new events (webhook_receivers). NULL when none takes it.
+-- new events (webhook_receivers). One row per endpoint, from a plain SELECT in a
+-- set-returning LANGUAGE sql function, so that PostgreSQL inlines it into the calling
+-- query: webhook_uplinks finds the targets of a whole batch in its own statement (a
+-- scalar function holding this query ran, and was planned again, once per uplink).
+CREATE OR REPLACE FUNCTION webhook_target_ids(
+    p_type              text,
+    p_partner_id        uuid,
+    p_sub_account_id    uuid,
+    p_device_id         uuid
+) RETURNS SETOF uuid
+LANGUAGE sql STABLE
+AS $$
+    SELECT e.id
+      FROM webhook_receivers() e
+     WHERE e.partner_id = p_partner_id
+       AND (e.sub_account_id IS NULL OR e.sub_account_id = p_sub_account_id)
+       AND (e.event_types IS NULL OR p_type = ANY (e.event_types))
+       AND (e.device_ids IS NULL OR p_device_id = ANY (e.device_ids))
+$$;
+
+-- The same endpoints as an array; NULL when none takes the event.
 CREATE OR REPLACE FUNCTION webhook_targets(
     p_type              text,
     p_partner_id        uuid,
@@ -50,12 +70,8 @@ CREATE OR REPLACE FUNCTION webhook_targets(
 ) RETURNS uuid[]
 LANGUAGE sql STABLE
 AS $$
-    SELECT array_agg(e.id)
-      FROM webhook_receivers() e
-     WHERE e.partner_id = p_partner_id
-       AND (e.sub_account_id IS NULL OR e.sub_account_id = p_sub_account_id)
-       AND (e.event_types IS NULL OR p_type = ANY (e.event_types))
-       AND (e.device_ids IS NULL OR p_device_id = ANY (e.device_ids))
+    SELECT array_agg(t.id)
+      FROM webhook_target_ids(p_type, p_partner_id, p_sub_account_id, p_device_id) AS t (id)
 $$;
 
 -- Writes one event and its messages to every endpoint that takes it (webhook_targets), and
@@ -179,8 +195,9 @@ BEGIN
                || p_shown[x.ordinality] AS data
           FROM unnest(p_uplinks) WITH ORDINALITY AS x
           JOIN devices d ON d.num = x.device_num
-         CROSS JOIN LATERAL (SELECT webhook_targets('device.uplink', x.partner_id,
-                                                    d.sub_account_id, d.id) AS targets) t
+         CROSS JOIN LATERAL (SELECT array_agg(e.id) AS targets
+                               FROM webhook_target_ids('device.uplink', x.partner_id,
+                                                       d.sub_account_id, d.id) AS e (id)) t
          WHERE t.targets IS NOT NULL),
     moved AS (
         INSERT INTO webhook_sequences AS s (device_num, last)
