@@ -16,7 +16,7 @@ $$;
 -- `signalQuality` are null before the first uplink; `retained` (retain last value: the
 -- fields older than `time`) and `derived` (a profile with formulas, mappings or
 -- calibration) are left out when NULL. Ingest stores it with every uplink
--- (ingest_uplink_next_state); a device that has not reported yet is answered with its static
+-- (ingest_next_state); a device that has not reported yet is answered with its static
 -- values through the same function (sql/latest/latest.sql `static_body`).
 CREATE OR REPLACE FUNCTION latest_body(
     p_device_id uuid,

@@ -44,92 +44,88 @@ END;
 $$;
 
 -- Step "state" of one admitted uplink r: its device's device_state row st (locked, as it
--- is before this uplink) as it is after it: field state, signal quality, battery and the
--- stored /latest body and ETag (latest_body, schema/definitions/020-latest.sql). Writes
--- nothing: ingest_uplinks writes the row once per device and batch. With p_event, also
--- what the device.uplink event shows of the state (`shown`: values, signalQuality,
+-- is before this uplink) as it is after it (`next`): field state, signal quality, battery
+-- and the stored /latest body and ETag (latest_body, schema/definitions/020-latest.sql).
+-- Writes nothing: ingest_uplinks writes the row once per device and batch. With p_event,
+-- also what the device.uplink event shows of the state (`shown`: values, signalQuality,
 -- retained, derived, as the body shows them), built from the same values as the body
 -- rather than parsed back from it; otherwise `shown` is NULL.
--- One query computes the field state and what /latest shows of it; the rest are simple
--- expressions (each query of a PL/pgSQL function costs an executor start per uplink).
-CREATE OR REPLACE FUNCTION ingest_uplink_next_state(
-    INOUT st        device_state,
-    p_device_id     uuid,
-    r               uplink_record,
-    p_event         boolean,
-    OUT shown       jsonb
-)
-LANGUAGE plpgsql
+-- One SELECT in a set-returning LANGUAGE sql function, so that PostgreSQL inlines it into
+-- the query that calls it: ingest_uplinks computes the states of a whole batch in one
+-- statement (a PL/pgSQL function called per uplink cost 150 us each, mostly the call).
+-- `next` is built positionally in device_state's column order; a column added to
+-- device_state makes the cast fail on every ingest rather than go unset.
+CREATE OR REPLACE FUNCTION ingest_next_state(
+    st          device_state,
+    p_device_id uuid,
+    r           uplink_record,
+    p_event     boolean
+) RETURNS TABLE (next device_state, shown jsonb)
+LANGUAGE sql STABLE
 AS $$
-DECLARE
-    newest      timestamptz := GREATEST(st.last_uplink_at, r.time);
-    time_text   text := rfc3339(r.time);
-    newest_text text := CASE WHEN newest = r.time THEN time_text ELSE rfc3339(newest) END;
-    -- In order (the common case) every field of the uplink is the newest of its field.
-    in_order    boolean := st.last_uplink_at IS NULL OR st.last_uplink_at <= r.time;
-    vals        jsonb;
-    retained    jsonb;
-    derived     jsonb;
-    body        bytea;
-BEGIN
-    -- Per field, the newest stored value and the time it was reported: what retain last
-    -- value carries. A late uplink only fills in fields whose stored value is older.
-    -- /latest shows the fields of the newest uplink, or with retain last value every
-    -- field with the times of those older than the newest uplink. A field's time is
-    -- always rfc3339 text, so equal times are equal texts.
-    SELECT f.fs, v.vals, v.retained, v.derived INTO st.field_state, vals, retained, derived
-      FROM (SELECT st.field_state || COALESCE(jsonb_object_agg(n.key, jsonb_build_object(
-                       'v', n.value, 't', time_text, 'd', n.key = ANY (r.derived))), '{}') AS fs
-              FROM jsonb_each(r.shown_values) AS n
-             WHERE in_order OR st.field_state -> n.key IS NULL
-                OR (st.field_state -> n.key ->> 't')::timestamptz <= r.time) AS f,
-           LATERAL (
-               SELECT jsonb_object_agg(e.key, e.value -> 'v')
-                          FILTER (WHERE r.retain OR e.value ->> 't' = newest_text) AS vals,
-                      jsonb_object_agg(e.key, e.value -> 't')
-                          FILTER (WHERE r.retain AND e.value ->> 't' <> newest_text
-                                        AND (e.value ->> 't')::timestamptz < newest) AS retained,
-                      COALESCE((SELECT jsonb_object_agg(k, r.static_values -> k)
-                                  FROM unnest(r.static_derived) AS k
-                                 WHERE r.static_values ? k), '{}')
-                      || COALESCE(jsonb_object_agg(e.key, e.value -> 'v')
-                                      FILTER (WHERE (r.retain OR e.value ->> 't' = newest_text)
-                                                    AND (e.value ->> 'd')::boolean), '{}')
-                          AS derived
-                 FROM jsonb_each(f.fs) AS e) AS v;
-
-    IF r.signal IS NOT NULL AND r.time >= COALESCE(st.last_uplink_at, r.time) THEN
-        st.signal_quality := r.signal;
-    END IF;
-    vals := r.static_values || COALESCE(vals, '{}');
-    derived := CASE WHEN r.has_derived THEN derived END;
-    body := latest_body(p_device_id, newest, vals, st.signal_quality, retained, derived);
-    IF p_event THEN
-        shown := jsonb_build_object('values', vals, 'signalQuality', st.signal_quality);
-        IF retained IS NOT NULL THEN
-            shown := shown || jsonb_build_object('retained', retained);
-        END IF;
-        IF derived IS NOT NULL THEN
-            shown := shown || jsonb_build_object('derived', derived);
-        END IF;
-    END IF;
-
-    -- Battery: the newest reading of either source wins; on equal times the status source.
-    IF r.battery IS NOT NULL AND (st.battery IS NULL
-            OR (st.battery ->> 'at')::timestamptz < r.time
-            OR ((st.battery ->> 'at')::timestamptz = r.time AND st.battery ->> 'source' = 'field')) THEN
-        st.battery := jsonb_build_object('state', 'pct', 'value', r.battery, 'at', time_text,
-                                         'source', 'field');
-    END IF;
-
-    st.last_seen_at := GREATEST(st.last_seen_at, r.time);
-    st.last_uplink_at := newest;
-    st.latest_body := body;
-    st.latest_etag := latest_etag(body);
-END;
+    SELECT ROW(st.device_num, GREATEST(st.last_seen_at, r.time), t.newest, w.signal, b.battery,
+               st.reported_location, st.reported_location_at, f.fs, o.body,
+               latest_etag(o.body))::device_state,
+           CASE WHEN p_event THEN
+               jsonb_build_object('values', w.vals, 'signalQuality', w.signal)
+               || CASE WHEN v.retained IS NOT NULL
+                       THEN jsonb_build_object('retained', v.retained) ELSE '{}' END
+               || CASE WHEN w.derived IS NOT NULL
+                       THEN jsonb_build_object('derived', w.derived) ELSE '{}' END
+           END
+      FROM (SELECT GREATEST(st.last_uplink_at, r.time) AS newest,
+                   rfc3339(r.time) AS time_text,
+                   -- In order (the common case) every field of the uplink is the newest of
+                   -- its field.
+                   st.last_uplink_at IS NULL OR st.last_uplink_at <= r.time AS in_order) AS t,
+           LATERAL (SELECT CASE WHEN t.newest = r.time THEN t.time_text
+                                ELSE rfc3339(t.newest) END AS newest_text) AS n,
+           -- Per field, the newest stored value and the time it was reported: what retain
+           -- last value carries. A late uplink only fills in fields whose stored value is
+           -- older. /latest shows the fields of the newest uplink, or with retain last
+           -- value every field with the times of those older than the newest uplink. A
+           -- field's time is always rfc3339 text, so equal times are equal texts.
+           LATERAL (SELECT st.field_state || COALESCE(jsonb_object_agg(e.key, jsonb_build_object(
+                               'v', e.value, 't', t.time_text, 'd', e.key = ANY (r.derived))),
+                           '{}') AS fs
+                      FROM jsonb_each(r.shown_values) AS e
+                     WHERE t.in_order OR st.field_state -> e.key IS NULL
+                        OR (st.field_state -> e.key ->> 't')::timestamptz <= r.time) AS f,
+           LATERAL (SELECT jsonb_object_agg(e.key, e.value -> 'v')
+                               FILTER (WHERE r.retain OR e.value ->> 't' = n.newest_text) AS vals,
+                           jsonb_object_agg(e.key, e.value -> 't')
+                               FILTER (WHERE r.retain AND e.value ->> 't' <> n.newest_text
+                                             AND (e.value ->> 't')::timestamptz < t.newest)
+                               AS retained,
+                           COALESCE((SELECT jsonb_object_agg(k, r.static_values -> k)
+                                       FROM unnest(r.static_derived) AS k
+                                      WHERE r.static_values ? k), '{}')
+                           || COALESCE(jsonb_object_agg(e.key, e.value -> 'v')
+                                           FILTER (WHERE (r.retain OR e.value ->> 't' = n.newest_text)
+                                                         AND (e.value ->> 'd')::boolean), '{}')
+                               AS derived
+                      FROM jsonb_each(f.fs) AS e) AS v,
+           LATERAL (SELECT r.static_values || COALESCE(v.vals, '{}') AS vals,
+                           CASE WHEN r.has_derived THEN v.derived END AS derived,
+                           CASE WHEN r.signal IS NOT NULL
+                                     AND r.time >= COALESCE(st.last_uplink_at, r.time)
+                                THEN r.signal::smallint ELSE st.signal_quality END AS signal) AS w,
+           LATERAL (SELECT latest_body(p_device_id, t.newest, w.vals, w.signal, v.retained,
+                                       w.derived) AS body) AS o,
+           -- Battery: the newest reading of either source wins; on equal times the status
+           -- source.
+           LATERAL (SELECT CASE WHEN r.battery IS NOT NULL
+                                     AND (st.battery IS NULL
+                                          OR (st.battery ->> 'at')::timestamptz < r.time
+                                          OR ((st.battery ->> 'at')::timestamptz = r.time
+                                              AND st.battery ->> 'source' = 'field'))
+                                THEN jsonb_build_object('state', 'pct', 'value', r.battery,
+                                                        'at', t.time_text, 'source', 'field')
+                                ELSE st.battery END AS battery) AS b
 $$;
+DROP FUNCTION IF EXISTS ingest_uplink_next_state(device_state, uuid, uplink_record, boolean);
 
--- Writes device_state rows computed by ingest_uplink_next_state (already locked).
+-- Writes device_state rows computed by ingest_next_state (already locked).
 -- PL/pgSQL, not SQL: its plan is then kept for the session instead of made per call.
 CREATE OR REPLACE FUNCTION write_device_states(p_rows device_state[]) RETURNS void
 LANGUAGE plpgsql
@@ -366,26 +362,36 @@ $$;
 -- (app/ingest/batch.py); the fallback, world replay and bulk loads pass a batch of one.
 -- Uplinks come sorted by device and time, so locks are taken in one global order.
 --
--- The steps, each over the whole batch where it can be (per-uplink PL/pgSQL statements
--- were most of the database's time per uplink):
+-- The steps, each over the whole batch where it can be (per-uplink statements were most
+-- of the database's time per uplink):
 --   1. admit      ingest_admit_batch: token, device, de-duplication ('stored' or why not)
---   2. state      lock_device_states (every admitted device's row, in num order), then per
---                 stored uplink by device and time ingest_uplink_alerts and
---                 ingest_uplink_next_state: alerts, field state, signal, battery, the
---                 stored /latest body and ETag; each row written once per batch
---                 (write_device_states; for a device with webhook events, its state after
---                 its first uplink before the events, so that its device.online comes first)
---   3. events     webhook_uplinks for the batch, or with alert rules webhook_uplink per
+--   2. readings   record_readings: the raw readings of every admitted uplink. Before the
+--                 device states are locked: they lock no row, and every statement moved
+--                 out of the locked part shortens the time a concurrent batch of the same
+--                 devices waits for this one
+--   3. state      lock_device_states (every admitted device's row, in num order), then
+--                 the states after each uplink (ingest_next_state: field state, signal,
+--                 battery, the stored /latest body and ETag). Without alert rules in one
+--                 statement for the whole batch: a device's k-th uplink of the batch
+--                 starts from the state after its (k-1)-th (a recursive query, one step
+--                 per uplink of the busiest device); each row written once per batch
+--                 (write_device_states; for a device with webhook events, its state
+--                 after its first uplink before the events, so that its device.online
+--                 comes first), and device_presence once per batch, before, in the same
+--                 statement for every device (its row trigger stands aside meanwhile:
+--                 telemetry.presence_by_batch). With alert rules uplink by uplink:
+--                 ingest_uplink_alerts before each state, the row and the events written
+--                 per uplink
+--   4. events     webhook_uplinks for the batch, or with alert rules webhook_uplink per
 --                 uplink (schema/definitions/080-webhooks.sql), only for uplinks of
 --                 a partner with an endpoint taking events (webhook_wanted, once per
 --                 uplink in one statement): device.uplink and device.alert.raised/.cleared
---                 into the webhook outbox, in this transaction, from the values step 2
+--                 into the webhook outbox, in this transaction, from the values step 3
 --                 computed. The NOTIFY that wakes the dispatcher is deferred past the
 --                 commit, since one inside the transaction serialises the commits of
 --                 concurrent batches: live ingest sends it after its commit
 --                 (app/ingest/batch.py, through app/webhooks/nudge.py); otherwise the
 --                 dispatcher's tick (1 s) finds them
---   4. readings   record_readings: the raw readings of every admitted uplink
 --   5. gateways   touch_gateways: lastSeenAt of the relaying gateways, last (lock order)
 CREATE OR REPLACE FUNCTION ingest_uplinks(
     p_uplinks       uplink_record[],
@@ -401,22 +407,24 @@ AS $$
 DECLARE
     adm         record;
     wanted      boolean[];
+    has_rules   boolean;
+    states      device_state[];
+    firsts      device_state[];
+    finals      device_state[];
+    unwritten   device_state[];
+    takers      uplink_record[];
+    shown       jsonb[];
+    batteries   jsonb[];
+    -- Uplink by uplink (alert rules).
     u           integer;
     r           uplink_record;
-    states      device_state[];
     k           integer := 0;
     st          device_state;
     next        record;
     pending     device_state[] := '{}';
     raised      integer[];
     cleared     integer[];
-    has_rules   boolean;
-    unwritten   boolean := false;
-    first       boolean;
-    firsts      device_state[] := '{}';
-    takers      uplink_record[] := '{}';
-    shown       jsonb[] := '{}';
-    batteries   jsonb[] := '{}';
+    changed     boolean := false;
     gw_partner  uuid[];
     gw_eui      text[];
     gw_time     timestamptz[];
@@ -435,10 +443,10 @@ BEGIN
     IF NOT ('stored' = ANY (outcomes)) THEN
         RETURN;
     END IF;
+    -- 2. readings
+    PERFORM record_readings(p_uplinks, adm.sites);
 
-    -- 2. state (every row locked first), 3. events. Uplinks are taken by device and time;
-    -- each one's state follows from the previous one's in memory, and a device's row is
-    -- written once, with the others at the end.
+    -- 3. state (every row locked first), 4. events.
     SELECT lock_device_states(array_agg(x.device_num) FILTER (WHERE outcomes[x.ordinality] = 'stored')),
            -- webhook_wanted's test over the inlined webhook_receivers: that scalar SQL
            -- function has a subquery, so it is never inlined and is planned anew per call.
@@ -448,63 +456,91 @@ BEGIN
       INTO states, wanted, has_rules
       FROM unnest(p_uplinks) WITH ORDINALITY AS x;
     webhooks := true = ANY (wanted);
-    FOR u IN SELECT j FROM generate_subscripts(p_uplinks, 1) AS j
-              WHERE outcomes[j] = 'stored'
-              ORDER BY (p_uplinks[j]).device_num, (p_uplinks[j]).time, j LOOP
-        r := p_uplinks[u];
-        first := st.device_num IS DISTINCT FROM r.device_num;
-        IF first THEN
-            IF unwritten THEN
-                pending := pending || st;
-            END IF;
-            LOOP
-                k := k + 1;
-                EXIT WHEN states[k].device_num = r.device_num;
-            END LOOP;
-            st := states[k];
-            unwritten := false;
+    IF NOT has_rules THEN
+        -- Every state of the batch in one statement: step k of a device applies its k-th
+        -- uplink (by time) to the state after step k-1, step 0 being its locked row.
+        WITH RECURSIVE up AS MATERIALIZED (
+            SELECT (p_uplinks[x.j]).device_num AS device_num, p_uplinks[x.j] AS r,
+                   adm.device_ids[x.j] AS device_id, wanted[x.j] AS event,
+                   row_number() OVER (PARTITION BY (p_uplinks[x.j]).device_num
+                                      ORDER BY (p_uplinks[x.j]).time, x.j) AS step,
+                   count(*) OVER (PARTITION BY (p_uplinks[x.j]).device_num) AS steps
+              FROM generate_subscripts(p_uplinks, 1) AS x (j)
+             WHERE outcomes[x.j] = 'stored'),
+        applied (device_num, step, steps, st, r, event, shown) AS (
+            SELECT s.device_num, 0::bigint, 0::bigint, s, NULL::uplink_record, false, NULL::jsonb
+              FROM unnest(states) AS s
+            UNION ALL
+            SELECT a.device_num, u.step, u.steps, n.next, u.r, u.event, n.shown
+              FROM applied a
+              JOIN up u ON u.device_num = a.device_num AND u.step = a.step + 1
+             CROSS JOIN LATERAL ingest_next_state(a.st, u.device_id, u.r, u.event) AS n)
+        SELECT array_agg(a.st ORDER BY a.device_num) FILTER (WHERE a.step = 1 AND a.event),
+               array_agg(a.st ORDER BY a.device_num) FILTER (WHERE a.step = a.steps),
+               array_agg(a.st ORDER BY a.device_num)
+                   FILTER (WHERE a.step = a.steps AND NOT (a.event AND a.step = 1)),
+               array_agg(a.r ORDER BY a.device_num, a.step) FILTER (WHERE a.event),
+               array_agg(a.shown ORDER BY a.device_num, a.step) FILTER (WHERE a.event),
+               array_agg((a.st).battery ORDER BY a.device_num, a.step) FILTER (WHERE a.event)
+          INTO firsts, finals, unwritten, takers, shown, batteries
+          FROM applied a
+         WHERE a.step > 0;
+        -- Presence before the rows: the row trigger of device.online (080-webhooks.sql)
+        -- relies on the device's presence row being locked by then.
+        UPDATE device_presence p
+           SET online_until = device_online_until(x.last_uplink_at, p.offline_minutes)
+          FROM unnest(finals) AS x
+         WHERE p.device_num = x.device_num
+           AND p.online_until IS DISTINCT FROM
+               device_online_until(x.last_uplink_at, p.offline_minutes);
+        PERFORM set_config('telemetry.presence_by_batch', 'on', true);
+        IF takers IS NOT NULL THEN
+            -- The events of the batch are written together, once the state after each
+            -- device's first uplink is written (its device.online first).
+            PERFORM write_device_states(firsts);
+            PERFORM webhook_uplinks(takers, shown, batteries);
         END IF;
-        raised := NULL;
-        cleared := NULL;
-        IF has_rules THEN
+        IF unwritten IS NOT NULL THEN
+            PERFORM write_device_states(unwritten);
+        END IF;
+        PERFORM set_config('telemetry.presence_by_batch', 'off', true);
+    ELSE
+        -- Each uplink's alerts follow its event: uplink by uplink, the state written
+        -- first, so that the device.online its trigger may emit comes before both.
+        FOR u IN SELECT j FROM generate_subscripts(p_uplinks, 1) AS j
+                  WHERE outcomes[j] = 'stored'
+                  ORDER BY (p_uplinks[j]).device_num, (p_uplinks[j]).time, j LOOP
+            r := p_uplinks[u];
+            IF st.device_num IS DISTINCT FROM r.device_num THEN
+                IF changed THEN
+                    pending := pending || st;
+                END IF;
+                LOOP
+                    k := k + 1;
+                    EXIT WHEN states[k].device_num = r.device_num;
+                END LOOP;
+                st := states[k];
+                changed := false;
+            END IF;
             SELECT a.raised, a.cleared INTO raised, cleared
               FROM ingest_uplink_alerts(r, st.field_state) AS a;
-        END IF;
-        SELECT * INTO next FROM ingest_uplink_next_state(st, adm.device_ids[u], r, wanted[u]);
-        st := next.st;
-        IF NOT wanted[u] THEN
-            unwritten := true;
-        ELSIF has_rules THEN
-            -- Each uplink's alerts follow its event: uplink by uplink, the state written
-            -- first, so that the device.online its trigger may emit comes before both.
-            PERFORM write_device_states(ARRAY[st]);
-            unwritten := false;
-            PERFORM webhook_uplink(r, next.shown, st.battery, raised, cleared);
-        ELSE
-            -- The events of the batch are written together after the loop, once the state
-            -- after each device's first uplink is written (its device.online first).
-            IF first THEN
-                firsts := firsts || st;
+            SELECT * INTO next FROM ingest_next_state(st, adm.device_ids[u], r, wanted[u]);
+            st := next.next;
+            IF wanted[u] THEN
+                PERFORM write_device_states(ARRAY[st]);
+                changed := false;
+                PERFORM webhook_uplink(r, next.shown, st.battery, raised, cleared);
             ELSE
-                unwritten := true;
+                changed := true;
             END IF;
-            takers := takers || r;
-            shown := shown || next.shown;
-            batteries := batteries || st.battery;
+        END LOOP;
+        IF changed THEN
+            pending := pending || st;
         END IF;
-    END LOOP;
-    IF unwritten THEN
-        pending := pending || st;
+        IF cardinality(pending) > 0 THEN
+            PERFORM write_device_states(pending);
+        END IF;
     END IF;
-    IF cardinality(takers) > 0 THEN
-        PERFORM write_device_states(firsts);
-        PERFORM webhook_uplinks(takers, shown, batteries);
-    END IF;
-    IF cardinality(pending) > 0 THEN
-        PERFORM write_device_states(pending);
-    END IF;
-    -- 4. readings
-    PERFORM record_readings(p_uplinks, adm.sites);
     -- 5. gateways
     SELECT COALESCE(array_agg(x.partner_id), '{}'), COALESCE(array_agg(g.eui), '{}'),
            COALESCE(array_agg(x.time), '{}')

@@ -407,7 +407,11 @@ CREATE OR REPLACE TRIGGER device_presence_update AFTER UPDATE ON devices
 
 -- device_state, the ingest path: row-level, and only when last_uplink_at moves (a status
 -- message, a gateway's lastSeenAt or a new /latest body alone fire nothing). A device that
--- is not assigned has no row, so the update finds nothing.
+-- is not assigned has no row, so the update finds nothing. A batch of live uplinks
+-- (ingest_uplinks, schema/definitions/030-ingest.sql) updates the presence of all its
+-- devices in one statement instead (the trigger was a third of the batch's writes) and
+-- says so in telemetry.presence_by_batch, local to its transaction, while it writes the
+-- rows; the condition reads it without calling the trigger.
 CREATE OR REPLACE FUNCTION device_presence_uplink() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -438,7 +442,9 @@ CREATE OR REPLACE TRIGGER device_presence_state_insert AFTER INSERT ON device_st
     EXECUTE FUNCTION device_presence_uplink();
 CREATE OR REPLACE TRIGGER device_presence_state_update AFTER UPDATE OF last_uplink_at
     ON device_state
-    FOR EACH ROW WHEN (OLD.last_uplink_at IS DISTINCT FROM NEW.last_uplink_at)
+    FOR EACH ROW WHEN (OLD.last_uplink_at IS DISTINCT FROM NEW.last_uplink_at
+                       AND current_setting('telemetry.presence_by_batch', true)
+                           IS DISTINCT FROM 'on')
     EXECUTE FUNCTION device_presence_uplink();
 CREATE OR REPLACE TRIGGER device_presence_state_delete AFTER DELETE ON device_state
     FOR EACH ROW EXECUTE FUNCTION device_presence_uplink();

@@ -41,7 +41,27 @@ $$;
 
 -- The endpoints an event of type p_type about device p_device_id (NULL: none) goes to: a
 -- partner endpoint, or the sub-account's own; type filter; device filter; one that takes
--- new events (webhook_receivers). NULL when none takes it.
+-- new events (webhook_receivers). One row per endpoint, from a plain SELECT in a
+-- set-returning LANGUAGE sql function, so that PostgreSQL inlines it into the calling
+-- query: webhook_uplinks finds the targets of a whole batch in its own statement (a
+-- scalar function holding this query ran, and was planned again, once per uplink).
+CREATE OR REPLACE FUNCTION webhook_target_ids(
+    p_type              text,
+    p_partner_id        uuid,
+    p_sub_account_id    uuid,
+    p_device_id         uuid
+) RETURNS SETOF uuid
+LANGUAGE sql STABLE
+AS $$
+    SELECT e.id
+      FROM webhook_receivers() e
+     WHERE e.partner_id = p_partner_id
+       AND (e.sub_account_id IS NULL OR e.sub_account_id = p_sub_account_id)
+       AND (e.event_types IS NULL OR p_type = ANY (e.event_types))
+       AND (e.device_ids IS NULL OR p_device_id = ANY (e.device_ids))
+$$;
+
+-- The same endpoints as an array; NULL when none takes the event.
 CREATE OR REPLACE FUNCTION webhook_targets(
     p_type              text,
     p_partner_id        uuid,
@@ -50,12 +70,8 @@ CREATE OR REPLACE FUNCTION webhook_targets(
 ) RETURNS uuid[]
 LANGUAGE sql STABLE
 AS $$
-    SELECT array_agg(e.id)
-      FROM webhook_receivers() e
-     WHERE e.partner_id = p_partner_id
-       AND (e.sub_account_id IS NULL OR e.sub_account_id = p_sub_account_id)
-       AND (e.event_types IS NULL OR p_type = ANY (e.event_types))
-       AND (e.device_ids IS NULL OR p_device_id = ANY (e.device_ids))
+    SELECT array_agg(t.id)
+      FROM webhook_target_ids(p_type, p_partner_id, p_sub_account_id, p_device_id) AS t (id)
 $$;
 
 -- Writes one event and its messages to every endpoint that takes it (webhook_targets), and
@@ -115,7 +131,7 @@ $$;
 -- device.uplink, then device.alert.raised / .cleared for the rules this uplink started
 -- or stopped breaking (p_raised, p_cleared): step "events" of ingest_uplinks, for an
 -- uplink r of a partner that takes webhook events. The event shows what /latest shows now
--- (p_shown: values, signalQuality, retained, derived, built by ingest_uplink_next_state
+-- (p_shown: values, signalQuality, retained, derived, built by ingest_next_state
 -- from the values it built the stored body from) with the battery after this uplink
 -- (p_battery), the uplink's time, fPort and fCnt; an alert's value is the uplink's own.
 CREATE OR REPLACE FUNCTION webhook_uplink(
@@ -179,8 +195,9 @@ BEGIN
                || p_shown[x.ordinality] AS data
           FROM unnest(p_uplinks) WITH ORDINALITY AS x
           JOIN devices d ON d.num = x.device_num
-         CROSS JOIN LATERAL (SELECT webhook_targets('device.uplink', x.partner_id,
-                                                    d.sub_account_id, d.id) AS targets) t
+         CROSS JOIN LATERAL (SELECT array_agg(e.id) AS targets
+                               FROM webhook_target_ids('device.uplink', x.partner_id,
+                                                       d.sub_account_id, d.id) AS e (id)) t
          WHERE t.targets IS NOT NULL),
     moved AS (
         INSERT INTO webhook_sequences AS s (device_num, last)
@@ -254,7 +271,8 @@ $$;
 -- reported the offline transition yet (its watermark is before it), it is reported here
 -- first; the ticker then no longer finds the device in its window.
 -- Fires after device_presence_state_update (trigger names run in order), so the
--- device's presence row is already locked by this transaction.
+-- device's presence row is already locked by this transaction (a batch of
+-- ingest_uplinks updates the presence of its devices before it writes their rows).
 CREATE OR REPLACE FUNCTION webhook_device_online() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
