@@ -148,8 +148,23 @@ def _postmaster_state() -> str:
     except OSError:
         return "stale"
     # The state is the field after the parenthesised command name.
-    state = stat.rsplit(")", 1)[-1].split()[0]
-    return "stale" if state in ("Z", "X") else "alive"
+    command, rest = stat.split("(", 1)[1].rsplit(")", 1)
+    if rest.split()[0] in ("Z", "X"):
+        return "stale"
+    # After a reboot or in a fresh container the number may now belong to something else:
+    # another program, or a thread of one (/proc/<tid> exists for every thread, though no
+    # process of that number does), which would keep the data directory locked for good.
+    return "alive" if command.startswith("postgres") and _leads_its_thread_group(pid) else "stale"
+
+
+def _leads_its_thread_group(pid: int) -> bool:
+    """Whether `pid` is a process and not one of the threads of another."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    tgid = next((line.split()[1] for line in status.splitlines() if line.startswith("Tgid:")), "")
+    return tgid == str(pid)
 
 
 def _start_server() -> None:
