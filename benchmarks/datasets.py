@@ -12,10 +12,10 @@ COPY format and streamed with asyncpg `copy_to_table(format="binary")` (the prot
 `copy_records_to_table`, without building a Python tuple per reading, which alone would
 cap the load far below the target), one time slice (a week, the raw chunk) at a time over
 parallel connections. A closed week goes in already packed: benchmarks/packed.py builds
-the rows the packing job would write (packed weeks and their daily rollups), so the
-database never holds its raw rows. The newest week stays raw, as in a live system; the
-late arrivals go raw too and the packing job (`pack_closed_chunks`) merges them into
-their packed weeks.
+the rows the packing job would write (packed weeks, their hourly partials and daily
+rollups), so the database never holds its raw rows and writes each row once. The newest
+week stays raw, as in a live system; the late arrivals go raw too and the packing job
+(`pack_closed_chunks`) merges them into their packed weeks.
 Every device's newest uplink is then sent through the real pipeline (a second world with
 `uplinks`) so that `/latest` has its stored body, when the pipeline supports it.
 """
@@ -41,8 +41,12 @@ from app.ops.progress import ProgressBar
 from benchmarks.common import DeviceRef, FieldRef, Fleet, KeyRef, Manifest, manifest_path
 from benchmarks.copy_rows import Columns, new_rows
 from benchmarks.packed import (
+    HOURS_NUM_COLUMNS,
+    HOURS_OTHER_COLUMNS,
     PACKED_COLUMNS,
     PERIOD_US,
+    ROLLUP_NUM_COLUMNS,
+    ROLLUP_OTHER_COLUMNS,
     pack_sorted,
 )
 from testkit.databases import connect, scratch_database
@@ -500,6 +504,7 @@ class Layout:
     site_num: np.ndarray
     field_nums: dict[str, np.ndarray]  # identifier -> per-device field num
     time_desc: bool = False  # the series index of readings_num is (device, field, time DESC)
+    counters: frozenset[int] = frozenset()  # field nums whose measurement is `counter`
 
 
 def slice_frames(
@@ -608,8 +613,8 @@ class SliceLoad:
 def encode_slice(
     series: Series, layout: Layout, first: int, last: int, seed: int, connections: int, pack: bool
 ) -> SliceLoad:
-    """Steps [first, last) as raw rows or, with `pack`, as packed rows and their daily
-    rollups (benchmarks/packed.py), spread over `connections`."""
+    """Steps [first, last) as raw rows or, with `pack`, as packed rows, their hourly
+    partials and daily rollups (benchmarks/packed.py), spread over `connections`."""
     if pack:
         return _packed_slice(series, layout, first, last, seed, connections)
     num_frame, other_frame = slice_frames(series, layout, first, last, seed)
@@ -647,8 +652,13 @@ def _packed_slice(
             site,
             time_us,
             values[identifier].ravel()[present].astype(np.float64),
+            counters=layout.counters,
         )
-        copies[i % connections].append(Copy("packed_num", packed.packed, PACKED_COLUMNS))
+        copies[i % connections] += [
+            Copy("packed_num", packed.packed, PACKED_COLUMNS),
+            Copy("packed_hours_num", packed.hours, HOURS_NUM_COLUMNS),
+            Copy("rollup_day_num", packed.rollups, ROLLUP_NUM_COLUMNS),
+        ]
     other = pack_sorted(
         device,
         np.repeat(layout.field_nums["status"], len(steps))[present],
@@ -657,11 +667,11 @@ def _packed_slice(
         values["status"].ravel()[present],
         STATUS_VALUES,
     )
-    copies[-1].append(Copy("packed_other", other.packed, PACKED_COLUMNS))
-    # The hourly partials and daily rollups of these weeks are the database's own
-    # (fill_packed_partials below): their composable partials (schema/180, 181) are not
-    # encoded here, and rows copied without them would each be rewritten once by the fill,
-    # leaving a dead copy of every row in the storage measure.
+    copies[-1] += [
+        Copy("packed_other", other.packed, PACKED_COLUMNS),
+        Copy("packed_hours_other", other.hours, HOURS_OTHER_COLUMNS),
+        Copy("rollup_day_other", other.rollups, ROLLUP_OTHER_COLUMNS),
+    ]
     return SliceLoad(copies, len(time_us) * 4, len(time_us), packed=True)
 
 
@@ -702,6 +712,11 @@ async def _layout(connection: Any, devices: list[dict[str, Any]]) -> Layout:
             GROUP BY d.id, d.num, s.num""",
         [d["id"] for d in devices],
     )
+    counters = await connection.fetch(
+        "SELECT num FROM profile_fields WHERE measurement = 'counter' AND profile_id IN "
+        "(SELECT profile_id FROM devices WHERE id = ANY($1::uuid[]))",
+        [d["id"] for d in devices],
+    )
     time_desc = await connection.fetchval(
         "SELECT COALESCE(bool_or(indexdef LIKE '%time DESC%'), false) FROM pg_indexes "
         "WHERE tablename = 'readings_num' AND indexname = 'readings_num_series'"
@@ -716,6 +731,7 @@ async def _layout(connection: Any, devices: list[dict[str, Any]]) -> Layout:
             for f in FIELDS
         },
         time_desc=bool(time_desc),
+        counters=frozenset(r["num"] for r in counters),
     )
 
 
@@ -732,12 +748,13 @@ async def load_readings(
     into their packed weeks by the packing job.
 
     With `client_packing`, each closed week is packed here (benchmarks/packed.py) and
-    COPYed as packed rows and daily rollups, the next slice encoded in a thread while the
-    previous one is COPYed; the open week is COPYed raw. The late readings of a packed
-    week follow it raw, and the packing job merges them while the next weeks load, as it
-    would in a live system. Without `client_packing` every slice is COPYed raw, the packing
-    job packs each closed one while the next loads, and the late readings come last (the
-    reference: what tests/integration/test_bulk_packing.py compares against)."""
+    COPYed as packed rows, hourly partials and daily rollups, the next slice encoded in a
+    thread while the previous one is COPYed; the open week is COPYed raw. The late
+    readings of a packed week follow it raw, and the packing job merges them while the
+    next weeks load, as it would in a live system. Without `client_packing` every slice
+    is COPYed raw, the packing job packs each closed one while the next loads, and the
+    late readings come last (the reference: what tests/integration/test_bulk_packing.py
+    compares against)."""
     report = LoadReport()
     conns = [await connect(database_url) for _ in range(connections + 1)]
     for conn in conns:
@@ -795,8 +812,6 @@ async def load_readings(
                 *(_copy_all(c, copies) for c, copies in zip(copy_conns, load.copies, strict=True))
             )
             report.copy_seconds += time.perf_counter() - copy_started
-            if load.packed:
-                await fill_packed_partials(copy_conns[0], period_of(first))
             report.readings_num += load.readings_num
             report.readings_other += load.readings_other
             if not client_packing:
@@ -816,18 +831,6 @@ async def load_readings(
         for conn in conns:
             await conn.close()
     return report
-
-
-async def fill_packed_partials(connection: Any, period_us: int) -> None:
-    """The hourly partials and daily rollups of the client-packed week starting at
-    `period_us`, written by the database from its packed rows (inserted once)."""
-    start = datetime.fromtimestamp(period_us / 1_000_000, UTC)
-    end = start + timedelta(microseconds=PERIOD_US)
-    async with connection.transaction():
-        await connection.execute("SET LOCAL statement_timeout = 0")
-        await connection.execute(
-            "SELECT fill_packed_hours_num($1, $2), fill_packed_hours_other($1, $2)", start, end
-        )
 
 
 async def pack_closed(connection: Any) -> None:
