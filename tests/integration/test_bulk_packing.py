@@ -192,8 +192,8 @@ async def test_bulk_partials_equal_the_packing_jobs(
                 WHERE x IS NOT NULL AND x <> '{}'""",
         )
         assert mixed[0]["n"] > 0
-    counted = "SELECT sum(x) AS n FROM packed_hours_num, unnest(n) x"
-    assert await _fetch(client, counted) == await _fetch(
+    every_hour = "SELECT sum(x) AS n FROM packed_hours_num, unnest(n) x"
+    assert await _fetch(client, every_hour) == await _fetch(
         client, "SELECT sum(n) AS n FROM packed_num"
     )
 
