@@ -29,7 +29,7 @@ import numpy as np
 import polars as pl
 
 from benchmarks.copy_rows import Columns, new_rows
-from benchmarks.numeric_sums import numeric_sums
+from benchmarks.numeric_sums import digits15, numeric_sums
 
 PERIOD_US = 7 * 86400 * 1_000_000
 DAY_US = 86400 * 1_000_000
@@ -405,7 +405,8 @@ class Readings:
 def _number_partials(r: Readings, counter_rows: np.ndarray) -> tuple[bytes, bytes]:
     """packed_hours_num and rollup_day_num rows of the numeric readings `r`."""
     value, starts = r.value, r.hour_first
-    sums = numeric_sums(value, starts)
+    digits = digits15(value)  # the numeric of each reading, for the sums and integrals
+    sums = numeric_sums(value, starts, digits=digits)
     # Each reading's growth over the one before it in the week (a reset: its own value;
     # the week's first: nothing), as the packing job's `growth`.
     previous = np.empty_like(value)
@@ -465,10 +466,9 @@ def _number_partials(r: Readings, counter_rows: np.ndarray) -> tuple[bytes, byte
     days["last_value"] = value[last]
     days["first_time"] = r.time_us[first] - PG_EPOCH_US
     days["first_value"] = value[first]
-    days["increase"] = numeric_sums(np.where(r.day_starts, 0.0, growth), first)
-    days["integral"] = numeric_sums(
-        np.where(r.in_day, value, 0.0), first, np.where(r.in_day, r.step, 0)
-    )
+    # A day's increase: the growth of its readings after its first.
+    days["increase"] = numeric_sums(growth, first, (~r.day_starts).astype(np.int64))
+    days["integral"] = numeric_sums(value, first, np.where(r.in_day, r.step, 0), digits)
     return hours, days.tobytes()
 
 
