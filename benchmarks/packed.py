@@ -283,6 +283,8 @@ def pack_sorted(
     refused: the benchmark's series have one reading per time. `counters` are the field
     numbers whose measurement is `counter` (their hours keep the increase partials).
     """
+    if not len(time_us):
+        return PackedSlice(packed=b"", hours=b"", rollups=b"", rows=0, readings=0)
     device, field, site = (a.astype(np.int32, copy=False) for a in (device, field, site))
     time_us = time_us.astype(np.int64, copy=False)
     period = time_us // PERIOD_US * PERIOD_US
@@ -384,7 +386,7 @@ class Readings:
         self.in_day = has_next & (following < self.day + DAY_US)
 
     def hour_cells(self) -> list[Cells]:
-        """The hours, counts and last times (microseconds after the hour) of each row."""
+        """The hours (of the week) and counts of each row's hours with readings."""
         lengths = self.hours_per_row
         return [
             array_cells(OID_INT2, _fixed(_INT2, self.hour), lengths),
