@@ -611,12 +611,20 @@ class SliceLoad:
 
 
 def encode_slice(
-    series: Series, layout: Layout, first: int, last: int, seed: int, connections: int, pack: bool
+    series: Series,
+    layout: Layout,
+    first: int,
+    last: int,
+    seed: int,
+    connections: int,
+    pack: bool,
+    late: pl.DataFrame | None = None,
 ) -> SliceLoad:
     """Steps [first, last) as raw rows or, with `pack`, as packed rows, their hourly
-    partials and daily rollups (benchmarks/packed.py), spread over `connections`."""
+    partials and daily rollups (benchmarks/packed.py) with the `late` readings of the
+    week among them, spread over `connections`."""
     if pack:
-        return _packed_slice(series, layout, first, last, seed, connections)
+        return _packed_slice(series, layout, first, last, seed, connections, late)
     num_frame, other_frame = slice_frames(series, layout, first, last, seed)
     parts = num_frame.partition_by("device_num", maintain_order=True, as_dict=False)
     groups: list[list[pl.DataFrame]] = [[] for _ in range(connections)]
@@ -631,11 +639,18 @@ def encode_slice(
 
 
 def _packed_slice(
-    series: Series, layout: Layout, first: int, last: int, seed: int, connections: int
+    series: Series,
+    layout: Layout,
+    first: int,
+    last: int,
+    seed: int,
+    connections: int,
+    late: pl.DataFrame | None = None,
 ) -> SliceLoad:
     """The packed rows of steps [first, last), straight from the generated arrays: each
     field's [device, step] array, flattened, already holds every series contiguous and
-    in time order (one reading per step), so nothing needs sorting."""
+    in time order (one reading per step), so nothing needs sorting; the week's `late`
+    readings are inserted in their places."""
     steps = np.arange(first, last)
     values = signals(series, steps, seed)
     n = len(layout.device_num)
@@ -643,16 +658,30 @@ def _packed_slice(
     time_us = np.tile((int(series.start.timestamp()) + steps * INTERVAL_S) * 1_000_000, n)[present]
     device = np.repeat(layout.device_num, len(steps))[present]
     site = np.repeat(layout.site_num, len(steps))[present]
+    # Where each reading lies in the arrays' order (device by device, then by time), to
+    # place the late readings: as microseconds after the week's start, below 2**40.
+    week_us = time_us[0] // PERIOD_US * PERIOD_US if len(time_us) else 0
+    order = (np.repeat(np.arange(n, dtype=np.int64), len(steps))[present] << 40) + (
+        time_us - week_us
+    )
+    index_of = {num: i for i, num in enumerate(layout.device_num.tolist())}
     copies: list[list[Copy]] = [[] for _ in range(connections)]
+    readings_num = 0
     for i, identifier in enumerate(("signal_quality", "temperature", "humidity", "battery")):
         nums = np.zeros(n, np.int32) if i == 0 else layout.field_nums[identifier]
-        packed = pack_sorted(
+        columns: tuple[np.ndarray, ...] = (
             device,
             np.repeat(nums, len(steps))[present],
             site,
             time_us,
             values[identifier].ravel()[present].astype(np.float64),
-            counters=layout.counters,
+        )
+        if i and late is not None:
+            columns = _with_late(columns, order, late, nums, index_of, week_us)
+        readings_num += len(columns[3])
+        field_device, field_num, field_site, field_time, field_value = columns
+        packed = pack_sorted(
+            field_device, field_num, field_site, field_time, field_value, None, layout.counters
         )
         copies[i % connections] += [
             Copy("packed_num", packed.packed, PACKED_COLUMNS),
@@ -672,7 +701,44 @@ def _packed_slice(
         Copy("packed_hours_other", other.hours, HOURS_OTHER_COLUMNS),
         Copy("rollup_day_other", other.rollups, ROLLUP_OTHER_COLUMNS),
     ]
-    return SliceLoad(copies, len(time_us) * 4, len(time_us), packed=True)
+    return SliceLoad(copies, readings_num, len(time_us), packed=True)
+
+
+def _with_late(
+    columns: tuple[np.ndarray, ...],
+    order: np.ndarray,
+    late: pl.DataFrame,
+    nums: np.ndarray,
+    index_of: dict[int, int],
+    week_us: int,
+) -> tuple[np.ndarray, ...]:
+    """A field's readings (device, field, site, time, value) with its late readings of
+    the week inserted in packed order (series, then time, then value)."""
+    mine = late.filter(pl.col("field_num").is_in(nums.tolist()))
+    if not mine.height:
+        return columns
+    late_time = mine["time_us"].to_numpy()
+    late_value = mine["value"].to_numpy()
+    devices = np.array([index_of[d] for d in mine["device_num"].to_list()], dtype=np.int64)
+    keys = (devices << 40) + (late_time - week_us)
+    sequence = np.lexsort((late_value, keys))
+    keys, late_value = keys[sequence], late_value[sequence]
+    # Before the readings at the same time with greater values, after those with lesser.
+    places = np.searchsorted(order, keys, side="left")
+    value = columns[4]
+    tied = (places < len(order)) & (order[np.minimum(places, len(order) - 1)] == keys)
+    places[tied] += value[places[tied]] < late_value[tied]
+    inserted = (
+        mine["device_num"].to_numpy()[sequence],
+        mine["field_num"].to_numpy()[sequence],
+        mine["site_num"].to_numpy()[sequence],
+        late_time[sequence],
+        late_value,
+    )
+    return tuple(
+        np.insert(column, places, extra.astype(column.dtype))
+        for column, extra in zip(columns, inserted, strict=True)
+    )
 
 
 async def _copy_all(connection: Any, copies: list[Copy]) -> None:
@@ -777,13 +843,18 @@ async def load_readings(
     late = late_frame(series, layout, seed).with_columns(
         period=pl.col("time_us") // PERIOD_US * PERIOD_US
     )
+    # Packed on the client, a closed week holds its late readings already (what the
+    # packing job's merge of them would leave, each row written once); the rest go raw.
+    packed_late = (pl.col("period") + PERIOD_US <= now_us) & pl.lit(client_packing)
+    late_packed, late = late.filter(packed_late), late.filter(~packed_late)
 
     def period_of(step: int) -> int:
         return (start_s + step * INTERVAL_S) * 1_000_000 // PERIOD_US * PERIOD_US
 
     def encode(first: int, last: int) -> SliceLoad:
         closed = client_packing and period_of(first) + PERIOD_US <= now_us
-        return encode_slice(series, layout, first, last, seed, len(copy_conns), closed)
+        week = late_packed.filter(pl.col("period") == period_of(first)).drop("period")
+        return encode_slice(series, layout, first, last, seed, len(copy_conns), closed, week)
 
     pack_task: asyncio.Task[Any] | None = None
 
@@ -803,7 +874,7 @@ async def load_readings(
     bar = ProgressBar(label, total)
     try:
         upcoming = asyncio.create_task(asyncio.to_thread(encode, *slices[0]))
-        for index, (first, _) in enumerate(slices):
+        for index in range(len(slices)):
             load = await upcoming
             if index + 1 < len(slices):
                 upcoming = asyncio.create_task(asyncio.to_thread(encode, *slices[index + 1]))
@@ -816,11 +887,6 @@ async def load_readings(
             report.readings_other += load.readings_other
             if not client_packing:
                 await merge(late.clear())
-            elif load.packed:
-                week = late.filter(pl.col("period") == period_of(first))
-                if week.height:
-                    late = late.filter(pl.col("period") != period_of(first))
-                    await merge(week)
             bar.update(report.readings)
         bar.finish()
         await merge(late)  # the rest: all of it for the reference, the open week's here

@@ -146,7 +146,8 @@ async def test_bulk_packed_rows_equal_the_packing_jobs(
     loaded: tuple[str, str, Series],
 ) -> None:
     client, job, series = loaded
-    # The late readings exercise the job's merge into rows the client packed.
+    # Late readings off the grid: the client packs those of closed weeks in their places,
+    # the job merges them into the weeks it packed.
     assert _late_in_closed_weeks(series) > 0
     for kind in ("num", "other"):
         ours = await _fetch(client, PACKED.format(kind=kind))
