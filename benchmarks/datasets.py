@@ -13,9 +13,9 @@ COPY format and streamed with asyncpg `copy_to_table(format="binary")` (the prot
 cap the load far below the target), one time slice (a week, the raw chunk) at a time over
 parallel connections. A closed week goes in already packed: benchmarks/packed.py builds
 the rows the packing job would write (packed weeks, their hourly partials and daily
-rollups), so the database never holds its raw rows and writes each row once. The newest
-week stays raw, as in a live system; the late arrivals go raw too and the packing job
-(`pack_closed_chunks`) merges them into their packed weeks.
+rollups) with the week's late arrivals in their places, so the database never holds its
+raw rows and writes each row once. The newest week stays raw, as in a live system, and so
+do its late arrivals.
 Every device's newest uplink is then sent through the real pipeline (a second world with
 `uplinks`) so that `/latest` has its stored body, when the pipeline supports it.
 """
@@ -607,7 +607,6 @@ class SliceLoad:
     copies: list[list[Copy]]
     readings_num: int
     readings_other: int
-    packed: bool = False
 
 
 def encode_slice(
@@ -701,7 +700,7 @@ def _packed_slice(
         Copy("packed_hours_other", other.hours, HOURS_OTHER_COLUMNS),
         Copy("rollup_day_other", other.rollups, ROLLUP_OTHER_COLUMNS),
     ]
-    return SliceLoad(copies, readings_num, len(time_us), packed=True)
+    return SliceLoad(copies, readings_num, len(time_us))
 
 
 def _with_late(
@@ -810,16 +809,15 @@ async def load_readings(
     label: str = "readings",
     client_packing: bool = True,
 ) -> LoadReport:
-    """COPYs every step but the newest, slice by slice, then the late arrivals, merged
-    into their packed weeks by the packing job.
+    """COPYs every step but the newest, slice by slice, then the late arrivals.
 
-    With `client_packing`, each closed week is packed here (benchmarks/packed.py) and
+    With `client_packing`, each closed week is packed here (benchmarks/packed.py), its
+    late readings among the others (what the packing job's merge of them leaves), and
     COPYed as packed rows, hourly partials and daily rollups, the next slice encoded in a
-    thread while the previous one is COPYed; the open week is COPYed raw. The late
-    readings of a packed week follow it raw, and the packing job merges them while the
-    next weeks load, as it would in a live system. Without `client_packing` every slice
-    is COPYed raw, the packing job packs each closed one while the next loads, and the
-    late readings come last (the reference: what tests/integration/test_bulk_packing.py
+    thread while the previous one is COPYed; the open week and its late readings are
+    COPYed raw. Without `client_packing` every slice is COPYed raw, the packing job packs
+    each closed one while the next loads, and the late readings come last, merged by the
+    job into their packed weeks (the reference: what tests/integration/test_bulk_packing.py
     compares against)."""
     report = LoadReport()
     conns = [await connect(database_url) for _ in range(connections + 1)]
