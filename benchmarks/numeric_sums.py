@@ -129,17 +129,18 @@ def numeric_sums(
     widest = float(_POW10_F[min(int(shift.max()), 22)]) * float(sizes.max())
     magnitude = float(np.abs(mantissa).max())
     if exact.all() and magnitude * widest < _INT62:
-        # Every term and every sum fits int64 as it is (readings of a few decimals).
+        # Every term and every sum fits int64 as it is (readings of a few decimals). A
+        # shift past 18 is only that of zeros here (10**19 alone is past 2**62).
         fast = np.ones(groups, dtype=bool)
         highs = np.zeros(groups, dtype=np.int64)
-        lows = np.add.reduceat(mantissa * np.take(_POW10_I, shift), starts)
+        lows = np.add.reduceat(mantissa * np.take(_POW10_I, shift, mode="clip"), starts)
         unit = 0
     elif exact.all() and max(magnitude / _POW10_F[9], _POW10_F[9]) * widest < _INT62:
         # 15-digit mantissas (differences of readings): each split at 10**9, the upper
         # and lower parts summed apart.
         fast = np.ones(groups, dtype=bool)
         upper = mantissa // _POW10_I[9]
-        power = np.take(_POW10_I, shift)
+        power = np.take(_POW10_I, shift, mode="clip")
         highs = np.add.reduceat(upper * power, starts)
         lows = np.add.reduceat((mantissa - upper * _POW10_I[9]) * power, starts)
         highs += lows // _POW10_I[9]  # the carry: lows below 10**9 again
@@ -180,7 +181,7 @@ def _limb_sums(
     high = np.where(
         cut, mantissa // divisor, mantissa * np.take(_POW10_I, np.maximum(shift - 15, 0))
     )
-    low = np.where(cut, mantissa % divisor * np.take(_POW10_I, shift), 0)
+    low = np.where(cut, mantissa % divisor * np.take(_POW10_I, shift, mode="clip"), 0)
     high_magnitude = np.abs(mantissa) * np.take(_POW10_F, shift) / _POW10_F[_LIMB_DIGITS]
     fast = (
         np.logical_and.reduceat(fits & (high_magnitude < _INT62), starts)

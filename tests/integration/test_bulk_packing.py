@@ -33,6 +33,7 @@ from benchmarks.datasets import (
     pack_other,
     plan_series,
 )
+from benchmarks.numeric_sums import numeric_sums
 from benchmarks.packed import (
     HOURS_NUM_COLUMNS,
     HOURS_OTHER_COLUMNS,
@@ -347,6 +348,51 @@ async def test_irregular_times_pack_as_the_job_packs() -> None:
                 expected["steps"],
                 expected["counts"],
             )
+    finally:
+        await connection.close()
+        await asyncio.to_thread(drop_database, name)
+
+
+def _sum_cases(rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Values that take each way of numeric_sums: readings of a few decimals (int64 sums),
+    their differences (15-digit mantissas, summed in two parts), large and tiny values
+    (limbs, the decimal module), zeros of both signs and halfway digits."""
+    readings = np.round(rng.normal(20, 5, 20_001), 2)
+    return {
+        "readings": readings[1:],
+        "differences": np.diff(readings),
+        "tenths": np.diff(np.round(rng.normal(50, 10, 20_001), 1)),
+        "integers": rng.integers(-(10**6), 10**6, 20_000).astype(np.float64),
+        "magnitudes": rng.normal(0, 1, 20_000) * 10.0 ** rng.integers(-12, 18, 20_000),
+        "edges": np.array([0.0, -0.0, 1e-7, 5e-324, 1e300, 999999999999999.9, 1e15, 0.5, 2.5]),
+    }
+
+
+async def test_numeric_sums_equal_postgresqls() -> None:
+    """numeric_sums against `saturate(sum(v::numeric * w))` itself, group by group."""
+    name = f"bench_bulkpack_{uuid.uuid4().hex[:8]}_sums"
+    url = await asyncio.to_thread(scratch_database, name, fresh=True)
+    connection = await connect(url)
+    try:
+        rng = np.random.default_rng(5)
+        for case, values in _sum_cases(rng).items():
+            sizes = rng.integers(1, 120, len(values))
+            starts = np.unique(np.append(0, np.cumsum(sizes)))
+            starts = starts[starts < len(values)]
+            group = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(values))))
+            for weight in (None, rng.integers(0, 10**9, len(values))):
+                ours = numeric_sums(values, starts, weight)
+                theirs = await connection.fetchval(
+                    """SELECT array_agg(s ORDER BY g) FROM (
+                           SELECT g, saturate(sum(v::numeric * COALESCE(w, 1))) AS s
+                             FROM unnest($1::float8[], $2::int[], $3::bigint[]) AS u (v, g, w)
+                            GROUP BY g) x""",
+                    values.tolist(),
+                    group.tolist(),
+                    None if weight is None else weight.tolist(),
+                )
+                differ = np.flatnonzero(ours.view(np.int64) != np.array(theirs).view(np.int64))
+                assert differ.tolist() == [], (case, ours[differ[:3]], np.array(theirs)[differ[:3]])
     finally:
         await connection.close()
         await asyncio.to_thread(drop_database, name)
