@@ -433,6 +433,8 @@ def _number_partials(r: Readings, counter_rows: np.ndarray) -> tuple[bytes, byte
     if resets.any():
         grown, grown_starts = r.in_hours(resets, growth)
         increase[resets] = numeric_sums(grown, grown_starts)
+    lows, highs = _extreme(np.minimum, value, starts), _extreme(np.maximum, value, starts)
+    hour_days = np.flatnonzero(r.day_starts[starts])  # the first hour of each day
     lengths = r.hours_per_row
     prefixes = new_rows(_KEY, len(r.first), fields=len(HOURS_NUM_COLUMNS))
     _key(prefixes, r.device, r.field, r.site, r.period, r.first)
@@ -441,8 +443,8 @@ def _number_partials(r: Readings, counter_rows: np.ndarray) -> tuple[bytes, byte
         [
             *r.hour_cells(),
             array_cells(OID_FLOAT8, _fixed(_FLOAT8, sums), lengths),
-            array_cells(OID_FLOAT8, _fixed(_FLOAT8, np.minimum.reduceat(value, starts)), lengths),
-            array_cells(OID_FLOAT8, _fixed(_FLOAT8, np.maximum.reduceat(value, starts)), lengths),
+            array_cells(OID_FLOAT8, _fixed(_FLOAT8, lows), lengths),
+            array_cells(OID_FLOAT8, _fixed(_FLOAT8, highs), lengths),
             array_cells(OID_INT8, _fixed(_INT8, r.times_within(r.hour_last)), lengths),
             array_cells(OID_FLOAT8, _fixed(_FLOAT8, value[r.hour_last]), lengths),
             array_cells(OID_INT8, _fixed(_INT8, r.times_within(starts)), lengths),
@@ -461,9 +463,9 @@ def _number_partials(r: Readings, counter_rows: np.ndarray) -> tuple[bytes, byte
     first, last = r.day_first, r.day_last
     days["n"] = last - first + 1
     # A day's sum is the sum of its hours' sums (each a float8 already), as the job's.
-    days["sum"] = numeric_sums(sums, np.flatnonzero(r.day_starts[starts]))
-    days["min"] = np.minimum.reduceat(value, first)
-    days["max"] = np.maximum.reduceat(value, first)
+    days["sum"] = numeric_sums(sums, hour_days)
+    days["min"] = _extreme(np.minimum, lows, hour_days)
+    days["max"] = _extreme(np.maximum, highs, hour_days)
     days["last_time"] = r.time_us[last] - PG_EPOCH_US
     days["last_value"] = value[last]
     days["first_time"] = r.time_us[first] - PG_EPOCH_US
@@ -472,6 +474,17 @@ def _number_partials(r: Readings, counter_rows: np.ndarray) -> tuple[bytes, byte
     days["increase"] = numeric_sums(growth, first, (~r.day_starts).astype(np.int64))
     days["integral"] = numeric_sums(value, first, np.where(r.in_day, r.step, 0), digits)
     return hours, days.tobytes()
+
+
+def _extreme(ufunc: np.ufunc, values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """min or max (`ufunc`) of each group as PostgreSQL aggregates it: float8smaller and
+    float8larger keep the later of two equal values, so of 0 and -0 the last one."""
+    out = ufunc.reduceat(values, starts)
+    zero = out == 0
+    if zero.any():
+        last = np.maximum.reduceat(np.where(values == 0, np.arange(len(values)), -1), starts)
+        out[zero] = values[last[zero]]
+    return out
 
 
 def _other_partials(r: Readings, choices: list[Any]) -> tuple[bytes, bytes]:
