@@ -12,10 +12,10 @@ COPY format and streamed with asyncpg `copy_to_table(format="binary")` (the prot
 `copy_records_to_table`, without building a Python tuple per reading, which alone would
 cap the load far below the target), one time slice (a week, the raw chunk) at a time over
 parallel connections. A closed week goes in already packed: benchmarks/packed.py builds
-the rows the packing job would write (packed weeks and their daily rollups), so the
-database never holds its raw rows. The newest week stays raw, as in a live system; the
-late arrivals go raw too and the packing job (`pack_closed_chunks`) merges them into
-their packed weeks.
+the rows the packing job would write (packed weeks, their hourly partials and daily
+rollups) with the week's late arrivals in their places, so the database never holds its
+raw rows and writes each row once. The newest week stays raw, as in a live system, and so
+do its late arrivals.
 Every device's newest uplink is then sent through the real pipeline (a second world with
 `uplinks`) so that `/latest` has its stored body, when the pipeline supports it.
 """
@@ -41,8 +41,12 @@ from app.ops.progress import ProgressBar
 from benchmarks.common import DeviceRef, FieldRef, Fleet, KeyRef, Manifest, manifest_path
 from benchmarks.copy_rows import Columns, new_rows
 from benchmarks.packed import (
+    HOURS_NUM_COLUMNS,
+    HOURS_OTHER_COLUMNS,
     PACKED_COLUMNS,
     PERIOD_US,
+    ROLLUP_NUM_COLUMNS,
+    ROLLUP_OTHER_COLUMNS,
     pack_sorted,
 )
 from testkit.databases import connect, scratch_database
@@ -500,6 +504,7 @@ class Layout:
     site_num: np.ndarray
     field_nums: dict[str, np.ndarray]  # identifier -> per-device field num
     time_desc: bool = False  # the series index of readings_num is (device, field, time DESC)
+    counters: frozenset[int] = frozenset()  # field nums whose measurement is `counter`
 
 
 def slice_frames(
@@ -602,16 +607,23 @@ class SliceLoad:
     copies: list[list[Copy]]
     readings_num: int
     readings_other: int
-    packed: bool = False
 
 
 def encode_slice(
-    series: Series, layout: Layout, first: int, last: int, seed: int, connections: int, pack: bool
+    series: Series,
+    layout: Layout,
+    first: int,
+    last: int,
+    seed: int,
+    connections: int,
+    pack: bool,
+    late: pl.DataFrame | None = None,
 ) -> SliceLoad:
-    """Steps [first, last) as raw rows or, with `pack`, as packed rows and their daily
-    rollups (benchmarks/packed.py), spread over `connections`."""
+    """Steps [first, last) as raw rows or, with `pack`, as packed rows, their hourly
+    partials and daily rollups (benchmarks/packed.py) with the `late` readings of the
+    week among them, spread over `connections`."""
     if pack:
-        return _packed_slice(series, layout, first, last, seed, connections)
+        return _packed_slice(series, layout, first, last, seed, connections, late)
     num_frame, other_frame = slice_frames(series, layout, first, last, seed)
     parts = num_frame.partition_by("device_num", maintain_order=True, as_dict=False)
     groups: list[list[pl.DataFrame]] = [[] for _ in range(connections)]
@@ -626,11 +638,18 @@ def encode_slice(
 
 
 def _packed_slice(
-    series: Series, layout: Layout, first: int, last: int, seed: int, connections: int
+    series: Series,
+    layout: Layout,
+    first: int,
+    last: int,
+    seed: int,
+    connections: int,
+    late: pl.DataFrame | None = None,
 ) -> SliceLoad:
     """The packed rows of steps [first, last), straight from the generated arrays: each
     field's [device, step] array, flattened, already holds every series contiguous and
-    in time order (one reading per step), so nothing needs sorting."""
+    in time order (one reading per step), so nothing needs sorting; the week's `late`
+    readings are inserted in their places."""
     steps = np.arange(first, last)
     values = signals(series, steps, seed)
     n = len(layout.device_num)
@@ -638,17 +657,36 @@ def _packed_slice(
     time_us = np.tile((int(series.start.timestamp()) + steps * INTERVAL_S) * 1_000_000, n)[present]
     device = np.repeat(layout.device_num, len(steps))[present]
     site = np.repeat(layout.site_num, len(steps))[present]
+    # Where each reading lies in the arrays' order (device by device, then by time), to
+    # place the late readings: as microseconds after the week's start, below 2**40.
+    week_us = time_us[0] // PERIOD_US * PERIOD_US if len(time_us) else 0
+    order = (np.repeat(np.arange(n, dtype=np.int64), len(steps))[present] << 40) + (
+        time_us - week_us
+    )
+    index_of = {num: i for i, num in enumerate(layout.device_num.tolist())}
     copies: list[list[Copy]] = [[] for _ in range(connections)]
+    readings_num = 0
     for i, identifier in enumerate(("signal_quality", "temperature", "humidity", "battery")):
         nums = np.zeros(n, np.int32) if i == 0 else layout.field_nums[identifier]
-        packed = pack_sorted(
+        columns: tuple[np.ndarray, ...] = (
             device,
             np.repeat(nums, len(steps))[present],
             site,
             time_us,
             values[identifier].ravel()[present].astype(np.float64),
         )
-        copies[i % connections].append(Copy("packed_num", packed.packed, PACKED_COLUMNS))
+        if i and late is not None:
+            columns = _with_late(columns, order, late, nums, index_of, week_us)
+        readings_num += len(columns[3])
+        field_device, field_num, field_site, field_time, field_value = columns
+        packed = pack_sorted(
+            field_device, field_num, field_site, field_time, field_value, None, layout.counters
+        )
+        copies[i % connections] += [
+            Copy("packed_num", packed.packed, PACKED_COLUMNS),
+            Copy("packed_hours_num", packed.hours, HOURS_NUM_COLUMNS),
+            Copy("rollup_day_num", packed.rollups, ROLLUP_NUM_COLUMNS),
+        ]
     other = pack_sorted(
         device,
         np.repeat(layout.field_nums["status"], len(steps))[present],
@@ -657,12 +695,49 @@ def _packed_slice(
         values["status"].ravel()[present],
         STATUS_VALUES,
     )
-    copies[-1].append(Copy("packed_other", other.packed, PACKED_COLUMNS))
-    # The hourly partials and daily rollups of these weeks are the database's own
-    # (fill_packed_partials below): their composable partials (schema/180, 181) are not
-    # encoded here, and rows copied without them would each be rewritten once by the fill,
-    # leaving a dead copy of every row in the storage measure.
-    return SliceLoad(copies, len(time_us) * 4, len(time_us), packed=True)
+    copies[-1] += [
+        Copy("packed_other", other.packed, PACKED_COLUMNS),
+        Copy("packed_hours_other", other.hours, HOURS_OTHER_COLUMNS),
+        Copy("rollup_day_other", other.rollups, ROLLUP_OTHER_COLUMNS),
+    ]
+    return SliceLoad(copies, readings_num, len(time_us))
+
+
+def _with_late(
+    columns: tuple[np.ndarray, ...],
+    order: np.ndarray,
+    late: pl.DataFrame,
+    nums: np.ndarray,
+    index_of: dict[int, int],
+    week_us: int,
+) -> tuple[np.ndarray, ...]:
+    """A field's readings (device, field, site, time, value) with its late readings of
+    the week inserted in packed order (series, then time, then value)."""
+    mine = late.filter(pl.col("field_num").is_in(nums.tolist()))
+    if not mine.height:
+        return columns
+    late_time = mine["time_us"].to_numpy()
+    late_value = mine["value"].to_numpy()
+    devices = np.array([index_of[d] for d in mine["device_num"].to_list()], dtype=np.int64)
+    keys = (devices << 40) + (late_time - week_us)
+    sequence = np.lexsort((late_value, keys))
+    keys, late_value = keys[sequence], late_value[sequence]
+    # Before the readings at the same time with greater values, after those with lesser.
+    places = np.searchsorted(order, keys, side="left")
+    value = columns[4]
+    tied = (places < len(order)) & (order[np.minimum(places, len(order) - 1)] == keys)
+    places[tied] += value[places[tied]] < late_value[tied]
+    inserted = (
+        mine["device_num"].to_numpy()[sequence],
+        mine["field_num"].to_numpy()[sequence],
+        mine["site_num"].to_numpy()[sequence],
+        late_time[sequence],
+        late_value,
+    )
+    return tuple(
+        np.insert(column, places, extra.astype(column.dtype))
+        for column, extra in zip(columns, inserted, strict=True)
+    )
 
 
 async def _copy_all(connection: Any, copies: list[Copy]) -> None:
@@ -702,6 +777,11 @@ async def _layout(connection: Any, devices: list[dict[str, Any]]) -> Layout:
             GROUP BY d.id, d.num, s.num""",
         [d["id"] for d in devices],
     )
+    counters = await connection.fetch(
+        "SELECT num FROM profile_fields WHERE measurement = 'counter' AND profile_id IN "
+        "(SELECT profile_id FROM devices WHERE id = ANY($1::uuid[]))",
+        [d["id"] for d in devices],
+    )
     time_desc = await connection.fetchval(
         "SELECT COALESCE(bool_or(indexdef LIKE '%time DESC%'), false) FROM pg_indexes "
         "WHERE tablename = 'readings_num' AND indexname = 'readings_num_series'"
@@ -716,6 +796,7 @@ async def _layout(connection: Any, devices: list[dict[str, Any]]) -> Layout:
             for f in FIELDS
         },
         time_desc=bool(time_desc),
+        counters=frozenset(r["num"] for r in counters),
     )
 
 
@@ -728,16 +809,16 @@ async def load_readings(
     label: str = "readings",
     client_packing: bool = True,
 ) -> LoadReport:
-    """COPYs every step but the newest, slice by slice, then the late arrivals, merged
-    into their packed weeks by the packing job.
+    """COPYs every step but the newest, slice by slice, then the late arrivals.
 
-    With `client_packing`, each closed week is packed here (benchmarks/packed.py) and
-    COPYed as packed rows and daily rollups, the next slice encoded in a thread while the
-    previous one is COPYed; the open week is COPYed raw. The late readings of a packed
-    week follow it raw, and the packing job merges them while the next weeks load, as it
-    would in a live system. Without `client_packing` every slice is COPYed raw, the packing
-    job packs each closed one while the next loads, and the late readings come last (the
-    reference: what tests/integration/test_bulk_packing.py compares against)."""
+    With `client_packing`, each closed week is packed here (benchmarks/packed.py), its
+    late readings among the others (what the packing job's merge of them leaves), and
+    COPYed as packed rows, hourly partials and daily rollups, the next slice encoded in a
+    thread while the previous one is COPYed; the open week and its late readings are
+    COPYed raw. Without `client_packing` every slice is COPYed raw, the packing job packs
+    each closed one while the next loads, and the late readings come last, merged by the
+    job into their packed weeks (the reference: what tests/integration/test_bulk_packing.py
+    compares against)."""
     report = LoadReport()
     conns = [await connect(database_url) for _ in range(connections + 1)]
     for conn in conns:
@@ -760,13 +841,18 @@ async def load_readings(
     late = late_frame(series, layout, seed).with_columns(
         period=pl.col("time_us") // PERIOD_US * PERIOD_US
     )
+    # Packed on the client, a closed week holds its late readings already (what the
+    # packing job's merge of them would leave, each row written once); the rest go raw.
+    packed_late = (pl.col("period") + PERIOD_US <= now_us) & pl.lit(client_packing)
+    late_packed, late = late.filter(packed_late), late.filter(~packed_late)
 
     def period_of(step: int) -> int:
         return (start_s + step * INTERVAL_S) * 1_000_000 // PERIOD_US * PERIOD_US
 
     def encode(first: int, last: int) -> SliceLoad:
         closed = client_packing and period_of(first) + PERIOD_US <= now_us
-        return encode_slice(series, layout, first, last, seed, len(copy_conns), closed)
+        week = late_packed.filter(pl.col("period") == period_of(first)).drop("period")
+        return encode_slice(series, layout, first, last, seed, len(copy_conns), closed, week)
 
     pack_task: asyncio.Task[Any] | None = None
 
@@ -786,7 +872,7 @@ async def load_readings(
     bar = ProgressBar(label, total)
     try:
         upcoming = asyncio.create_task(asyncio.to_thread(encode, *slices[0]))
-        for index, (first, _) in enumerate(slices):
+        for index in range(len(slices)):
             load = await upcoming
             if index + 1 < len(slices):
                 upcoming = asyncio.create_task(asyncio.to_thread(encode, *slices[index + 1]))
@@ -795,17 +881,10 @@ async def load_readings(
                 *(_copy_all(c, copies) for c, copies in zip(copy_conns, load.copies, strict=True))
             )
             report.copy_seconds += time.perf_counter() - copy_started
-            if load.packed:
-                await fill_packed_partials(copy_conns[0], period_of(first))
             report.readings_num += load.readings_num
             report.readings_other += load.readings_other
             if not client_packing:
                 await merge(late.clear())
-            elif load.packed:
-                week = late.filter(pl.col("period") == period_of(first))
-                if week.height:
-                    late = late.filter(pl.col("period") != period_of(first))
-                    await merge(week)
             bar.update(report.readings)
         bar.finish()
         await merge(late)  # the rest: all of it for the reference, the open week's here
@@ -816,18 +895,6 @@ async def load_readings(
         for conn in conns:
             await conn.close()
     return report
-
-
-async def fill_packed_partials(connection: Any, period_us: int) -> None:
-    """The hourly partials and daily rollups of the client-packed week starting at
-    `period_us`, written by the database from its packed rows (inserted once)."""
-    start = datetime.fromtimestamp(period_us / 1_000_000, UTC)
-    end = start + timedelta(microseconds=PERIOD_US)
-    async with connection.transaction():
-        await connection.execute("SET LOCAL statement_timeout = 0")
-        await connection.execute(
-            "SELECT fill_packed_hours_num($1, $2), fill_packed_hours_other($1, $2)", start, end
-        )
 
 
 async def pack_closed(connection: Any) -> None:

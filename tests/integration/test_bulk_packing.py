@@ -1,8 +1,10 @@
 """The benchmark's client-side packer (benchmarks/packed.py) writes exactly what the
-database's packing job writes: the same packed rows (runs of times, order of values), and
-with the partials the database fills in from them (hourly, daily), for the benchmark's own
-readings loaded both ways and for irregular readings (equal times, uneven steps, single
-readings) packed both ways."""
+database's packing job writes: the same packed rows (runs of times, order of values) and
+the same hourly partials and daily rollups, every column bit for bit (sums taken in
+numeric, integral, increase, first and last readings, state durations), for the
+benchmark's own readings loaded both ways (a counter field with resets, late readings off
+the grid, a state field) and for irregular readings (equal times, uneven steps, single
+readings, values of every magnitude) packed both ways."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import pytest
 
 from benchmarks.datasets import (
     INTERVAL_S,
+    Layout,
     Scale,
     Series,
     _layout,
@@ -27,13 +30,28 @@ from benchmarks.datasets import (
     encode_num,
     load_readings,
     pack_closed,
+    pack_other,
     plan_series,
 )
-from benchmarks.packed import PACKED_COLUMNS, PERIOD_US, pack_slice, time_runs
+from benchmarks.numeric_sums import numeric_sums
+from benchmarks.packed import (
+    HOURS_NUM_COLUMNS,
+    HOURS_OTHER_COLUMNS,
+    PACKED_COLUMNS,
+    PERIOD_US,
+    ROLLUP_NUM_COLUMNS,
+    ROLLUP_OTHER_COLUMNS,
+    PackedSlice,
+    pack_slice,
+    time_runs,
+)
 from testkit.databases import connect, drop_database, scratch_database
 
 SCALE = Scale("PACK", devices=6, days=23, partners=1, sub_accounts_per_partner=2)
 SEED = 6
+# The battery drains, each step down a reset if it counted up: as a counter, nearly every
+# hour of it holds resets, and its increase partials are written.
+COUNTER = "battery"
 
 # Packed rows and daily rollups keyed by the ids behind the numbers, so that two databases
 # can be compared whatever numbers their sequences handed out.
@@ -43,18 +61,23 @@ SELECT d.id::text AS device, COALESCE(f.id::text, '') AS field, COALESCE(s.id::t
   FROM packed_{kind} k JOIN devices d ON d.num = k.device_num
   LEFT JOIN profile_fields f ON f.num = k.field_num LEFT JOIN sites s ON s.num = k.site_num
  ORDER BY 1, 2, 3, 4"""
-ROLLUPS = """
+# Every column of the partials, as the row's text less its numbers (device, field, site
+# come first): float8 is written as its shortest exact decimal, -0 included (so equal
+# text is equal bits; JSON would hold -0 as 0), and a column added later is compared
+# without naming it.
+PARTIALS = r"""
 SELECT d.id::text AS device, COALESCE(f.id::text, '') AS field, COALESCE(s.id::text, '') AS site,
-       r.bucket, r.n, {partials} r.last_time, r.last_value::text AS last_value
-  FROM rollup_day_{kind} r JOIN devices d ON d.num = r.device_num
-  LEFT JOIN profile_fields f ON f.num = r.field_num LEFT JOIN sites s ON s.num = r.site_num
+       p.{start} AS start,
+       regexp_replace(p::text, '^\(([^,]*,){{3}}', '(') AS columns
+  FROM {table} p JOIN devices d ON d.num = p.device_num
+  LEFT JOIN profile_fields f ON f.num = p.field_num LEFT JOIN sites s ON s.num = p.site_num
  ORDER BY 1, 2, 3, 4"""
-HOURS = """
-SELECT d.id::text AS device, COALESCE(f.id::text, '') AS field, COALESCE(s.id::text, '') AS site,
-       h.period, h.hours, h.n, {partials} h.last_time, h.last_value::text[] AS last_value
-  FROM packed_hours_{kind} h JOIN devices d ON d.num = h.device_num
-  LEFT JOIN profile_fields f ON f.num = h.field_num LEFT JOIN sites s ON s.num = h.site_num
- ORDER BY 1, 2, 3, 4"""
+PARTIAL_TABLES = {
+    "packed_hours_num": "period",
+    "packed_hours_other": "period",
+    "rollup_day_num": "bucket",
+    "rollup_day_other": "bucket",
+}
 RAW = """
 SELECT d.id::text AS device, COALESCE(f.id::text, '') AS field, r.time, r.value::text AS value
   FROM readings_{kind} r JOIN devices d ON d.num = r.device_num
@@ -68,6 +91,23 @@ def _series(now: datetime) -> Series:
     return plan_series(SCALE.devices, start, SCALE.days * 86400 // INTERVAL_S, SEED)
 
 
+async def _world(name: str) -> tuple[str, Layout]:
+    """A fresh database with the scale's world, the COUNTER field a counter."""
+    url = await asyncio.to_thread(scratch_database, name, fresh=True)
+    plan = build_world(SCALE)
+    await _load_world(url, plan.world)
+    connection = await connect(url)
+    try:
+        await connection.execute(
+            "UPDATE profile_fields SET measurement = 'counter' WHERE identifier = $1", COUNTER
+        )
+        layout = await _layout(connection, plan.devices)
+    finally:
+        await connection.close()
+    assert len(layout.counters) >= 1
+    return url, layout
+
+
 @pytest.fixture(scope="module")
 async def loaded() -> AsyncIterator[tuple[str, str, Series]]:
     """The same dataset loaded packed by the client and by the packing job."""
@@ -76,14 +116,7 @@ async def loaded() -> AsyncIterator[tuple[str, str, Series]]:
     try:
         urls = []
         for name, client_packing in zip(names, (True, False), strict=True):
-            url = await asyncio.to_thread(scratch_database, name, fresh=True)
-            plan = build_world(SCALE)
-            await _load_world(url, plan.world)
-            connection = await connect(url)
-            try:
-                layout = await _layout(connection, plan.devices)
-            finally:
-                await connection.close()
+            url, layout = await _world(name)
             report = await load_readings(
                 url, series, layout, SEED, label=name, client_packing=client_packing
             )
@@ -116,7 +149,8 @@ async def test_bulk_packed_rows_equal_the_packing_jobs(
     loaded: tuple[str, str, Series],
 ) -> None:
     client, job, series = loaded
-    # The late readings exercise the job's merge into rows the client packed.
+    # Late readings off the grid: the client packs those of closed weeks in their places,
+    # the job merges them into the weeks it packed.
     assert _late_in_closed_weeks(series) > 0
     for kind in ("num", "other"):
         ours = await _fetch(client, PACKED.format(kind=kind))
@@ -135,96 +169,181 @@ async def test_bulk_packed_rows_equal_the_packing_jobs(
     )
 
 
-# Per kind of partials: the query of both kinds of series (with the number-only columns
-# filled in), how many rows at least, and the sum of their counts (every packed reading
-# once).
-PARTIALS = {
-    "daily rollups": (
-        ROLLUPS,
-        "r.sum, r.min, r.max,",
-        SCALE.devices * 4 * 14,
-        "SELECT sum(n) AS n FROM rollup_day_num",
-    ),
-    "hourly partials": (
-        HOURS,
-        "h.sum, h.min, h.max,",
-        SCALE.devices * 3,
-        "SELECT sum(x) AS n FROM packed_hours_num, unnest(n) x",
-    ),
-}
-
-
-@pytest.mark.parametrize("partials", PARTIALS)
+@pytest.mark.parametrize("table", PARTIAL_TABLES)
 async def test_bulk_partials_equal_the_packing_jobs(
-    loaded: tuple[str, str, Series], partials: str
+    loaded: tuple[str, str, Series], table: str
 ) -> None:
     client, job, _ = loaded
-    template, number_columns, least, counted = PARTIALS[partials]
-    query = template.format(kind="num", partials=number_columns)
+    query = PARTIALS.format(table=table, start=PARTIAL_TABLES[table])
     ours, reference = await _fetch(client, query), await _fetch(job, query)
-    assert len(ours) == len(reference) > least
-    for mine, theirs in zip(ours, reference, strict=True):
-        # Float addition in another order: the sums agree to rounding only.
-        assert np.allclose(mine.pop("sum"), theirs.pop("sum"), rtol=1e-9, atol=1e-9)
-        assert mine == theirs
-    query = template.format(kind="other", partials="")
-    assert await _fetch(client, query) == await _fetch(job, query)
-    total = await _fetch(client, counted)
-    packed = await _fetch(client, "SELECT sum(n) AS n FROM packed_num")
-    assert total == packed
+    assert len(ours) == len(reference) > SCALE.devices * 3
+    assert ours == reference
+    if table == "packed_hours_num":
+        # The counter's resets are there to compare (the integrals of uneven hours are
+        # compared on irregular readings below: a late reading is alone in its hour).
+        counted = await _fetch(
+            client,
+            """SELECT count(*) FILTER (WHERE increase IS NULL) AS gauges,
+                      count(*) FILTER (WHERE EXISTS (SELECT 1 FROM unnest(increase) x
+                                                      WHERE x IS NOT NULL)) AS resets
+                 FROM packed_hours_num""",
+        )
+        assert counted[0]["gauges"] > 0 and counted[0]["resets"] > 0
+    if table == "packed_hours_other":
+        mixed = await _fetch(
+            client,
+            """SELECT count(*) AS n FROM packed_hours_other, unnest(durations) x
+                WHERE x IS NOT NULL AND x <> '{}'""",
+        )
+        assert mixed[0]["n"] > 0
+    every_hour = "SELECT sum(x) AS n FROM packed_hours_num, unnest(n) x"
+    assert await _fetch(client, every_hour) == await _fetch(
+        client, "SELECT sum(n) AS n FROM packed_num"
+    )
 
 
-def _irregular(device: int, rng: np.random.Generator) -> pl.DataFrame:
+def _irregular(device: int, rng: np.random.Generator, fields: list[int]) -> pl.DataFrame:
     """Readings of a few series over two old weeks: uneven steps, runs of equal steps,
-    equal times with different values, and series of one or two readings."""
+    equal times with different values, series of one or two readings, and values from
+    small integers (with resets, for a counter) to every magnitude (sums past 2**53 and
+    past float8's exact range, which the client sums otherwise)."""
     base = int(datetime(2024, 3, 4, tzinfo=UTC).timestamp()) * 1_000_000
     rows: list[tuple[int, int, int, float, int]] = []
-    for field in range(1, 6):
-        count = [1, 2, 3, 40, 400][field - 1]
+    for i, field in enumerate(fields):
+        count = [1, 2, 3, 40, 400, 900, 300][i]
         steps = rng.choice([0, 1_000_000, 60_000_000, 60_000_000, 60_000_000, 7_000], count)
-        times = base + field * 3_600_000_000 + np.cumsum(steps) * (field * 37)
-        for t in times.tolist():
-            rows.append((device, field, int(t), float(rng.integers(0, 5)), field % 2))
+        times = base + i * 3_600_000_000 + np.cumsum(steps) * ((i + 1) * 37)
+        if i == 5:
+            values = rng.normal(0, 1, count) * 10.0 ** rng.integers(-9, 19, count)
+            values[::7] = np.round(values[::7], 3)
+        elif i == 6:
+            # Zeros of both signs: min and max keep the later of equal values. At distinct
+            # times only: the order of 0 and -0 at one time is the sort's, not a rule.
+            times = (
+                base
+                + i * 3_600_000_000
+                + np.cumsum(rng.choice([7_000, 60_000_000, 900_000_000], count))
+            )
+            values = rng.choice([0.0, -0.0, 0.0, 1.5, -1.5], count)
+        else:
+            values = np.round(rng.normal(1000, 400, count), int(rng.integers(0, 4)))
+            values[::3] = rng.integers(0, 5, len(values[::3]))
+        for t, v in zip(times.tolist(), values.tolist(), strict=True):
+            rows.append((device, field, int(t), float(v), i % 2))
     return pl.DataFrame(
         rows, schema=["device_num", "field_num", "time_us", "value", "site_num"], orient="row"
     )
 
 
+def _states(device: int, rng: np.random.Generator, field: int) -> pl.DataFrame:
+    """A state field's readings: runs of one value and changes inside hours and days."""
+    base = int(datetime(2024, 3, 4, tzinfo=UTC).timestamp()) * 1_000_000
+    steps = rng.choice([1_000_000, 60_000_000, 900_000_000, 7_200_000_000], 600)
+    values = np.repeat(rng.integers(0, len(STATES), 60), 10)
+    values[rng.random(600) < 0.1] = 1
+    return pl.DataFrame(
+        {
+            "device_num": np.full(600, device, np.int32),
+            "field_num": np.full(600, field, np.int32),
+            "time_us": base + np.cumsum(steps),
+            "value": values,
+            "site_num": np.zeros(600, np.int32),
+        }
+    )
+
+
+STATES = ["ok", "low_battery", "alarm", 'say "hi"']
+
+
+async def _copy_packed(connection: Any, kind: str, packed: PackedSlice) -> None:
+    columns = (
+        (PACKED_COLUMNS, HOURS_NUM_COLUMNS, ROLLUP_NUM_COLUMNS)
+        if kind == "num"
+        else (PACKED_COLUMNS, HOURS_OTHER_COLUMNS, ROLLUP_OTHER_COLUMNS)
+    )
+    tables = (f"packed_{kind}", f"packed_hours_{kind}", f"rollup_day_{kind}")
+    payloads = (packed.packed, packed.hours, packed.rollups)
+    for table, payload, names in zip(tables, payloads, columns, strict=True):
+        await copy_binary(connection, table, payload, names)
+
+
+async def _differences(connection: Any, table: str, start: str) -> list[tuple[str, str]]:
+    """Rows of `table` where device 1 (packed here) and device 2 (by the job) differ,
+    every column compared as the row's text less its device (as PARTIALS), and how many
+    rows each has."""
+    rows = await connection.fetch(
+        f"""SELECT device_num, regexp_replace(p::text, '^\\([^,]*,', '(') AS columns
+              FROM {table} p WHERE device_num IN (1, 2)
+             ORDER BY field_num, {start}, site_num, device_num"""
+    )
+    ours = [r["columns"] for r in rows if r["device_num"] == 1]
+    theirs = [r["columns"] for r in rows if r["device_num"] == 2]
+    assert len(ours) >= 2
+    return [(a, b) for a, b in zip(ours, theirs, strict=True) if a != b] + (
+        [] if len(ours) == len(theirs) else [("rows", f"{len(ours)} != {len(theirs)}")]
+    )
+
+
 async def test_irregular_times_pack_as_the_job_packs() -> None:
     name = f"bench_bulkpack_{uuid.uuid4().hex[:8]}_irregular"
-    url = await asyncio.to_thread(scratch_database, name, fresh=True)
+    url, layout = await _world(name)
     connection = await connect(url)
     try:
         rng = np.random.default_rng(11)
+        # Two gauges, fields without a profile (gauges to the job too), the counter with
+        # resets (the fifth: 400 readings), values of every magnitude (the sixth), zeros
+        # of both signs (the seventh).
+        gauges = [int(layout.field_nums[f][0]) for f in ("temperature", "humidity")]
+        counter = int(layout.field_nums[COUNTER][0])
+        assert counter in layout.counters
+        fields = [*gauges, 9001, 9002, counter, 9003, 9004]
+        state = int(layout.field_nums["status"][0])
         # Device 1 is packed here, device 2 (the same readings) by the packing job.
-        frame = _irregular(1, rng)
+        frame = _irregular(1, rng, fields)
         assert frame.select(pl.col("time_us").n_unique()).item() < frame.height  # ties
-        packed = pack_slice(frame)
-        await copy_binary(connection, "packed_num", packed.packed, PACKED_COLUMNS)
-        # The hourly partials and daily rollups of client-packed weeks are the database's
-        # own, from the packed rows (as benchmarks/datasets.py loads them).
-        await connection.execute("SELECT fill_packed_hours_num('-infinity', 'infinity')")
+        states = _states(1, rng, state)
+        await _copy_packed(connection, "num", pack_slice(frame, counters=layout.counters))
+        await _copy_packed(connection, "other", pack_slice(states, STATES))
         await copy_binary(
             connection,
             "readings_num",
             encode_num(frame.with_columns(device_num=pl.lit(2, pl.Int32)).sample(fraction=1.0)),
         )
+        await copy_binary(
+            connection,
+            "readings_other",
+            pack_other(
+                np.full(states.height, 2, np.int32),
+                states["field_num"].to_numpy(),
+                states["time_us"].to_numpy(),
+                states["value"].to_numpy(),
+                states["site_num"].to_numpy(),
+                STATES,
+            ),
+        )
         await pack_closed(connection)
-        for table in ("packed_num", "rollup_day_num", "packed_hours_num"):
-            rows = await connection.fetch(
-                f"SELECT * FROM {table} ORDER BY device_num, field_num, 4, site_num"
-            )
-            ours = [dict(r) | {"device_num": 0} for r in rows if r["device_num"] == 1]
-            theirs = [dict(r) | {"device_num": 0} for r in rows if r["device_num"] == 2]
-            assert len(ours) >= 5
-            for mine, job in zip(ours, theirs, strict=True):
-                if "sum" in mine:
-                    mine_sums, job_sums = (
-                        np.atleast_1d(mine.pop("sum")),
-                        np.atleast_1d(job.pop("sum")),
-                    )
-                    assert np.allclose(mine_sums, job_sums, rtol=1e-9, atol=0)
-                assert mine == job
+        for table, start in (("packed_num", "period"), *PARTIAL_TABLES.items()):
+            assert await _differences(connection, table, start) == []
+        # Every kind of partial was there to compare, NULL and not.
+        stats = await connection.fetchrow(
+            """SELECT count(*) FILTER (WHERE i IS NOT NULL) AS integrals,
+                      count(*) FILTER (WHERE i IS NULL) AS even,
+                      count(*) FILTER (WHERE c IS NOT NULL) AS resets
+                 FROM packed_hours_num, unnest(integral, increase) AS u (i, c)
+                WHERE device_num = 1"""
+        )
+        assert min(stats.values()) > 0
+        assert await connection.fetchval(
+            "SELECT count(*) FROM packed_hours_num WHERE device_num = 1 AND increase IS NULL"
+        )
+        # The comparison sees one partial off by its last bit.
+        await connection.execute(
+            """UPDATE rollup_day_num SET integral = integral + abs(integral) * 1e-15
+                WHERE device_num = 1 AND integral <> 0
+                  AND ctid = (SELECT min(ctid) FROM rollup_day_num
+                               WHERE device_num = 1 AND integral <> 0)"""
+        )
+        assert len(await _differences(connection, "rollup_day_num", "bucket")) == 1
         # The run encoder alone, against time_runs, on the edge cases.
         for times in ([5], [5, 5], [0, 10, 20, 25, 30], [0, 10, 15, 30, 45], [0, 0, 0, 7, 7]):
             offsets = np.array(times, dtype=np.int64)
@@ -242,6 +361,51 @@ async def test_irregular_times_pack_as_the_job_packs() -> None:
                 expected["steps"],
                 expected["counts"],
             )
+    finally:
+        await connection.close()
+        await asyncio.to_thread(drop_database, name)
+
+
+def _sum_cases(rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Values that take each way of numeric_sums: readings of a few decimals (int64 sums),
+    their differences (15-digit mantissas, summed in two parts), large and tiny values
+    (limbs, the decimal module), zeros of both signs and halfway digits."""
+    readings = np.round(rng.normal(20, 5, 20_001), 2)
+    return {
+        "readings": readings[1:],
+        "differences": np.diff(readings),
+        "tenths": np.diff(np.round(rng.normal(50, 10, 20_001), 1)),
+        "integers": rng.integers(-(10**6), 10**6, 20_000).astype(np.float64),
+        "magnitudes": rng.normal(0, 1, 20_000) * 10.0 ** rng.integers(-12, 18, 20_000),
+        "edges": np.array([0.0, -0.0, 1e-7, 5e-324, 1e300, 999999999999999.9, 1e15, 0.5, 2.5]),
+    }
+
+
+async def test_numeric_sums_equal_postgresqls() -> None:
+    """numeric_sums against `saturate(sum(v::numeric * w))` itself, group by group."""
+    name = f"bench_bulkpack_{uuid.uuid4().hex[:8]}_sums"
+    url = await asyncio.to_thread(scratch_database, name, fresh=True)
+    connection = await connect(url)
+    try:
+        rng = np.random.default_rng(5)
+        for case, values in _sum_cases(rng).items():
+            sizes = rng.integers(1, 120, len(values))
+            starts = np.unique(np.append(0, np.cumsum(sizes)))
+            starts = starts[starts < len(values)]
+            group = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(values))))
+            for weight in (None, rng.integers(0, 10**9, len(values))):
+                ours = numeric_sums(values, starts, weight)
+                theirs = await connection.fetchval(
+                    """SELECT array_agg(s ORDER BY g) FROM (
+                           SELECT g, saturate(sum(v::numeric * COALESCE(w, 1))) AS s
+                             FROM unnest($1::float8[], $2::int[], $3::bigint[]) AS u (v, g, w)
+                            GROUP BY g) x""",
+                    values.tolist(),
+                    group.tolist(),
+                    None if weight is None else weight.tolist(),
+                )
+                differ = np.flatnonzero(ours.view(np.int64) != np.array(theirs).view(np.int64))
+                assert differ.tolist() == [], (case, ours[differ[:3]], np.array(theirs)[differ[:3]])
     finally:
         await connection.close()
         await asyncio.to_thread(drop_database, name)
