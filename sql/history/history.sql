@@ -143,26 +143,27 @@ SELECT s.ord, b.bucket, b.value
                     k.hours[:] AS hours, k.n[:] AS n, k.sum[:] AS sum
              OFFSET 0) a
          CROSS JOIN LATERAL unnest($13::smallint[]) AS g (h)
+         -- The hour's position, partial, bucket and home in one subquery (each subquery
+         -- level is a node rescanned for every hour).
          CROSS JOIN LATERAL (
-             SELECT width_bucket(g.h, a.hours) AS i,
-                    k.period + g.h * interval '1 hour' AS t,
-                    k.period + (g.h / 24) * interval '1 day' AS day
-             OFFSET 0) p
-         CROSS JOIN LATERAL (
-             SELECT time_bucket((SELECT $5::text::interval), timezone($12::text, p.t)) AS own,
+             SELECT q.day, a.n[q.i]::bigint AS n, a.sum[q.i] AS sum,
+                    time_bucket((SELECT $5::text::interval), timezone($12::text, q.t)) AS own,
                     time_bucket((SELECT $5::text::interval),
-                                timezone($12::text, p.day + interval '12 hours')) AS home
+                                timezone($12::text, q.day + interval '12 hours')) AS home
+               FROM (SELECT width_bucket(g.h, a.hours) AS i,
+                            k.period + g.h * interval '1 hour' AS t,
+                            k.period + (g.h / 24) * interval '1 day' AS day) q
+              -- Position 0 (before the first hour present) reads NULL: not there.
+              WHERE a.hours[q.i] = g.h
              OFFSET 0) m
-         CROSS JOIN LATERAL (VALUES (m.own, a.n[p.i]::bigint, a.sum[p.i]),
-                                    (m.home, -a.n[p.i]::bigint, -a.sum[p.i])) v (key, n, sum)
+         CROSS JOIN LATERAL (VALUES (m.own, m.n, m.sum), (m.home, -m.n, -m.sum)) v (key, n, sum)
          WHERE k.device_num = s.device_num AND k.field_num = s.field_num
            AND k.period > $7::timestamptz - interval '7 days' AND k.period < $8
            AND ($10::integer IS NULL OR k.site_num = $10)
            AND $7 < $8
            AND g.h >= a.lo AND g.h < a.hi
-           AND p.i > 0 AND a.hours[p.i] = g.h
            AND m.own <> m.home
-           AND NOT p.day = ANY ((SELECT unsafe.days FROM unsafe)::timestamptz[])
+           AND NOT m.day = ANY ((SELECT unsafe.days FROM unsafe)::timestamptz[])
         UNION ALL
         -- Every hour of the other days, into its own bucket.
         SELECT time_bucket((SELECT $5::text::interval), timezone($12::text, c.t)), u.n, u.sum
