@@ -25,7 +25,7 @@ import msgspec
 from app.core.sql import QUERIES
 from app.history.planner import Resolution, plan_segments
 from app.history.structs import HistoryPoint
-from app.history.zones import ZoneKind, hours_across_midnight, zone_kind
+from app.history.zones import ZoneKind, week_hours_across_midnight, zone_kind
 
 NON_NUMERIC_AGGS = ("count", "last")
 # The aggregates whose local days are read as UTC days' rollups with hours moved between
@@ -130,7 +130,7 @@ def bucketed_statement(
     ):
         name = "history.bucketed_num_local_days"
         segments = plan_segments(start, end, bucketing.resolution)
-        extra = [hours_across_midnight(bucketing.tz, start, end)]
+        extra = [week_hours_across_midnight(bucketing.tz, start, end)]
     return name, [
         device_nums,
         field_nums,

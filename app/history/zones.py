@@ -94,10 +94,11 @@ def zone_kind(tz: str | None, start: datetime, end: datetime) -> ZoneKind:
     return _survey(tz)
 
 
-def hours_across_midnight(tz: str, start: datetime, end: datetime) -> list[int]:
-    """The UTC hours of the day (0-23) that can lie in another local day than the day's
-    noon, in a zone of whole-hour offsets over [start, end) (sql/history/history.sql
-    bucketed_num_local_days): with offset o a local midnight falls on the UTC hour
+def week_hours_across_midnight(tz: str, start: datetime, end: datetime) -> list[int]:
+    """The hours of the week (0-167: day of the packed week * 24 + UTC hour of the day) that can
+    lie in another local day than their day's noon, in a zone of whole-hour offsets over
+    [start, end) (sql/history/history.sql bucketed_num_local_days reads them by subscript
+    from each packed week): with offset o a local midnight falls on the UTC hour
     m = -o mod 24, and the hours from it to the day's far end belong to the other local
     day ([m, 24) past noon, [0, m) before). Offsets are sampled every week of the range, as
     the survey does, and at its ends."""
@@ -108,7 +109,7 @@ def hours_across_midnight(tz: str, start: datetime, end: datetime) -> list[int]:
         midnight = -_offset(zone, min(moment, end)) // timedelta(hours=1) % 24
         hours.update(range(midnight, 24) if midnight > 12 else range(midnight))
         if moment >= end:
-            return sorted(hours)
+            return [day * 24 + hour for day in range(7) for hour in sorted(hours)]
         moment += STEP
 
 

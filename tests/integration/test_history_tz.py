@@ -180,6 +180,72 @@ async def test_unknown_zone_is_invalid_parameter(client: AsyncTestClient, setup:
         assert_error(response, 400, "invalid_parameter", "tz")
 
 
+async def local_days_device(pool: asyncpg.Pool, readings: list[tuple[datetime, float]]) -> Setup:
+    """A device whose `level` holds the readings, packed into weeks (hourly partials and
+    daily rollups), as the packing job leaves closed weeks."""
+    w = World()
+    partner = w.partner(plan={"retentionDays": 3650}, tier={"perMinute": 100_000, "perDay": 10**7})
+    profile = w.profile(partner, fields=[w.field("level")])
+    device = w.device(w.sub_account(partner), profile)
+    key = w.key(partner, scopes=["telemetry:read"])
+    await load(pool, w)
+    [num] = await nums(pool, "devices", [device["id"]])
+    [level] = await nums(pool, "profile_fields", [profile["fields"][0]["id"]])
+    for at, value in readings:
+        await record(pool, num, at, {level: value})
+    await pool.execute("SELECT pack_closed_chunks(interval '0')")
+    assert await pool.fetchval("SELECT count(*) FROM rollup_day_num WHERE device_num = $1", num)
+    return Setup(key=key, device=device["id"])
+
+
+def local_start(at: datetime, zone: zoneinfo.ZoneInfo, resolution: str) -> datetime:
+    """The UTC instant that starts the local day, week (from Monday) or month of `at`."""
+    day = at.astimezone(zone).date()
+    if resolution == "P1W":
+        day -= timedelta(days=day.weekday())
+    elif resolution == "P1M":
+        day = day.replace(day=1)
+    return datetime(day.year, day.month, day.day, tzinfo=zone).astimezone(UTC)
+
+
+async def assert_local_buckets(
+    client: AsyncTestClient,
+    setup: Setup,
+    readings: list[tuple[datetime, float]],
+    ranges: list[tuple[str, str, str]],
+    resolutions: tuple[str, ...] = ("daily",),
+) -> None:
+    """avg, sum and count of local days, weeks and months over each (zone, from, to) equal
+    the readings bucketed on the local clock (exactly for count, avg and sum within
+    1e-12 of the bucket's greatest value)."""
+    for (tz, start, end), resolution in [(r, res) for r in ranges for res in resolutions]:
+        zone = zoneinfo.ZoneInfo(tz)
+        lo, hi = parse(start), parse(end)
+        buckets: dict[datetime, list[float]] = {}
+        for at, value in readings:
+            if lo <= at < hi:
+                buckets.setdefault(local_start(at, zone, resolution), []).append(value)
+        for agg in ("avg", "sum", "count"):
+            got = await points(
+                client,
+                setup,
+                field="level",
+                resolution=resolution,
+                agg=agg,
+                tz=tz,
+                **{"from": start, "to": end},
+            )
+            context = (tz, start, end, resolution, agg)
+            assert [t for t, _ in got] == [iso(b) for b in sorted(buckets)], (context, got)
+            for (_, value), bucket in zip(got, sorted(buckets), strict=True):
+                values = buckets[bucket]
+                want = {"avg": math.fsum(values) / len(values), "sum": math.fsum(values),
+                        "count": len(values)}[agg]  # fmt: skip
+                scale = max(abs(v) for v in values) * (len(values) if agg == "sum" else 1)
+                assert math.isclose(value, want, rel_tol=0, abs_tol=1e-12 * scale), (
+                    context, bucket, value, want)  # fmt: skip
+
+
 async def test_local_days_from_utc_days_and_moved_hours(
     client: AsyncTestClient, pool: asyncpg.Pool
 ) -> None:
@@ -189,14 +255,6 @@ async def test_local_days_from_utc_days_and_moved_hours(
     days read that way (all readings of one sign) and on those read hour by hour (signs
     mixed, a zero), across Berlin's and New York's autumn changes, in whole ranges and
     ranges cut inside a day."""
-    w = World()
-    partner = w.partner(plan={"retentionDays": 3650}, tier={"perMinute": 100_000, "perDay": 10**7})
-    profile = w.profile(partner, fields=[w.field("level")])
-    device = w.device(w.sub_account(partner), profile)
-    key = w.key(partner, scopes=["telemetry:read"])
-    await load(pool, w)
-    [num] = await nums(pool, "devices", [device["id"]])
-    [level] = await nums(pool, "profile_fields", [profile["fields"][0]["id"]])
     first = datetime(2025, 10, 20, tzinfo=UTC)
     readings: list[tuple[datetime, float]] = []
     for step in range(14 * 24 * 3):  # every 20 minutes for two weeks
@@ -210,43 +268,50 @@ async def test_local_days_from_utc_days_and_moved_hours(
         # float, which PostgreSQL refuses as an underflow).
         value *= 1e-200 if day == 11 else 1.0
         readings.append((at, 0.0 if day == 9 and step % 72 == 5 else value))
-    for at, value in readings:
-        await record(pool, num, at, {level: value})
-    await pool.execute("SELECT pack_closed_chunks(interval '0')")
-    assert await pool.fetchval("SELECT count(*) FROM rollup_day_num WHERE device_num = $1", num)
-    for tz, start, end in [
-        ("Europe/Berlin", "2025-10-21T00:00:00Z", "2025-11-02T00:00:00Z"),
-        ("Europe/Berlin", "2025-10-20T13:20:00Z", "2025-11-01T07:00:00Z"),
-        ("America/New_York", "2025-10-21T05:00:00Z", "2025-11-03T02:30:00Z"),
-    ]:
-        zone = zoneinfo.ZoneInfo(tz)
-        lo, hi = parse(start), parse(end)
-        buckets: dict[datetime, list[float]] = {}
-        for at, value in readings:
-            if lo <= at < hi:
-                local = at.astimezone(zone)
-                midnight = datetime(local.year, local.month, local.day, tzinfo=zone)
-                buckets.setdefault(midnight.astimezone(UTC), []).append(value)
-        for agg in ("avg", "sum", "count"):
-            response = await client.get(
-                HISTORY.format(device["id"]),
-                params={
-                    "field": "level",
-                    "resolution": "daily",
-                    "agg": agg,
-                    "tz": tz,
-                    "from": start,
-                    "to": end,
-                },
-                headers=bearer(key),
-            )
-            assert response.status_code == 200, response.text
-            got = [(p["time"], p["value"]) for p in reversed(response.json()["data"]["points"])]
-            assert [t for t, _ in got] == [iso(b) for b in sorted(buckets)], (tz, agg, got)
-            for (_, value), bucket in zip(got, sorted(buckets), strict=True):
-                values = buckets[bucket]
-                want = {"avg": math.fsum(values) / len(values), "sum": math.fsum(values),
-                        "count": len(values)}[agg]  # fmt: skip
-                scale = max(abs(v) for v in values) * (len(values) if agg == "sum" else 1)
-                assert math.isclose(value, want, rel_tol=0, abs_tol=1e-12 * scale), (
-                    tz, agg, bucket, value, want)  # fmt: skip
+    setup = await local_days_device(pool, readings)
+    await assert_local_buckets(
+        client,
+        setup,
+        readings,
+        [
+            ("Europe/Berlin", "2025-10-21T00:00:00Z", "2025-11-02T00:00:00Z"),
+            ("Europe/Berlin", "2025-10-20T13:20:00Z", "2025-11-01T07:00:00Z"),
+            ("America/New_York", "2025-10-21T05:00:00Z", "2025-11-03T02:30:00Z"),
+        ],
+    )
+
+
+async def test_local_buckets_over_weeks_with_missing_hours_and_spring_changes(
+    client: AsyncTestClient, pool: asyncpg.Pool
+) -> None:
+    """The hours across local midnight are found by their position in a week's hourly
+    arrays, which list only the hours that hold readings: weeks with missing hours (the
+    first hours of some days, the hours across midnight of others, a whole day) give the
+    same local days, weeks and months as the readings, across New York's and Berlin's
+    spring changes (2026-03-08 and 2026-03-29), with a day of mixed signs among them."""
+    first = datetime(2026, 3, 2, tzinfo=UTC)
+    readings: list[tuple[datetime, float]] = []
+    for step in range(30 * 24 * 2):  # every 30 minutes for 30 days
+        at = first + timedelta(minutes=30 * step + step % 5)
+        day, hour = divmod(step // 2, 24)
+        if (
+            (day % 3 == 1 and hour < 5)  # the first hours of the day (positions shift)
+            or (day % 4 == 2 and hour == 23)  # an hour across Berlin's midnight
+            or (day % 5 == 3 and hour in (4, 22))  # across New York's, and Berlin's in summer
+            or day == 17  # a whole day
+        ):
+            continue
+        sign = -1 if day == 20 and step % 3 == 0 else 1  # day 20 is read hour by hour
+        readings.append((at, sign * (20.0 + step % 11 / 4)))
+    setup = await local_days_device(pool, readings)
+    await assert_local_buckets(
+        client,
+        setup,
+        readings,
+        [
+            ("Europe/Berlin", "2026-03-02T00:00:00Z", "2026-04-01T00:00:00Z"),
+            ("Europe/Berlin", "2026-03-03T09:10:00Z", "2026-03-30T21:00:00Z"),
+            ("America/New_York", "2026-03-02T05:00:00Z", "2026-03-31T03:00:00Z"),
+        ],
+        resolutions=("daily", "P1W", "P1M"),
+    )
