@@ -1,0 +1,123 @@
+"""Cells of an export as PostgreSQL writes them (the text of `COPY ... TO STDOUT` in CSV, and
+the NDJSON lines built from it; sql/export/export.sql), for the rows the service writes
+itself (app/export/wide.py): the same bytes whichever side wrote them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+Ints = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
+
+
+# A CSV string cell beginning with one of these gets a leading ', so that spreadsheets do not
+# read it as a formula.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t")
+
+
+def neutralise(text: str) -> str:
+    return "'" + text if text[:1] in FORMULA_STARTS else text
+
+
+def neutralised(texts: pl.Series) -> pl.Series:
+    """neutralise of each string."""
+    starts = "".join(FORMULA_STARTS).replace("-", "\\-")
+    return texts.str.replace(f"^([{starts}])", "'${1}")
+
+
+def float_text(value: float) -> str:
+    """A float8 as PostgreSQL's float8out writes it (extra_float_digits 1: the shortest
+    digits that read back exactly)."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    sign, digits, exponent = Decimal(repr(value)).as_tuple()
+    assert isinstance(exponent, int)
+    shown = "".join(map(str, digits)).lstrip("0")
+    power = len(shown) + exponent - 1
+    shown = shown.rstrip("0")
+    lead = "-" if sign else ""
+    if -4 <= power < 15:
+        if power >= len(shown) - 1:
+            return lead + shown + "0" * (power - len(shown) + 1)
+        if power >= 0:
+            return lead + shown[: power + 1] + "." + shown[power + 1 :]
+        return lead + "0." + "0" * (-power - 1) + shown
+    mantissa = shown[0] + ("." + shown[1:] if len(shown) > 1 else "")
+    return f"{lead}{mantissa}e{'-' if power < 0 else '+'}{abs(power):02d}"
+
+
+def float_texts(values: Floats) -> pl.Series:
+    """float_text of each value: polars writes the same shortest digits (Ryu, as
+    PostgreSQL) in fixed point from 1e-5 to 1e16, with `.0` after a whole number; the values
+    PostgreSQL writes otherwise (or that are zero, infinite or NaN) are written one by one."""
+    texts = pl.Series(values, dtype=pl.Float64).cast(pl.String).str.strip_suffix(".0")
+    magnitude = np.abs(values)
+    with np.errstate(invalid="ignore"):
+        odd = np.flatnonzero(~((magnitude >= 1e-4) & (magnitude < 1e15)))
+    if len(odd):
+        texts = texts.scatter(odd, [float_text(float(values[i])) for i in odd])
+    return texts
+
+
+def json_number(text: str) -> str:
+    """to_jsonb's number: float8out's text read as a numeric (NaN and the infinities are
+    JSON strings)."""
+    if text in ("NaN", "Infinity", "-Infinity"):
+        return f'"{text}"'
+    number = Decimal(text)
+    return "0" if number.is_zero() else format(number, "f")
+
+
+def json_numbers(values: Floats) -> pl.Series:
+    texts = float_texts(values)
+    magnitude = np.abs(values)
+    with np.errstate(invalid="ignore"):
+        odd = np.flatnonzero(~((magnitude >= 1e-4) & (magnitude < 1e15)))
+    if len(odd):
+        texts = texts.scatter(odd, [json_number(texts[int(i)]) for i in odd])
+    return texts
+
+
+def strings_of(texts: Sequence[str]) -> list[Any]:
+    """The values of JSON texts (a string's characters without quotes and escapes)."""
+    decoded: list[Any] = msgspec.json.decode("[" + ",".join(texts) + "]")
+    return decoded
+
+
+def time_texts(times: Ints) -> pl.Series:
+    """RFC 3339 in UTC with a Z, as PostgreSQL's ISO timestamp text (fractional seconds
+    only when there are some, trailing zeros dropped)."""
+    moments = pl.Series(times, dtype=pl.Int64)
+    stamp = pl.from_epoch(moments, time_unit="us").dt.strftime("%Y-%m-%dT%H:%M:%S")
+    fraction = moments % 1_000_000
+    if not (fraction != 0).any():
+        return stamp + "Z"
+    tail = pl.select(
+        pl.when(fraction != 0)
+        .then("." + fraction.cast(pl.String).str.zfill(6).str.strip_chars_end("0"))
+        .otherwise(pl.lit(""))
+    ).to_series()
+    return stamp + tail + "Z"
+
+
+def csv_quoted(cells: pl.Expr) -> pl.Expr:
+    """COPY's CSV quoting: a cell that is empty or holds a comma, a quote or a line break
+    is quoted, its quotes doubled."""
+    return (
+        pl.when((cells == "") | cells.str.contains(r'[,"\r\n]'))
+        .then('"' + cells.str.replace_all('"', '""', literal=True) + '"')
+        .otherwise(cells)
+    )

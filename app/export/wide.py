@@ -1,0 +1,373 @@
+"""The raw wide export without a time zone, read as stored and written here.
+
+PostgreSQL gave these rows itself (sql/export/export.sql wide_rows): it unpacked every
+packed week, sorted and grouped a device's readings by time and wrote each cell, ~5 us a
+row of four fields (bench S, backend CPU time), most of the export. Here the packed weeks
+are read as they are stored (wide_parts), their runs of times expanded with numpy
+(app/history/packed.py, as maxPoints reads them), and polars pivots the readings into
+rows and writes them. The bytes are those PostgreSQL wrote, cell for cell:
+
+- `time`: the ISO text of the UTC timestamp with a T and a Z, fractional seconds only when
+  there are some, without trailing zeros;
+- numbers as float8out writes them (the shortest exact digits, fixed-point for decimal
+  exponents -4 to 14, else `1.5e+20`), and in NDJSON as `to_jsonb` writes them (that text
+  read as a numeric: no exponent, `-0` as `0`);
+- other values as their JSON text, a string without its quotes in CSV and Parquet (CSV:
+  with a leading ' when it begins with = + - @ or a tab);
+- CSV cells quoted as `COPY ... CSV` quotes them (empty, or holding a comma, a quote or a
+  line break), lines ended by CRLF;
+- a time with two readings of a field gives as many rows as that field has readings, the
+  k-th reading of each field in the k-th row (which reading comes first is not defined).
+
+The devices are read in units of about `UNIT_READINGS` readings (several devices, or one
+device a few weeks at a time, by the counts taken before the first byte), so memory holds
+one unit whatever the export's size. All reads share one snapshot (a repeatable-read
+transaction), so a week packed meanwhile is read once, as the single statement read it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+import pyarrow as pa
+
+from app.core.sql import QUERIES
+from app.export.cells import (
+    csv_quoted,
+    float_texts,
+    json_numbers,
+    neutralised,
+    strings_of,
+    time_texts,
+)
+from app.export.structs import ExportPlan
+from app.history.packed import packed_count, packed_times
+from app.history.planner import EPOCH, to_micros
+
+# Readings held at once (about: a device's week is never split).
+UNIT_READINGS = 200_000
+WEEK = timedelta(days=7)  # the packed period (schema/definitions/035-packing.sql)
+
+Ints = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
+
+
+def applies(plan: ExportPlan) -> bool:
+    """Whether the export is read here: every reading (no buckets, no maxPoints), wide,
+    without a time zone (localTime is PostgreSQL's to_char)."""
+    return (
+        plan.layout == "wide"
+        and plan.tz is None
+        and plan.resolution is None
+        and plan.chart.max_points is None
+    )
+
+
+def args(plan: ExportPlan, devices: Sequence[int], start: datetime, end: datetime) -> list[Any]:
+    """$1..$7 of wide_counts and wide_parts for these devices (plan indices)."""
+    return [
+        [plan.device_nums[i] for i in devices],
+        plan.map_fields,
+        plan.map_profiles,
+        plan.map_positions,
+        plan.map_numeric,
+        start,
+        end,
+    ]
+
+
+async def device_counts(connection: Any, plan: ExportPlan, bound_s: float) -> list[int]:
+    """The readings of each device of the plan, exactly (readings_<kind>_count's
+    number): raw rows counted, packed weeks inside the range by their counts, the weeks
+    at its edges by their runs."""
+    everyone = range(len(plan.device_nums))
+    rows = await connection.fetch(
+        QUERIES["export.wide_counts"], *args(plan, everyone, plan.start, plan.end), timeout=bound_s
+    )
+    totals = np.zeros(len(plan.device_nums) + 1, dtype=np.int64)
+    whole = [row for row in rows if row["period"] is None]
+    edges = [row for row in rows if row["period"] is not None]
+    np.add.at(totals, [row["ord"] for row in whole], [row["n"] for row in whole])
+    if edges:
+        inside = packed_count(edges, to_micros(plan.start), to_micros(plan.end))
+        np.add.at(totals, [row["ord"] for row in edges], inside)
+    return [int(n) for n in totals[1:]]
+
+
+@dataclass(frozen=True)
+class Unit:
+    devices: list[int]  # plan indices, in export order
+    start: datetime
+    end: datetime
+
+
+def units(plan: ExportPlan, counts: Sequence[int]) -> list[Unit]:
+    """The export's reads in file order: consecutive devices together up to about
+    `UNIT_READINGS` readings; a device holding more alone, its range cut at week
+    boundaries into as many windows as it holds units (about, as its readings spread)."""
+    out: list[Unit] = []
+    group: list[int] = []
+    size = 0
+    for index, count in enumerate(counts):
+        if count > UNIT_READINGS:
+            if group:
+                out.append(Unit(group, plan.start, plan.end))
+                group, size = [], 0
+            out += [Unit([index], a, b) for a, b in windows(plan, count)]
+            continue
+        if group and size + count > UNIT_READINGS:
+            out.append(Unit(group, plan.start, plan.end))
+            group, size = [], 0
+        group.append(index)
+        size += count
+    if group:
+        out.append(Unit(group, plan.start, plan.end))
+    return out
+
+
+def windows(plan: ExportPlan, count: int) -> list[tuple[datetime, datetime]]:
+    """[start, end) cut at week boundaries (weeks as the packed periods, on the Unix epoch)
+    into about count / UNIT_READINGS windows."""
+    first = EPOCH + (plan.start - EPOCH) // WEEK * WEEK
+    weeks = math.ceil((plan.end - first) / WEEK)
+    each = max(1, math.floor(weeks / math.ceil(count / UNIT_READINGS)))
+    bounds = [plan.start, *(first + WEEK * w for w in range(each, weeks, each)), plan.end]
+    return [(a, b) for a, b in pairwise(bounds) if a < b]
+
+
+@dataclass(frozen=True)
+class Readings:
+    """A unit's readings, ordered by device, time, column (ties in the order read)."""
+
+    device: Ints  # plan index
+    time: Ints  # epoch microseconds
+    pos: Ints  # column position, 1-based
+    numeric: npt.NDArray[np.bool_]  # a number (`nums`) or another value (`texts`)
+    nums: Floats  # the numbers, in reading order
+    texts: pl.Series  # the other values' JSON text, in reading order
+
+
+async def read_unit(connection: Any, plan: ExportPlan, unit: Unit, bound_s: float) -> Readings:
+    rows = await connection.fetch(
+        QUERIES["export.wide_parts"],
+        *args(plan, unit.devices, unit.start, unit.end),
+        timeout=bound_s,
+    )
+    raw = [row for row in rows if row["period"] is None]
+    packed = [row for row in rows if row["period"] is not None]
+    parts = [*raw, *packed]
+    numbers = [row["nums"] is not None for row in parts]
+    values = [
+        row["nums"] if number else row["texts"] for row, number in zip(parts, numbers, strict=True)
+    ]
+    sizes = np.array([len(v) for v in values], dtype=np.int64)
+    devices = np.array(unit.devices, dtype=np.int64)
+    device = np.repeat(devices[[row["ord"] - 1 for row in parts]], sizes)
+    pos = np.repeat(np.array([row["pos"] for row in parts], dtype=np.int64), sizes)
+    time = np.concatenate(
+        [*(np.array(row["times"], dtype=np.int64) for row in raw), packed_times(packed)]
+    )
+    numeric = np.repeat(np.array(numbers, dtype=bool), sizes)
+    nums = [
+        np.array(v, dtype=np.float64) for v, number in zip(values, numbers, strict=True) if number
+    ]
+    texts = [t for v, number in zip(values, numbers, strict=True) if not number for t in v]
+    # Where each reading's value is among the numbers or the texts, to follow the order.
+    slot = np.empty(len(time), dtype=np.int64)
+    slot[numeric] = np.arange(int(numeric.sum()))
+    slot[~numeric] = np.arange(len(texts))
+    keep = (time >= to_micros(unit.start)) & (time < to_micros(unit.end))
+    order = np.lexsort((pos, time, device))
+    order = order[keep[order]]
+    numeric = numeric[order]
+    slot = slot[order]
+    return Readings(
+        device[order],
+        time[order],
+        pos[order],
+        numeric,
+        np.concatenate(nums)[slot[numeric]] if nums else np.empty(0),
+        pl.Series(texts, dtype=pl.String).gather(slot[~numeric]),
+    )
+
+
+def rows_of(readings: Readings) -> tuple[Ints, Ints]:
+    """Each reading's row (0-based, in file order) and each row's first reading: a row per
+    device and time, and one more for each further reading of a field at that time."""
+    n = len(readings.time)
+    new_key = np.ones(n, dtype=bool)
+    new_key[1:] = (readings.device[1:] != readings.device[:-1]) | (
+        readings.time[1:] != readings.time[:-1]
+    )
+    same_cell = np.zeros(n, dtype=bool)
+    same_cell[1:] = ~new_key[1:] & (readings.pos[1:] == readings.pos[:-1])
+    if not same_cell.any():
+        row = np.cumsum(new_key) - 1
+        return row, np.flatnonzero(new_key)
+    # The k-th reading of a field at a time goes to the time's k-th row.
+    index = np.arange(n)
+    cell_start = np.maximum.accumulate(np.where(~same_cell, index, 0))
+    rank = index - cell_start
+    key_start = np.maximum.accumulate(np.where(new_key, index, 0))
+    order = np.lexsort((readings.pos, rank, key_start))
+    starts = np.ones(n, dtype=bool)
+    starts[1:] = (key_start[order][1:] != key_start[order][:-1]) | (
+        rank[order][1:] != rank[order][:-1]
+    )
+    row = np.empty(n, dtype=np.int64)
+    row[order] = np.cumsum(starts) - 1
+    return row, order[starts]
+
+
+def number_cells(plan: ExportPlan, readings: Readings) -> pl.Series:
+    """The numbers' cells, in reading order: as to_jsonb writes them in NDJSON, else as
+    float8out."""
+    return json_numbers(readings.nums) if plan.format == "ndjson" else float_texts(readings.nums)
+
+
+def text_cells(plan: ExportPlan, readings: Readings) -> pl.Series:
+    """The other values' cells, in reading order: their JSON text in NDJSON; a string
+    without its quotes in CSV (neutralised) and Parquet, other values as JSON text."""
+    texts = readings.texts
+    if plan.format == "ndjson" or not len(texts):
+        return texts
+    values = strings_of(texts.to_list())
+    strings = pl.Series(
+        [value if type(value) is str else None for value in values], dtype=pl.String
+    )
+    if plan.format == "csv":
+        strings = neutralised(strings)
+    return pl.select(pl.when(strings.is_not_null()).then(strings).otherwise(texts)).to_series()
+
+
+@dataclass(frozen=True)
+class Table:
+    """A unit's rows: the first reading of each (for its device and time) and a column of
+    cells per field, null where the row has no reading of it."""
+
+    firsts: Ints
+    columns: list[pl.Series]
+    texts: list[bool]  # per column: whether a value that is not a number is in it
+
+
+def table(plan: ExportPlan, readings: Readings, cells: pl.Series) -> Table:
+    """The unit's rows from `cells` (the numbers' cells, then the other values'): each
+    column gathers its cells by row, no pivot."""
+    row, firsts = rows_of(readings)
+    numeric = readings.numeric
+    # Where each reading's cell is in `cells`.
+    where = np.empty(len(numeric), dtype=np.int64)
+    where[numeric] = np.arange(len(readings.nums))
+    where[~numeric] = len(readings.nums) + np.arange(len(readings.texts))
+    columns: list[pl.Series] = []
+    texts: list[bool] = []
+    for position in range(1, len(plan.columns) + 1):
+        mine = readings.pos == position
+        at = np.full(len(firsts), -1, dtype=np.int64)
+        at[row[mine]] = where[mine]
+        columns.append(cells.gather(pl.Series(pa.array(at, mask=at < 0))))
+        texts.append(not bool(numeric[mine].all()))
+    return Table(firsts, columns, texts)
+
+
+def lead_columns(plan: ExportPlan, readings: Readings, firsts: Ints) -> list[pl.Series]:
+    """time, then deviceId and devEui in the fleet route, as text."""
+    lead = [time_texts(readings.time[firsts])]
+    if plan.fleet:
+        devices = readings.device[firsts]
+        ids = pl.Series([str(i) for i in plan.device_ids], dtype=pl.String)
+        euis = pl.Series(plan.device_euis, dtype=pl.String)
+        lead += [ids.gather(devices), euis.gather(devices)]
+    return lead
+
+
+def text_of(lines: pl.Expr, end: str) -> bytes:
+    """The lines, each ended by `end`, as one UTF-8 text (joined by polars: no Python
+    string per line)."""
+    text: str = pl.select((lines + end).str.join("")).item()
+    return text.encode()
+
+
+def cells_of(plan: ExportPlan, readings: Readings) -> pl.Series:
+    return pl.concat([number_cells(plan, readings), text_cells(plan, readings)])
+
+
+def csv_chunk(plan: ExportPlan, readings: Readings, keys: Sequence[str]) -> bytes:
+    if not len(readings.time):
+        return b""
+    rows = table(plan, readings, cells_of(plan, readings))
+    parts = [pl.lit(s) for s in lead_columns(plan, readings, rows.firsts)]
+    # Numbers never need quotes.
+    parts += [
+        (csv_quoted(pl.lit(c)) if text else pl.lit(c)).fill_null("")
+        for c, text in zip(rows.columns, rows.texts, strict=True)
+    ]
+    return text_of(pl.concat_str(parts, separator=","), "\r\n")
+
+
+def ndjson_chunk(plan: ExportPlan, readings: Readings, keys: Sequence[str]) -> bytes:
+    if not len(readings.time):
+        return b""
+    rows = table(plan, readings, cells_of(plan, readings))
+    lead = lead_columns(plan, readings, rows.firsts)
+    names = ["time", *(["deviceId", "devEui"] if plan.fleet else [])]
+    parts: list[pl.Expr] = []
+    for index, (name, series) in enumerate(zip(names, lead, strict=True)):
+        opening = ("{" if index == 0 else ",") + f'"{name}":"'
+        parts += [pl.lit(opening), pl.lit(series), pl.lit('"')]
+    for key, column in zip(keys, rows.columns, strict=True):
+        parts += [pl.lit(f",{key}:"), pl.lit(column).fill_null("null")]
+    parts.append(pl.lit("}"))
+    return text_of(pl.concat_str(parts), "\n")
+
+
+def parquet_table(plan: ExportPlan, readings: Readings, schema: pa.Schema) -> pa.Table | None:
+    """The unit's rows typed as the Parquet schema: numbers as float64 (their cells are
+    the numbers themselves), booleans, text."""
+    if not len(readings.time):
+        return None
+    numbers = pl.Series(readings.nums, dtype=pl.Float64)
+    texts = text_cells(plan, readings)
+    typed = pl.concat([float_texts(readings.nums), texts]) if len(texts) else numbers
+    rows = table(
+        plan, readings, pl.concat([numbers, pl.Series([None] * len(texts), dtype=pl.Float64)])
+    )
+    text_rows = table(plan, readings, typed) if len(texts) else rows
+    arrays: list[pa.Array] = [
+        pa.array(readings.time[rows.firsts], type=pa.timestamp("us", tz="UTC"))
+    ]
+    if plan.fleet:
+        lead = lead_columns(plan, readings, rows.firsts)[1:]
+        arrays += [s.to_arrow().cast(pa.string()) for s in lead]
+    for column, number, text in zip(plan.columns, rows.columns, text_rows.columns, strict=True):
+        if column.kind == "number":
+            arrays.append(number.to_arrow().cast(pa.float64()))
+        elif column.kind == "boolean":
+            arrays.append(booleans(text))
+        else:
+            arrays.append(text.to_arrow().cast(pa.string()))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def booleans(cells: pl.Series) -> pa.Array:
+    """(jsonb)::boolean of each cell: a JSON boolean, else the error PostgreSQL raised."""
+    wrong = cells.is_not_null() & ~cells.is_in(["true", "false"])
+    if wrong.any():
+        raise ValueError(f"cannot cast the JSON value {cells.filter(wrong)[0]} to a boolean")
+    return (cells == "true").to_arrow().cast(pa.bool_())
+
+
+async def unit_readings(
+    connection: Any, plan: ExportPlan, bound_s: float
+) -> AsyncIterator[Readings]:
+    """Every unit's readings in file order, each read when the one before it is written."""
+    for unit in units(plan, plan.device_readings):
+        yield await read_unit(connection, plan, unit, bound_s)
