@@ -155,6 +155,25 @@ class Readings:
     texts: pl.Series  # the other values' JSON text, in reading order
 
 
+# PostgreSQL's binary form of a one-dimensional array without NULLs (array_send): a header
+# of 20 bytes (dimensions, a NULL flag, the element type, the length and lower bound), then
+# each element as its length and its bytes, big-endian.
+ARRAY_HEADER = 20
+FLOAT8_ELEMENT = np.dtype([("size", ">i4"), ("value", ">f8")])
+TIMESTAMP_ELEMENT = np.dtype([("size", ">i4"), ("value", ">i8")])  # microseconds from 2000
+TIMESTAMP_EPOCH_US = 946_684_800_000_000  # 2000-01-01 in Unix epoch microseconds
+
+
+def binary_arrays(payloads: Sequence[bytes], element: np.dtype[Any]) -> npt.NDArray[Any]:
+    """The elements of arrays in binary form, one after another."""
+    body = b"".join(payload[ARRAY_HEADER:] for payload in payloads)
+    return np.frombuffer(body, dtype=element)["value"]
+
+
+def binary_size(payload: bytes, element: np.dtype[Any]) -> int:
+    return (len(payload) - ARRAY_HEADER) // element.itemsize
+
+
 async def read_unit(connection: Any, plan: ExportPlan, unit: Unit, bound_s: float) -> Readings:
     rows = await connection.fetch(
         QUERIES["export.wide_parts"],
@@ -165,24 +184,24 @@ async def read_unit(connection: Any, plan: ExportPlan, unit: Unit, bound_s: floa
     packed = [row for row in rows if row["period"] is not None]
     parts = [*raw, *packed]
     numbers = [row["nums"] is not None for row in parts]
-    values = [
-        row["nums"] if number else row["texts"] for row, number in zip(parts, numbers, strict=True)
-    ]
-    sizes = np.array([len(v) for v in values], dtype=np.int64)
+    sizes = np.array(
+        [
+            binary_size(row["nums"], FLOAT8_ELEMENT) if number else len(row["texts"])
+            for row, number in zip(parts, numbers, strict=True)
+        ],
+        dtype=np.int64,
+    )
     devices = np.array(unit.devices, dtype=np.int64)
     device = np.repeat(devices[[row["ord"] - 1 for row in parts]], sizes)
     pos = np.repeat(np.array([row["pos"] for row in parts], dtype=np.int64), sizes)
-    time = np.concatenate(
-        [*(np.array(row["times"], dtype=np.int64) for row in raw), packed_times(packed)]
-    )
+    raw_times = binary_arrays([row["times"] for row in raw], TIMESTAMP_ELEMENT)
+    time = np.concatenate([raw_times + TIMESTAMP_EPOCH_US, packed_times(packed)])
     numeric = np.repeat(np.array(numbers, dtype=bool), sizes)
-    nums = [
-        np.array(v, dtype=np.float64) for v, number in zip(values, numbers, strict=True) if number
-    ]
-    texts = [t for v, number in zip(values, numbers, strict=True) if not number for t in v]
+    nums = binary_arrays([row["nums"] for row in parts if row["nums"] is not None], FLOAT8_ELEMENT)
+    texts = [text for row in parts if row["texts"] is not None for text in row["texts"]]
     # Where each reading's value is among the numbers or the texts, to follow the order.
     slot = np.empty(len(time), dtype=np.int64)
-    slot[numeric] = np.arange(int(numeric.sum()))
+    slot[numeric] = np.arange(len(nums))
     slot[~numeric] = np.arange(len(texts))
     keep = (time >= to_micros(unit.start)) & (time < to_micros(unit.end))
     order = np.lexsort((pos, time, device))
@@ -194,7 +213,7 @@ async def read_unit(connection: Any, plan: ExportPlan, unit: Unit, bound_s: floa
         time[order],
         pos[order],
         numeric,
-        np.concatenate(nums)[slot[numeric]] if nums else np.empty(0),
+        nums[slot[numeric]].astype(np.float64),
         pl.Series(texts, dtype=pl.String).gather(slot[~numeric]),
     )
 
