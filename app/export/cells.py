@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import msgspec
@@ -35,20 +36,16 @@ def neutralised(texts: pl.Series) -> pl.Series:
 
 
 def float_text(value: float) -> str:
-    """A float8 as PostgreSQL's float8out writes it (extra_float_digits 1: the shortest
-    digits that read back exactly)."""
+    """A float8 as PostgreSQL's float8out writes it (extra_float_digits 1): the shortest
+    digits that read back exactly, fixed-point for decimal exponents -4 to 14."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
-    sign, digits, exponent = Decimal(repr(value)).as_tuple()
-    assert isinstance(exponent, int)
-    shown = "".join(map(str, digits)).lstrip("0")
-    power = len(shown) + exponent - 1
-    shown = shown.rstrip("0")
-    lead = "-" if sign else ""
+    shown, power = shortest_digits(abs(value))
+    lead = "-" if value < 0 else ""
     if -4 <= power < 15:
         if power >= len(shown) - 1:
             return lead + shown + "0" * (power - len(shown) + 1)
@@ -57,6 +54,43 @@ def float_text(value: float) -> str:
         return lead + "0." + "0" * (-power - 1) + shown
     mantissa = shown[0] + ("." + shown[1:] if len(shown) > 1 else "")
     return f"{lead}{mantissa}e{'-' if power < 0 else '+'}{abs(power):02d}"
+
+
+def shortest_digits(value: float) -> tuple[str, int]:
+    """The significant digits of a positive finite float8 as PostgreSQL's Ryu (d2s.c)
+    gives them, and the decimal exponent of the first: the shortest decimal strictly
+    inside the value's rounding interval, the closest to it of that length. Python's repr
+    chooses alike but takes the interval's ends when the mantissa is even, which
+    PostgreSQL never does, so a value whose repr is an end is searched for here (above
+    2^53 only, where the ends can be short decimals: 6.36810321321301e+16 is
+    6.3681032132130096e+16 there, 1.01487e+21 is 1.0148700000000001e+21)."""
+    _, digits, exponent = Decimal(repr(value)).as_tuple()
+    assert isinstance(exponent, int)
+    shown = "".join(map(str, digits)).lstrip("0")
+    power = len(shown) + exponent - 1
+    shown = shown.rstrip("0")
+    exact = Fraction(value)
+    mantissa, binary = math.frexp(value)
+    unit = Fraction(2) ** max(binary - 53, -1074)
+    upper = exact + unit / 2
+    lower = exact - (unit / 4 if mantissa == 0.5 and binary > -1021 else unit / 2)
+
+    def inside(candidate: Fraction) -> bool:
+        return lower < candidate < upper
+
+    if inside(Fraction(Decimal(repr(value)))):
+        return shown, power
+    for length in range(len(shown), 18):
+        scale = Fraction(10) ** (power - length + 1)
+        low = math.floor(exact / scale)
+        found = [k for k in (low, low + 1) if inside(k * scale)]
+        if found:
+            # The closest; of two as close, the even one.
+            best = min(found, key=lambda k: (abs(k * scale - exact), k % 2))
+            text = str(best)
+            top = power - length + 1 + len(text) - 1
+            return text.rstrip("0"), top
+    return shown, power  # not reached: 17 digits always name the value
 
 
 def float_texts(values: Floats) -> pl.Series:
