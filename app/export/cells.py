@@ -134,6 +134,14 @@ def strings_of(texts: Sequence[str]) -> list[Any]:
 def time_texts(times: Ints) -> pl.Series:
     """RFC 3339 in UTC with a Z, as PostgreSQL's ISO timestamp text (fractional seconds
     only when there are some, trailing zeros dropped)."""
+    # A fleet's devices mostly share their times: each distinct time is written once.
+    distinct, index = np.unique(times, return_inverse=True)
+    if len(distinct) < len(times):
+        return _time_texts(distinct).gather(index)
+    return _time_texts(times)
+
+
+def _time_texts(times: Ints) -> pl.Series:
     moments = pl.Series(times, dtype=pl.Int64)
     stamp = pl.from_epoch(moments, time_unit="us").dt.strftime("%Y-%m-%dT%H:%M:%S")
     fraction = moments % 1_000_000

@@ -27,6 +27,7 @@ transaction), so a week packed meanwhile is read once, as the single statement r
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -53,7 +54,7 @@ from app.history.packed import packed_count, packed_times
 from app.history.planner import EPOCH, to_micros
 
 # Readings held at once (about: a device's week is never split).
-UNIT_READINGS = 200_000
+UNIT_READINGS = 100_000
 WEEK = timedelta(days=7)  # the packed period (schema/definitions/035-packing.sql)
 
 Ints = npt.NDArray[np.int64]
@@ -259,11 +260,15 @@ def text_cells(plan: ExportPlan, readings: Readings) -> pl.Series:
     if plan.format == "ndjson" or not len(texts):
         return texts
     values = strings_of(texts.to_list())
+    every = bool(texts.str.starts_with('"').all())
     strings = pl.Series(
-        [value if type(value) is str else None for value in values], dtype=pl.String
+        values if every else [value if type(value) is str else None for value in values],
+        dtype=pl.String,
     )
     if plan.format == "csv":
         strings = neutralised(strings)
+    if every:  # strings only, the usual case
+        return strings
     return pl.select(pl.when(strings.is_not_null()).then(strings).otherwise(texts)).to_series()
 
 
@@ -277,9 +282,11 @@ class Table:
     texts: list[bool]  # per column: whether a value that is not a number is in it
 
 
-def table(plan: ExportPlan, readings: Readings, cells: pl.Series) -> Table:
+def table(
+    plan: ExportPlan, readings: Readings, cells: pl.Series, wanted: Sequence[bool] | None = None
+) -> Table:
     """The unit's rows from `cells` (the numbers' cells, then the other values'): each
-    column gathers its cells by row, no pivot."""
+    column gathers its cells by row, no pivot; the columns not `wanted` are left empty."""
     row, firsts = rows_of(readings)
     numeric = readings.numeric
     # Where each reading's cell is in `cells`.
@@ -289,6 +296,10 @@ def table(plan: ExportPlan, readings: Readings, cells: pl.Series) -> Table:
     columns: list[pl.Series] = []
     texts: list[bool] = []
     for position in range(1, len(plan.columns) + 1):
+        if wanted is not None and not wanted[position - 1]:
+            columns.append(pl.Series(dtype=cells.dtype))
+            texts.append(False)
+            continue
         mine = readings.pos == position
         at = np.full(len(firsts), -1, dtype=np.int64)
         at[row[mine]] = where[mine]
@@ -355,11 +366,19 @@ def parquet_table(plan: ExportPlan, readings: Readings, schema: pa.Schema) -> pa
         return None
     numbers = pl.Series(readings.nums, dtype=pl.Float64)
     texts = text_cells(plan, readings)
-    typed = pl.concat([float_texts(readings.nums), texts]) if len(texts) else numbers
+    kinds = [column.kind for column in plan.columns]
     rows = table(
-        plan, readings, pl.concat([numbers, pl.Series([None] * len(texts), dtype=pl.Float64)])
+        plan,
+        readings,
+        pl.concat([numbers, pl.Series([None] * len(texts), dtype=pl.Float64)]),
+        [kind == "number" for kind in kinds],
     )
-    text_rows = table(plan, readings, typed) if len(texts) else rows
+    text_rows = table(
+        plan,
+        readings,
+        pl.concat([float_texts(readings.nums), texts]),
+        [kind != "number" for kind in kinds],
+    )
     arrays: list[pa.Array] = [
         pa.array(readings.time[rows.firsts], type=pa.timestamp("us", tz="UTC"))
     ]
@@ -387,6 +406,20 @@ def booleans(cells: pl.Series) -> pa.Array:
 async def unit_readings(
     connection: Any, plan: ExportPlan, bound_s: float
 ) -> AsyncIterator[Readings]:
-    """Every unit's readings in file order, each read when the one before it is written."""
-    for unit in units(plan, plan.device_readings):
-        yield await read_unit(connection, plan, unit, bound_s)
+    """Every unit's readings in file order. The next unit is read while the one yielded
+    is written (in a thread, by the caller), so the database and the service work at once;
+    memory holds two units at most."""
+    todo = units(plan, plan.device_readings)
+    if not todo:
+        return
+    reading = asyncio.ensure_future(read_unit(connection, plan, todo[0], bound_s))
+    try:
+        for following in [*todo[1:], None]:
+            readings = await reading
+            if following is not None:
+                reading = asyncio.ensure_future(read_unit(connection, plan, following, bound_s))
+            yield readings
+    finally:
+        if not reading.done():
+            reading.cancel()
+            await asyncio.gather(reading, return_exceptions=True)

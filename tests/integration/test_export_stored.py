@@ -184,13 +184,18 @@ async def test_one_device_is_written_byte_for_byte(
     assert new == old
 
 
+@pytest.mark.parametrize("unit", [wide.UNIT_READINGS, 700])
 @pytest.mark.parametrize("fmt", FORMATS)
 async def test_the_fleet_is_written_as_the_sql_path_wrote_it(
-    pool: asyncpg.Pool, settings: Settings, world: dict[str, Any], fmt: str
-) -> None:
+    pool: asyncpg.Pool, settings: Settings, world: dict[str, Any], fmt: str, unit: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
     """Every device and field, two readings of a field at one time included: the same
     rows, byte for byte, but for the order of the rows of one time with two readings of
-    a field (not defined)."""
+    a field (not defined). Read in one unit, and in units of 700 readings (a device's
+    weeks in windows of their own, Parquet row groups across units)."""
+    monkeypatch.setattr(wide, "UNIT_READINGS", unit)
+    monkeypatch.setattr(writers, "CHUNK_ROWS", 1000 if unit < 1000 else writers.CHUNK_ROWS)
     start = BASE - timedelta(hours=3)
     plan = await plan_of(pool, settings, world, fmt, start, NOW)
     old, new = await both(pool, settings, plan)
