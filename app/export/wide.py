@@ -163,6 +163,7 @@ ARRAY_HEADER = 20
 FLOAT8_ELEMENT = np.dtype([("size", ">i4"), ("value", ">f8")])
 TIMESTAMP_ELEMENT = np.dtype([("size", ">i4"), ("value", ">i8")])  # microseconds from 2000
 TIMESTAMP_EPOCH_US = 946_684_800_000_000  # 2000-01-01 in Unix epoch microseconds
+SEPARATOR = "\x1f"
 
 
 def binary_arrays(payloads: Sequence[bytes], element: np.dtype[Any]) -> npt.NDArray[Any]:
@@ -184,22 +185,20 @@ async def read_unit(connection: Any, plan: ExportPlan, unit: Unit, bound_s: floa
     raw = [row for row in rows if row["period"] is None]
     packed = [row for row in rows if row["period"] is not None]
     parts = [*raw, *packed]
-    numbers = [row["nums"] is not None for row in parts]
-    sizes = np.array(
-        [
-            binary_size(row["nums"], FLOAT8_ELEMENT) if number else len(row["texts"])
-            for row, number in zip(parts, numbers, strict=True)
-        ],
-        dtype=np.int64,
-    )
+    sizes = np.array([row["n"] for row in parts], dtype=np.int64)
     devices = np.array(unit.devices, dtype=np.int64)
     device = np.repeat(devices[[row["ord"] - 1 for row in parts]], sizes)
     pos = np.repeat(np.array([row["pos"] for row in parts], dtype=np.int64), sizes)
     raw_times = binary_arrays([row["times"] for row in raw], TIMESTAMP_ELEMENT)
     time = np.concatenate([raw_times + TIMESTAMP_EPOCH_US, packed_times(packed)])
-    numeric = np.repeat(np.array(numbers, dtype=bool), sizes)
+    numeric = np.repeat(np.array([row["nums"] is not None for row in parts], dtype=bool), sizes)
     nums = binary_arrays([row["nums"] for row in parts if row["nums"] is not None], FLOAT8_ELEMENT)
-    texts = [text for row in parts if row["texts"] is not None for text in row["texts"]]
+    # The other values' JSON texts, joined by U+001F per part (JSON text escapes it).
+    texts = (
+        pl.Series([row["texts"] for row in parts if row["texts"] is not None], dtype=pl.String)
+        .str.split(SEPARATOR)
+        .explode()
+    )
     # Where each reading's value is among the numbers or the texts, to follow the order.
     slot = np.empty(len(time), dtype=np.int64)
     slot[numeric] = np.arange(len(nums))
@@ -215,7 +214,7 @@ async def read_unit(connection: Any, plan: ExportPlan, unit: Unit, bound_s: floa
         pos[order],
         numeric,
         nums[slot[numeric]].astype(np.float64),
-        pl.Series(texts, dtype=pl.String).gather(slot[~numeric]),
+        texts.gather(slot[~numeric]),
     )
 
 
@@ -259,17 +258,18 @@ def text_cells(plan: ExportPlan, readings: Readings) -> pl.Series:
     texts = readings.texts
     if plan.format == "ndjson" or not len(texts):
         return texts
-    values = strings_of(texts.to_list())
-    every = bool(texts.str.starts_with('"').all())
-    strings = pl.Series(
-        values if every else [value if type(value) is str else None for value in values],
-        dtype=pl.String,
-    )
+    # A JSON string is its text between the quotes, unless it holds an escape (rare).
+    quoted = texts.str.starts_with('"')
+    strings = texts.str.strip_prefix('"').str.strip_suffix('"')
+    escaped = np.flatnonzero((quoted & texts.str.contains("\\", literal=True)).to_numpy())
+    if len(escaped):
+        decoded = strings_of(texts.gather(escaped).to_list())
+        strings = strings.scatter(escaped, pl.Series(decoded, dtype=pl.String))
     if plan.format == "csv":
         strings = neutralised(strings)
-    if every:  # strings only, the usual case
+    if quoted.all():  # strings only, the usual case
         return strings
-    return pl.select(pl.when(strings.is_not_null()).then(strings).otherwise(texts)).to_series()
+    return pl.select(pl.when(quoted).then(strings).otherwise(texts)).to_series()
 
 
 @dataclass(frozen=True)
