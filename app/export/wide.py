@@ -54,7 +54,7 @@ from app.history.packed import packed_count, packed_times
 from app.history.planner import EPOCH, to_micros
 
 # Readings held at once (about: a device's week is never split).
-UNIT_READINGS = 100_000
+UNIT_READINGS = 50_000
 WEEK = timedelta(days=7)  # the packed period (schema/definitions/035-packing.sql)
 
 Ints = npt.NDArray[np.int64]
