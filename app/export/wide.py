@@ -321,7 +321,8 @@ def table(
         mine = readings.pos == position
         at = np.full(len(firsts), -1, dtype=np.int64)
         at[row[mine]] = where[mine]
-        columns.append(cells.gather(pl.Series(pa.array(at, mask=at < 0))))
+        index = pl.Series(at, dtype=pl.Int64)
+        columns.append(cells.gather(pl.select(pl.when(index >= 0).then(index)).to_series()))
         texts.append(not bool(numeric[mine].all()))
     return Table(firsts, columns, texts)
 
