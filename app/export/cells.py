@@ -98,12 +98,19 @@ def float_texts(values: Floats) -> pl.Series:
     PostgreSQL) in fixed point from 1e-5 to 1e16, with `.0` after a whole number; the values
     PostgreSQL writes otherwise (or that are zero, infinite or NaN) are written one by one."""
     texts = pl.Series(values, dtype=pl.Float64).cast(pl.String).str.strip_suffix(".0")
-    magnitude = np.abs(values)
-    with np.errstate(invalid="ignore"):
-        odd = np.flatnonzero(~((magnitude >= 1e-4) & (magnitude < 1e15)))
+    odd = outside_fixed_point(values)
     if len(odd):
         texts = texts.scatter(odd, [float_text(float(values[i])) for i in odd])
     return texts
+
+
+def outside_fixed_point(values: Floats) -> Ints:
+    """The positions of the values that float8out does not write in fixed point (decimal
+    exponents -4 to 14), or that are zero, infinite or NaN."""
+    magnitude = np.abs(values)
+    with np.errstate(invalid="ignore"):
+        odd: Ints = np.flatnonzero(~((magnitude >= 1e-4) & (magnitude < 1e15)))
+    return odd
 
 
 def json_number(text: str) -> str:
@@ -116,10 +123,10 @@ def json_number(text: str) -> str:
 
 
 def json_numbers(values: Floats) -> pl.Series:
+    """json_number of each value: float8out's fixed-point text is already a numeric's
+    (but for -0, which is among the values written one by one)."""
     texts = float_texts(values)
-    magnitude = np.abs(values)
-    with np.errstate(invalid="ignore"):
-        odd = np.flatnonzero(~((magnitude >= 1e-4) & (magnitude < 1e15)))
+    odd = outside_fixed_point(values)
     if len(odd):
         texts = texts.scatter(odd, [json_number(texts[int(i)]) for i in odd])
     return texts

@@ -4,8 +4,9 @@ PostgreSQL gave these rows itself (sql/export/export.sql wide_rows): it unpacked
 packed week, sorted and grouped a device's readings by time and wrote each cell, ~5 us a
 row of four fields (bench S, backend CPU time), most of the export. Here the packed weeks
 are read as they are stored (wide_parts), their runs of times expanded with numpy
-(app/history/packed.py, as maxPoints reads them), and polars pivots the readings into
-rows and writes them. The bytes are those PostgreSQL wrote, cell for cell:
+(app/history/packed.py, as maxPoints reads them), and numpy and polars gather the
+readings into rows and write them (app/export/cells.py). The bytes are those PostgreSQL
+wrote, cell for cell:
 
 - `time`: the ISO text of the UTC timestamp with a T and a Z, fractional seconds only when
   there are some, without trailing zeros;
@@ -20,9 +21,11 @@ rows and writes them. The bytes are those PostgreSQL wrote, cell for cell:
   k-th reading of each field in the k-th row (which reading comes first is not defined).
 
 The devices are read in units of about `UNIT_READINGS` readings (several devices, or one
-device a few weeks at a time, by the counts taken before the first byte), so memory holds
-one unit whatever the export's size. All reads share one snapshot (a repeatable-read
-transaction), so a week packed meanwhile is read once, as the single statement read it.
+device a few weeks at a time, by the counts taken before the first byte), the next unit
+read while one is written, so memory holds two units whatever the export's size. All
+reads share one snapshot (a repeatable-read transaction), so a week packed meanwhile is
+read once, as the single statement read it. Each statement has the export's statement
+timeout; the stream as a whole is bounded by the client's pace (`export_stall_s`).
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ from app.export.structs import ExportPlan
 from app.history.packed import packed_count, packed_times
 from app.history.planner import EPOCH, to_micros
 
-# Readings held at once (about: a device's week is never split).
+# Readings per unit (about: a device's week is never split); two units are held at once.
 UNIT_READINGS = 50_000
 WEEK = timedelta(days=7)  # the packed period (schema/definitions/035-packing.sql)
 
@@ -170,10 +173,6 @@ def binary_arrays(payloads: Sequence[bytes], element: np.dtype[Any]) -> npt.NDAr
     """The elements of arrays in binary form, one after another."""
     body = b"".join(payload[ARRAY_HEADER:] for payload in payloads)
     return np.frombuffer(body, dtype=element)["value"]
-
-
-def binary_size(payload: bytes, element: np.dtype[Any]) -> int:
-    return (len(payload) - ARRAY_HEADER) // element.itemsize
 
 
 async def read_unit(connection: Any, plan: ExportPlan, unit: Unit, bound_s: float) -> Readings:
@@ -350,6 +349,7 @@ def cells_of(plan: ExportPlan, readings: Readings) -> pl.Series:
 
 
 def csv_chunk(plan: ExportPlan, readings: Readings, keys: Sequence[str]) -> bytes:
+    """The unit's CSV lines (`keys`, NDJSON's, unused: both take the same arguments)."""
     if not len(readings.time):
         return b""
     rows = table(plan, readings, cells_of(plan, readings))
@@ -363,6 +363,7 @@ def csv_chunk(plan: ExportPlan, readings: Readings, keys: Sequence[str]) -> byte
 
 
 def ndjson_chunk(plan: ExportPlan, readings: Readings, keys: Sequence[str]) -> bytes:
+    """The unit's NDJSON lines, `keys` the fields' names as JSON strings."""
     if not len(readings.time):
         return b""
     rows = table(plan, readings, cells_of(plan, readings))
