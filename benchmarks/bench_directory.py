@@ -281,8 +281,8 @@ async def measure_directory(repetitions: int, fresh: bool = False) -> list[Measu
     measures: list[Measure] = []
     try:
         for label, args in DEVICE_CASES:
-            # The query the route sends for these filters (statuses $7, online $8).
-            sql = list_query(args[6], args[7])
+            # The query the route sends for these filters (statuses $7, online $8, search $9).
+            sql = list_query(args[6], args[7], args[8])
             measures.append(
                 await sql_p50(connection, f"GET /devices {label}", sql, args, repetitions, 5.0)
             )

@@ -29,6 +29,14 @@ from app.profiles.structs import DeviceProfileDetail
 
 LIST_DEVICES = QUERIES["devices.list_devices"]
 LIST_DEVICES_PRESENT = QUERIES["devices.list_devices_present"]
+# A search is read once: its matching devices are a set of their own that the page and the
+# total both read (MATERIALIZED), where without a search the page walks the list index in
+# order and stops at the page's end. A trigram search scanned its index twice, once per
+# reader (issue 27, bench_directory, 100,000 devices, `search=sensor 0123`: 5.4 -> 3.3 ms).
+LIST_DEVICES_SEARCH, LIST_DEVICES_PRESENT_SEARCH = (
+    query.replace("WITH matching AS NOT MATERIALIZED", "WITH matching AS MATERIALIZED", 1)
+    for query in (LIST_DEVICES, LIST_DEVICES_PRESENT)
+)
 GET_DEVICE = QUERIES["devices.get_device"]
 
 
@@ -81,7 +89,7 @@ class DeviceController(Controller):
         return await list_owned(
             principal,
             device_from_row,
-            list_query(filters.statuses, filters.online),
+            list_query(filters.statuses, filters.online, filters.name_pattern),
             filters.sub_account,
             filters.profile,
             filters.network.id,
@@ -118,13 +126,14 @@ class DeviceController(Controller):
         return Single(from_row(DeviceDetail, row, **converted_columns(row), device_profile=profile))
 
 
-def list_query(statuses: list[str] | None, online: bool | None) -> str:
+def list_query(statuses: list[str] | None, online: bool | None, search: str | None) -> str:
     """The device list query for these filters (same answer either way, sql/devices).
 
     device_presence (schema/034) holds every assigned device with the end of its online
     time, so it alone answers online=true, and online=false when only assigned devices are
-    wanted; the other lists walk the devices.
+    wanted; the other lists walk the devices. `search` is the name pattern ($9), None
+    without a search.
     """
     if online is True or (online is False and statuses == [DeviceStatus.ASSIGNED]):
-        return LIST_DEVICES_PRESENT
-    return LIST_DEVICES
+        return LIST_DEVICES_PRESENT if search is None else LIST_DEVICES_PRESENT_SEARCH
+    return LIST_DEVICES if search is None else LIST_DEVICES_SEARCH

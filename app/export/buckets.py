@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 
 import msgspec
 
-from app.export.service import neutralise
+from app.export.cells import neutralise
 from app.export.structs import ExportPlan
 from app.history import chart
 from app.history.aggregates import NEW_AGGS

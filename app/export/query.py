@@ -2,6 +2,8 @@
 
 PostgreSQL formats every CSV and NDJSON cell itself (the rows leave by `COPY ... TO
 STDOUT`, so Python never touches a reading); Parquet reads typed values through a cursor.
+The raw wide layout without `tz` is read as stored instead (app/export/wide.py), which
+writes the same bytes (app/export/cells.py).
 Only fixed snippets and column positions are spliced into the templates of
 sql/export/export.sql; identifiers, devices and times stay bind parameters. `$8` holds the
 field names as the format writes them (`names`): CSV cells, JSON strings, plain text.

@@ -21,6 +21,8 @@ from app.auth.tenancy import DeviceRef
 from app.core.config import Settings
 from app.core.errors import ErrorCode, forbidden, invalid_parameter
 from app.core.sql import QUERIES
+from app.export import wide
+from app.export.cells import neutralise
 from app.export.structs import FORMATS, LAYOUTS, Column, ExportParams, ExportPlan, Format
 from app.history import chart
 from app.history.aggregates import NEW_AGGS, STATE_AGGS
@@ -206,7 +208,12 @@ async def plan_export(
         cutoff=params.cutoff,
     )
     if plan.device_nums and plan.map_fields:
-        total = await count_readings(pool, settings, plan)
+        if wide.applies(plan):
+            counts = await count_device_readings(pool, settings, plan)
+            plan = msgspec.structs.replace(plan, device_readings=counts)
+            total = sum(counts)
+        else:
+            total = await count_readings(pool, settings, plan)
         limit = settings.export_max_readings
         if total > limit:
             raise invalid_parameter(
@@ -258,6 +265,20 @@ async def count_readings(pool: asyncpg.Pool, settings: Settings, plan: ExportPla
     return total
 
 
+async def count_device_readings(
+    pool: asyncpg.Pool, settings: Settings, plan: ExportPlan
+) -> list[int]:
+    """The readings of each device of a raw wide export (app/export/wide.py), within the
+    bound of the count."""
+    async with pool.acquire() as connection, connection.transaction(readonly=True):
+        await connection.execute(
+            f"SET LOCAL statement_timeout = {int(settings.export_count_timeout_ms)}"
+        )
+        return await wide.device_counts(
+            connection, plan, client_timeout(settings.export_count_timeout_ms)
+        )
+
+
 def names(plan: ExportPlan) -> list[str]:
     """$8: the field names as the format writes them in rows (see app/export/query.py)."""
     identifiers = [c.identifier for c in plan.columns]
@@ -266,11 +287,6 @@ def names(plan: ExportPlan) -> list[str]:
     if plan.format == "csv":
         return [neutralise(i) for i in identifiers]
     return identifiers
-
-
-def neutralise(text: str) -> str:
-    """A CSV string cell that a spreadsheet would read as a formula gets a leading '."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t") else text
 
 
 def header(plan: ExportPlan, format: Format) -> list[str]:

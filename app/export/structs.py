@@ -79,3 +79,6 @@ class ExportPlan(msgspec.Struct, frozen=True, kw_only=True):
     chart: ChartOptions = NO_CHART
     map_types: list[str] = msgspec.field(default_factory=list)
     cutoff: datetime | None = None
+    # The raw wide export (app/export/wide.py): each device's readings (parallel to
+    # device_nums), counted before the first byte, by which its reads are cut in units.
+    device_readings: list[int] = msgspec.field(default_factory=list)

@@ -23,9 +23,11 @@ import pyarrow.parquet as pq
 
 from app.core.config import Settings
 from app.core.errors import ApiError, ErrorCode
+from app.export import wide
 from app.export.buckets import bucket_rows, csv_lines, ndjson_lines, parquet_rows
+from app.export.cells import neutralise
 from app.export.query import build_sql, uses_names
-from app.export.service import client_timeout, header, map_args, names, neutralise
+from app.export.service import client_timeout, header, map_args, names
 from app.export.structs import ExportPlan
 
 CHUNK_ROWS = 65_536
@@ -78,6 +80,8 @@ async def _stream(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan) -> A
         await asyncio.wait_for(queue.put(chunk), settings.export_stall_s)
 
     produce = _parquet if plan.format == "parquet" else _copy
+    if wide.applies(plan):
+        produce = _wide
     if plan.resolution is not None or plan.chart.max_points is not None:
         produce = _buckets
     task = asyncio.create_task(produce(pool, settings, plan, put))
@@ -285,5 +289,52 @@ async def _buckets(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan, put
                         csv_lines(plan, rows) if plan.format == "csv" else ndjson_lines(plan, rows)
                     )
     if writer is not None:
+        writer.close()
+        await put(sink.drain())
+
+
+async def _wide(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan, put: Put) -> None:
+    """A raw wide export without a time zone (app/export/wide.py): read a unit of devices
+    at a time as stored, its rows written here. The reads share one snapshot; Parquet rows
+    are cut into row groups of `CHUNK_ROWS` rows, as the cursor of `_parquet` cuts them."""
+    schema = parquet_schema(plan) if plan.format == "parquet" else None
+    sink = _Sink()
+    writer = pq.ParquetWriter(sink, schema) if schema is not None else None
+    if plan.format == "csv":
+        await put(csv_header(plan))
+    keys = names(plan)
+    held: list[pa.Table] = []
+    rows = 0
+    if has_rows(plan):
+        async with (
+            pool.acquire(timeout=settings.export_stall_s) as connection,
+            connection.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            await _begin(connection, settings, plan)
+            timeout = client_timeout(settings.export_timeout_ms)
+            async for readings in wide.unit_readings(connection, plan, timeout):
+                if writer is None or schema is None:
+                    chunk = await asyncio.to_thread(
+                        wide.csv_chunk if plan.format == "csv" else wide.ndjson_chunk,
+                        plan,
+                        readings,
+                        keys,
+                    )
+                    if chunk:
+                        await put(chunk)
+                    continue
+                table = await asyncio.to_thread(wide.parquet_table, plan, readings, schema)
+                if table is None:
+                    continue
+                held.append(table)
+                rows += table.num_rows
+                while rows >= CHUNK_ROWS:
+                    whole = pa.concat_tables(held).combine_chunks()
+                    await asyncio.to_thread(writer.write_table, whole.slice(0, CHUNK_ROWS))
+                    await put(sink.drain())
+                    held, rows = [whole.slice(CHUNK_ROWS)], rows - CHUNK_ROWS
+    if writer is not None:
+        if rows:
+            await asyncio.to_thread(writer.write_table, pa.concat_tables(held).combine_chunks())
         writer.close()
         await put(sink.drain())

@@ -17,8 +17,8 @@ reduce each series alike.
   equal ones), once when they are the same reading.
 
 `read_numbers` reads every reading of the range for them (sql/history/downsample.sql): the
-packed weeks as stored, their runs of times expanded here with numpy, since unpacking and
-sorting a year of readings in SQL cost more than the rest of the request.
+packed weeks as stored, their runs of times expanded with numpy (app/history/packed.py),
+since unpacking and sorting a year of readings in SQL cost more than the rest of the request.
 (`tsdownsample`'s Rust LTTB was tried: its buckets differ from the contract's in about a
 fifth of random cases, so it is not used.)
 """
@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from app.core.errors import invalid_parameter
 from app.core.sql import QUERIES
+from app.history.packed import packed_times
 from app.history.planner import to_micros
 
 METHODS = ("lttb", "minmax")
@@ -160,17 +161,8 @@ async def read_numbers(
     parts_values: list[Floats] = []
     parts_sites: list[Ints] = []
     if packed:
-        # Every packed week's runs at once: run r holds counts[r] times steps[r]
-        # microseconds apart from offsets[r] after its week's start (packed_times in SQL).
-        runs = np.array([len(row["counts"]) for row in packed], dtype=np.int64)
+        parts_times.append(packed_times(packed))
         sizes = np.array([len(row["values"]) for row in packed], dtype=np.int64)
-        counts = np.concatenate([np.array(row["counts"], dtype=np.int64) for row in packed])
-        offsets = np.concatenate([np.array(row["offsets"], dtype=np.int64) for row in packed])
-        steps = np.concatenate([np.array(row["steps"], dtype=np.int64) for row in packed])
-        periods = np.repeat(np.array([row["period"] for row in packed], dtype=np.int64), runs)
-        run_start = np.repeat(np.cumsum(counts) - counts, counts)
-        within = np.arange(int(counts.sum()), dtype=np.int64) - run_start
-        parts_times.append(np.repeat(periods + offsets, counts) + np.repeat(steps, counts) * within)
         parts_values.append(
             np.array([value for row in packed for value in row["values"]], dtype=np.float64)
         )

@@ -5,7 +5,9 @@
 -- in schema/definitions/050-directory.sql.
 -- Optional filters are written `($n IS NULL OR ...)`: each parameter set is planned with
 -- its values, so the branches of absent filters fold away (and so do the joins they alone
--- need). $7 is NULL when every status is wanted.
+-- need). $7 is NULL when every status is wanted. With a search ($9), `matching` is sent
+-- MATERIALIZED (app/devices/controller.py): the page and the total then read one trigram
+-- scan instead of one each.
 
 -- name: list_devices
 -- A page of devices in the key's scope ($1 partner, $2 key sub-account) matching the filters, with the total.

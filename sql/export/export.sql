@@ -94,3 +94,104 @@ SELECT {columns}
      WHERE g.readings <> {present}
  ) u
  ORDER BY d.ord, u.time
+
+-- The raw wide export without a time zone is read as stored (app/export/wide.py): the
+-- packed weeks as they are, their runs of times expanded and the rows pivoted and written
+-- by the service, since unpacking, sorting, grouping and writing them here cost ~5 us per
+-- row (bench S, backend CPU time). Two queries, with the same input as the row queries
+-- ($1 device nums, $2..$5 the field map, $6 and $7 the range):
+
+-- name: wide_counts
+-- How many readings each device of $1 holds for the field map $2..$5 in [$6, $7), in parts: per series its raw rows counted, then its packed weeks that overlap the range, a row each, with their count `n` when the week lies wholly inside and their runs of times (period in epoch microseconds, offsets, steps, counts) when it does not, so that the caller counts the readings inside. `ord` is the device's position in $1 (1-based).
+WITH series AS MATERIALIZED (
+    SELECT o.ord::integer AS ord, d.num AS device_num, m.field_num, m.numeric
+      FROM unnest($1::integer[]) WITH ORDINALITY AS o (num, ord)
+      JOIN devices d ON d.num = o.num
+      JOIN unnest($2::integer[], $3::uuid[], $4::integer[], $5::boolean[])
+           AS m (field_num, profile_id, pos, numeric)
+        ON m.profile_id = d.profile_id OR m.profile_id IS NULL
+)
+SELECT s.ord, r.n, NULL::bigint AS period, NULL::bigint[] AS offsets, NULL::bigint[] AS steps,
+       NULL::integer[] AS counts
+  FROM series s
+ CROSS JOIN LATERAL (SELECT count(*) AS n FROM readings_num x
+                      WHERE x.device_num = s.device_num AND x.field_num = s.field_num
+                        AND x.time >= $6 AND x.time < $7) r
+ WHERE s.numeric AND r.n > 0
+UNION ALL
+SELECT s.ord, r.n, NULL, NULL, NULL, NULL
+  FROM series s
+ CROSS JOIN LATERAL (SELECT count(*) AS n FROM readings_other x
+                      WHERE x.device_num = s.device_num AND x.field_num = s.field_num
+                        AND x.time >= $6 AND x.time < $7) r
+ WHERE NOT s.numeric AND r.n > 0
+UNION ALL
+-- A week lies wholly inside when it starts at or after $6 and before the week of $7
+-- (weeks are aligned, so it then ends by $7); only the others' runs are read.
+SELECT s.ord, k.n, round(date_part('epoch', k.period) * 1000000)::bigint, k.offsets, k.steps,
+       k.counts
+  FROM series s
+  JOIN packed_num k ON k.device_num = s.device_num AND k.field_num = s.field_num
+ WHERE s.numeric AND k.period >= packed_period($6) AND k.period < $7
+   AND (k.period < $6 OR k.period >= packed_period($7))
+UNION ALL
+SELECT s.ord, k.n, NULL, NULL, NULL, NULL
+  FROM series s
+  JOIN packed_num k ON k.device_num = s.device_num AND k.field_num = s.field_num
+ WHERE s.numeric AND k.period >= $6 AND k.period < packed_period($7)
+UNION ALL
+SELECT s.ord, k.n, round(date_part('epoch', k.period) * 1000000)::bigint, k.offsets, k.steps,
+       k.counts
+  FROM series s
+  JOIN packed_other k ON k.device_num = s.device_num AND k.field_num = s.field_num
+ WHERE NOT s.numeric AND k.period >= packed_period($6) AND k.period < $7
+   AND (k.period < $6 OR k.period >= packed_period($7))
+UNION ALL
+SELECT s.ord, k.n, NULL, NULL, NULL, NULL
+  FROM series s
+  JOIN packed_other k ON k.device_num = s.device_num AND k.field_num = s.field_num
+ WHERE NOT s.numeric AND k.period >= $6 AND k.period < packed_period($7)
+
+-- name: wide_parts
+-- The readings of devices $1 for the field map $2..$5 in [$6, $7) as stored, a row per part of `n` readings: per series its raw rows as arrays (times, numbers in `nums`, other values in `texts`), then its packed weeks that overlap the range as they are (period in epoch microseconds, the runs of times, the values); `ord` is the device's position in $1 (1-based), `pos` the field's column. Times and numbers in PostgreSQL's binary form of an array (array_send), other values as their JSON texts joined by the unit separator (U+001F, which JSON text escapes), so that the caller reads them as arrays without a Python object per reading. The caller expands the runs, keeps the times inside the range and orders the readings.
+WITH series AS MATERIALIZED (
+    SELECT o.ord::integer AS ord, d.num AS device_num, m.field_num, m.pos, m.numeric
+      FROM unnest($1::integer[]) WITH ORDINALITY AS o (num, ord)
+      JOIN devices d ON d.num = o.num
+      JOIN unnest($2::integer[], $3::uuid[], $4::integer[], $5::boolean[])
+           AS m (field_num, profile_id, pos, numeric)
+        ON m.profile_id = d.profile_id OR m.profile_id IS NULL
+)
+SELECT s.ord, s.pos, r.n, NULL::bigint AS period, NULL::bigint[] AS offsets,
+       NULL::bigint[] AS steps, NULL::integer[] AS counts, r.times, r.nums,
+       NULL::text AS texts
+  FROM series s
+ CROSS JOIN LATERAL (
+    SELECT count(*)::integer AS n, array_send(array_agg(x.time)) AS times,
+           array_send(array_agg(x.value)) AS nums
+      FROM readings_num x
+     WHERE x.device_num = s.device_num AND x.field_num = s.field_num
+       AND x.time >= $6 AND x.time < $7) r
+ WHERE s.numeric AND r.n > 0
+UNION ALL
+SELECT s.ord, s.pos, r.n, NULL, NULL, NULL, NULL, r.times, NULL, r.texts
+  FROM series s
+ CROSS JOIN LATERAL (
+    SELECT count(*)::integer AS n, array_send(array_agg(x.time)) AS times,
+           string_agg(x.value::text, E'\x1f') AS texts
+      FROM readings_other x
+     WHERE x.device_num = s.device_num AND x.field_num = s.field_num
+       AND x.time >= $6 AND x.time < $7) r
+ WHERE NOT s.numeric AND r.n > 0
+UNION ALL
+SELECT s.ord, s.pos, k.n, round(date_part('epoch', k.period) * 1000000)::bigint, k.offsets,
+       k.steps, k.counts, NULL, array_send(k.values), NULL
+  FROM series s
+  JOIN packed_num k ON k.device_num = s.device_num AND k.field_num = s.field_num
+ WHERE s.numeric AND k.period >= packed_period($6) AND k.period < $7
+UNION ALL
+SELECT s.ord, s.pos, k.n, round(date_part('epoch', k.period) * 1000000)::bigint, k.offsets,
+       k.steps, k.counts, NULL, NULL, array_to_string(k.values::text[], E'\x1f')
+  FROM series s
+  JOIN packed_other k ON k.device_num = s.device_num AND k.field_num = s.field_num
+ WHERE NOT s.numeric AND k.period >= packed_period($6) AND k.period < $7

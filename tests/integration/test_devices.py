@@ -199,6 +199,16 @@ async def test_search_matches_name_serial_and_dev_eui(
     assert await names(client, fleet.pkey, search="100%") == ["Spare 100%"]
     assert await names(client, fleet.pkey, search="_") == []
     assert await names(client, fleet.pkey, search="no such thing") == []
+    # A search's page and total come from one read of its matches (the list query's
+    # materialised variant), with the presence filters too.
+    assert await names(client, fleet.pkey, search="alpha", online="true") == ["Alpha 1"]
+    assert await names(client, fleet.akey, search="alpha", online="false") == ["Alpha 2"]
+    for offset, page in [(0, ["Alpha 1"]), (1, ["Alpha 2"]), (2, [])]:
+        body = await get_ok(
+            client, fleet.pkey, f"/api/v1/devices?search=alpha&limit=1&offset={offset}"
+        )
+        assert [d["name"] for d in body["data"]] == page
+        assert body["pagination"] == {"limit": 1, "offset": offset, "total": 2}
 
 
 async def test_id_filters(client: AsyncTestClient, fleet: Fleet) -> None:

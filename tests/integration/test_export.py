@@ -655,13 +655,14 @@ async def test_mid_stream_failure_aborts_the_connection(
         received = 0
         while received < 256 * 1024:  # rows, not only the header
             received += len(await anext(chunks))
-        # The first bytes left while the query still runs: it is there to be killed.
+        # The first bytes left while the export's reads still run (the query of the SQL
+        # path, or the transaction of app/export/wide.py's): its backend is there to be killed.
         killed = 0
         for _ in range(50):
             killed = await pool.fetchval(
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
                 " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                "   AND query LIKE '%export_devices(%'"
+                "   AND state <> 'idle' AND query LIKE '%$2::integer[], $3::uuid[]%'"
             )
             if killed:
                 break
