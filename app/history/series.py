@@ -267,10 +267,27 @@ def as_int(value: Any) -> Any:
     return int(value) if isinstance(value, float) else value
 
 
+def integral(agg: str, whole: bool) -> bool:
+    """Whether the buckets of a numeric series hold whole numbers (given as floats)."""
+    return agg == "count" or (whole and agg != "avg")
+
+
 def bucket_point(row: Any, numeric: bool, agg: str, whole: bool = False) -> HistoryPoint:
     """A bucket row (bucket, value) of a numeric series, (bucket, n, last) of another."""
     if numeric:
         value = row[1]
-        integral = agg == "count" or (whole and agg != "avg")
-        return HistoryPoint(time=row[0], value=as_int(value) if integral else value)
+        return HistoryPoint(time=row[0], value=as_int(value) if integral(agg, whole) else value)
     return HistoryPoint(time=row[0], value=row[1] if agg == "count" else row[2])
+
+
+def numeric_bucket_points(
+    times: str | None, values: list[Any] | None, agg: str
+) -> list[HistoryPoint]:
+    """The points of a numeric series' buckets read as arrays (history.device_buckets_num:
+    the bucket starts a JSON array, NULLs when none), in their order: what `bucket_point`
+    makes of each row, without a call per bucket."""
+    if times is None or values is None:
+        return []
+    if integral(agg, False):
+        values = [as_int(v) for v in values]
+    return list(map(HistoryPoint, _decode_times(times), values))

@@ -25,8 +25,8 @@ from app.history.series import (
     NON_NUMERIC_AGGS,
     Bucketing,
     Series,
-    bucket_point,
     bucketed_statement,
+    numeric_bucket_points,
     raw_points,
     read_buckets,
     read_newest,
@@ -294,10 +294,7 @@ async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQ
         history.points.reverse()  # newest first on /history
         return history
     if read_together:
-        buckets, values = context["buckets"] or (), context["values"] or ()
-        points = [bucket_point(row, True, query.agg) for row in zip(buckets, values, strict=True)]
-        points.reverse()  # newest first on /history
-        history.points = points
+        history.points = numeric_bucket_points(context["buckets"], context["values"], query.agg)
         return history
     bucketing = Bucketing(query.resolution, query.agg, query.tz)
     (points,) = await read_buckets(pool, [series], start, end, bucketing, site_num)
