@@ -107,6 +107,13 @@ class BoundedPool(asyncpg.Pool):
     __slots__ = ("acquire_timeout",)
 
     def acquire(self, *, timeout: float | None = None) -> Any:
+        if timeout is None and not self._queue.empty():
+            # An idle connection is taken at once: no timer. asyncpg bounds an acquire by
+            # running it as a task of its own under wait_for, which cost ~24 us of CPU and
+            # a turn of the event loop per statement (3,000 pool.fetchval calls: 68-80 us
+            # of CPU each against 27-30 on a held connection). Reconnecting a connection
+            # that was closed while idle stays bounded by the connect timeout.
+            return super().acquire(timeout=None)
         return super().acquire(timeout=self.acquire_timeout if timeout is None else timeout)
 
     async def release(self, connection: Any, *, timeout: float | None = None) -> None:  # noqa: ASYNC109 (asyncpg's signature)
@@ -114,6 +121,10 @@ class BoundedPool(asyncpg.Pool):
         if raw is not None and raw._protocol._is_cancelling():
             raw.terminate()  # asyncpg then returns the holder to the pool by itself
             return
+        holder: Any = getattr(connection, "_holder", None)
+        if timeout is None and holder is not None and holder._timeout is None:
+            # Taken at once (acquire), given back within the usual bound.
+            timeout = self.acquire_timeout
         await super().release(connection, timeout=timeout)
 
 
