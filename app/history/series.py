@@ -260,9 +260,7 @@ def _points(raw: Any, times: list[datetime], whole: bool, multi_site: bool) -> l
         # map over the columns: no Python call per point (500 points: 55-57 us -> 20-33).
         return list(map(HistoryPoint, times, values, repeat(None, len(times))))
     ids = _decode_site_ids(raw["site_ids"])
-    return [
-        HistoryPoint(t, v, ids.get(n)) for t, v, n in zip(times, values, raw["sites"], strict=True)
-    ]
+    return list(map(HistoryPoint, times, values, map(ids.get, raw["sites"])))
 
 
 def as_int(value: Any) -> Any:
