@@ -48,6 +48,7 @@ from app.observe.metrics import metrics_lifespan
 from app.observe.requests import RequestObserver
 from app.profiles.contexts import DeviceContexts
 from app.routes import api_route_handlers, public_route_handlers
+from app.server.answer import JsonAnswer
 from app.server.face import ServerFace, allow_every_method
 
 log = logging.getLogger(__name__)
@@ -165,6 +166,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
             "page": Provide(provide_page, sync_to_thread=False),
         },
         exception_handlers={Exception: handle_exception},
+        # Plain JSON answers sent without Litestar's ASGIResponse (app/server/answer.py).
+        response_class=JsonAnswer,
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=OpenAPIConfig(
             title="Device Telemetry Service",

@@ -68,9 +68,10 @@ _WHOLE_NUMBER = re.compile(r"[0-9]+")
 async def check_integer_parameters(request: Request[Any, Any, Any]) -> None:
     """`before_request` hook (after authentication and the access checks, before Litestar
     parses parameters): the integer query parameters of a paged route are digits only."""
+    # The route first: the query string is parsed (a MultiDict built) only for a paged one.
     if (
-        not request.query_params
-        or "page" not in request.route_handler.parsed_fn_signature.parameters
+        "page" not in request.route_handler.parsed_fn_signature.parameters
+        or not request.query_params
     ):
         return
     for name in INTEGER_PARAMETERS:

@@ -21,7 +21,16 @@ from app.core.sql import QUERIES
 from app.history import chart
 from app.history.aggregates import NEW_AGGS
 from app.history.planner import MAX_BUCKETS, Resolution, bucket_count, parse_resolution
-from app.history.series import NON_NUMERIC_AGGS, Bucketing, Series, read_buckets, read_newest
+from app.history.series import (
+    NON_NUMERIC_AGGS,
+    Bucketing,
+    Series,
+    bucketed_statement,
+    numeric_bucket_points,
+    raw_points,
+    read_buckets,
+    read_newest,
+)
 from app.history.structs import History
 from app.history.zones import parse_tz
 from app.profiles.service import profile_fields
@@ -136,6 +145,32 @@ def parse_bucketing(
     return parsed, agg
 
 
+def points_with_context(query: HistoryQuery) -> tuple[str, list[Any]] | None:
+    """The statement that reads the device's context and the points of its field in one
+    round trip, with its arguments after the device's and the field's, when the request
+    is one it answers (then the points are read if the field is a numeric one with a
+    history): the newest raw readings, or buckets of a plain aggregate as
+    history.bucketed_num reads them, without siteId or a chart option, on a range inside
+    retention (a range outside is the 403 that follows the device's 404). None: the
+    context alone (history.device_context), the points by a statement of their own."""
+    if query.field == SIGNAL_QUALITY or query.site_id is not None or query.end <= query.cutoff:
+        return None
+    start = max(query.start, query.cutoff)
+    if query.resolution is None:
+        if query.chart.max_points is not None:
+            return None
+        return "history.device_raw_num", [start, query.end, RAW_LIMIT + 1]
+    if query.agg in NEW_AGGS or query.chart.fill is not None:
+        return None
+    assert query.agg is not None
+    bucketing = Bucketing(query.resolution, query.agg, query.tz)
+    name, args = bucketed_statement([], [], True, start, query.end, bucketing, None)
+    if name != "history.bucketed_num":
+        return None
+    # bucketed_num's arguments less the series ($1, $2) and the site ($10).
+    return "history.device_buckets_num", [*args[2:9], *args[10:12]]
+
+
 async def read_history(
     pool: Any, principal: Principal, reference: str, query: HistoryQuery
 ) -> History:
@@ -156,16 +191,15 @@ async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQ
     device_id, dev_eui = split_reference(reference)
     if device_id is None and dev_eui is None:
         raise not_found("device")
-    context: Any = await pool.fetchrow(
-        QUERIES["history.device_context"],
-        principal.partner_id,
-        principal.sub_account_id,
-        device_id,
-        dev_eui,
-        query.field,
-        parse_uuid(query.field),
-        query.site_id,
-    )
+    device = (principal.partner_id, principal.sub_account_id, device_id, dev_eui)
+    field = (query.field, parse_uuid(query.field))
+    together = points_with_context(query)
+    if together is None:
+        context: Any = await pool.fetchrow(
+            QUERIES["history.device_context"], *device, *field, query.site_id
+        )
+    else:
+        context = await pool.fetchrow(QUERIES[together[0]], *device, *field, *together[1])
     if context is None or context["status"] != DeviceStatus.ASSIGNED:
         raise not_found("device")
     if query.field == SIGNAL_QUALITY:
@@ -237,8 +271,14 @@ async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQ
         if downsampled is not None:
             history.downsampled = downsampled
         return history
+    # The points came with the context when it is a field they are read for (the
+    # statement's own condition, device_buckets_num and device_raw_num).
+    read_together = together is not None and numeric and not series.static
     if query.resolution is None:
-        history.points = await read_newest(pool, series, start, end, site_num, RAW_LIMIT + 1)
+        if read_together:
+            history.points = raw_points(context, whole, context["multi_site"])
+        else:
+            history.points = await read_newest(pool, series, start, end, site_num, RAW_LIMIT + 1)
         if len(history.points) > RAW_LIMIT:
             history.truncated = True
             del history.points[RAW_LIMIT:]
@@ -252,6 +292,9 @@ async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQ
     if query.agg in NEW_AGGS and not series.static:
         history.points = await chart.aggregate_points(pool, span)
         history.points.reverse()  # newest first on /history
+        return history
+    if read_together:
+        history.points = numeric_bucket_points(context["buckets"], context["values"], query.agg)
         return history
     bucketing = Bucketing(query.resolution, query.agg, query.tz)
     (points,) = await read_buckets(pool, [series], start, end, bucketing, site_num)

@@ -40,39 +40,8 @@
 -- Merged partials of the numeric series ($1 device nums, $2 field nums) per $5-bucket (local to zone $12, or UTC when NULL) over [$3, $4): hourly partials for [$6, $7) and [$8, $9), daily for [$7, $8); $10 site_num or NULL; $11 agg; by series position, then bucket, oldest first.
 SELECT s.ord, b.bucket, b.value
   FROM series_list($1::integer[], $2::integer[]) s
- CROSS JOIN LATERAL (
-    WITH parts AS (
-        SELECT r.time AS t, 1::bigint AS n, r.value AS sum, r.value AS min, r.value AS max,
-               r.time AS last_time, r.value AS last_value
-          FROM readings_num_in(s.device_num, s.field_num, $3, $4, $10, $6, $9) r
-        UNION ALL
-        SELECT h.bucket, h.n, h.sum, h.min, h.max, h.last_time, h.last_value
-          FROM packed_hours_num_in(s.device_num, s.field_num, $6, $9, $10, $7, $8) h
-        UNION ALL
-        SELECT d.bucket, d.n, d.sum, d.min, d.max, d.last_time, d.last_value
-          FROM rollup_day_num d
-         WHERE d.device_num = s.device_num AND d.field_num = s.field_num
-           AND d.bucket >= $7 AND d.bucket < $8
-           AND ($10::integer IS NULL OR d.site_num = $10)
-    )
-    SELECT CASE WHEN $12::text IS NULL THEN time_bucket((SELECT $5::text::interval), t)
-                ELSE time_bucket((SELECT $5::text::interval), t, $12::text) END AS bucket,
-           CASE $11::text
-                -- float8_avg (avg's final function) divides as C does: a subnormal sum
-                -- over n rounds (to 0 at worst), where the / operator raises underflow.
-                WHEN 'avg' THEN float8_avg(ARRAY[
-                                    sum(n) FILTER (WHERE $11::text = 'avg')::double precision,
-                                    sum(sum) FILTER (WHERE $11::text = 'avg'), 0])
-                WHEN 'sum' THEN sum(sum) FILTER (WHERE $11::text = 'sum')
-                WHEN 'min' THEN min(min) FILTER (WHERE $11::text = 'min')
-                WHEN 'max' THEN max(max) FILTER (WHERE $11::text = 'max')
-                WHEN 'count' THEN sum(n) FILTER (WHERE $11::text = 'count')::double precision
-                ELSE (max(ARRAY[(extract(epoch FROM last_time) * 1000000)::double precision, last_value])
-                          FILTER (WHERE $11::text = 'last'))[2]
-           END AS value
-      FROM parts
-     GROUP BY 1
- ) b
+ CROSS JOIN LATERAL bucketed_num_series(s.device_num, s.field_num, $3, $4, $5, $6, $7, $8, $9,
+                                        $10, $11, $12) b
  ORDER BY 1, 2
 
 -- Local days of avg, sum and count in a zone whose offsets are whole hours
@@ -228,10 +197,7 @@ SELECT s.ord, b.bucket, b.n, b.last_value
 
 -- name: raw_num
 -- The newest $5 numeric readings of a series in [$3, $4), site filter $6 or NULL, newest first (ties: greatest value, then site), as one row: their times (a JSON array), values, site nums (0 = none) and the ids of those sites (a JSON object, num to id); NULLs when none.
-SELECT to_json(n.times)::text AS times, n.values, n.sites,
-       (SELECT json_object_agg(s.num, s.id) FROM sites s WHERE s.num = ANY (n.sites))::text
-           AS site_ids
-  FROM readings_num_newest($1, $2, $3, $4, $6, $5) n
+SELECT n.* FROM newest_num_series($1, $2, $3, $4, $6, $5) n
 
 -- name: raw_other
 -- The newest $5 non-numeric readings of a series in [$3, $4), site filter $6 or NULL, as raw_num; the values one JSON array (one decode, not one per value).
@@ -277,21 +243,32 @@ SELECT to_json(n.times)::text AS times, to_json(n.values) AS values, n.sites,
 
 -- name: device_context
 -- The device by id ($3) or DevEUI ($4) in the key's scope ($1 partner, $2 sub-account or NULL; tenant_device, as auth.resolve_device) with its field by identifier ($5) or id ($6), whether multi-site is on for its sub-account, and the site num of $7 in the key's scope with the feature on; no row when there is no such device.
-SELECT d.id, d.num, d.status, d.profile_id,
-       f.num AS field_num, f.identifier, f.data_type, f.kind, f.measurement,
-       COALESCE((SELECT af.multi_site FROM sub_account_features af
-                  WHERE af.sub_account_id = d.sub_account_id), false) AS multi_site,
-       (SELECT s.num
-          FROM sites s
-          JOIN sub_account_features af ON af.sub_account_id = s.sub_account_id
-         WHERE s.id = $7 AND af.partner_id = $1
-           AND ($2::uuid IS NULL OR af.sub_account_id = $2)
-           AND af.multi_site) AS site_num
-  FROM tenant_device($1, $2::uuid, $3, $4) d
+SELECT c.* FROM history_device_context($1, $2::uuid, $3, $4, $5, $6, $7) c
+
+-- One round trip for /history's common reads (app/history/service.py): the device and its
+-- field (device_context, without siteId) and, when that is an assigned device's numeric
+-- field with a history (not static), its points as the statement for the series alone
+-- reads them. The points are read in the same statement only then, so the answer and every
+-- error stay what the two statements give; another field takes its second statement.
+
+-- name: device_buckets_num
+-- device_context ($1..$6, no site) with the buckets of its series as bucketed_num reads them ($7 from, $8 to, $9 width, $10..$13 segments, $14 agg, $15 zone or NULL; no site), newest first: the bucket starts as a JSON array (decoded by the client straight to datetimes: asyncpg's own decoding of 720 timestamps cost 0.38 ms of CPU, msgspec's 0.06) and the values; NULLs when there are none or the field is not read so.
+SELECT c.*, b.buckets, b.values
+  FROM history_device_context($1, $2::uuid, $3, $4, $5, $6, NULL) c
   LEFT JOIN LATERAL (
-       SELECT f.num, f.identifier, f.data_type, f.kind, f.measurement
-         FROM profile_fields f
-        WHERE f.profile_id = d.profile_id AND (f.identifier = $5 OR f.id = $6)
-        ORDER BY (f.identifier = $5) DESC
-        LIMIT 1) f ON true
- LIMIT 1
+       SELECT to_json(array_agg(x.bucket ORDER BY x.bucket DESC))::text AS buckets,
+              array_agg(x.value ORDER BY x.bucket DESC) AS values
+         FROM bucketed_num_series(c.num, c.field_num, $7, $8, $9, $10, $11, $12, $13, NULL,
+                                  $14, $15) x
+        WHERE c.status = 'assigned' AND c.data_type = 'number' AND c.kind <> 'static') b ON true
+
+-- name: device_raw_num
+-- device_context ($1..$6, no site) with the newest $9 readings of its series in [$7, $8) as raw_num reads them (no site); NULLs when there are none or the field is not read so.
+SELECT c.*, r.times, r.values, r.sites, r.site_ids
+  FROM history_device_context($1, $2::uuid, $3, $4, $5, $6, NULL) c
+  LEFT JOIN LATERAL (
+       SELECT n.*
+         FROM newest_num_series(c.num, c.field_num, $7, $8, NULL, $9) n
+        WHERE c.status = 'assigned' AND c.data_type = 'number' AND c.kind <> 'static'
+       OFFSET 0) r ON true
+
