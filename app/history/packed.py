@@ -15,6 +15,18 @@ import numpy.typing as npt
 Ints = npt.NDArray[np.int64]
 
 
+def _runs(rows: Sequence[Any]) -> tuple[Ints, Ints, Ints, Ints]:
+    """The runs of packed rows (at least one), all rows' runs in one array each: how many
+    runs each row holds, and each run's count of times, step and first time (the row's
+    `period` plus the run's offset, in epoch microseconds)."""
+    runs = np.array([len(row["counts"]) for row in rows], dtype=np.int64)
+    counts = np.concatenate([np.array(row["counts"], dtype=np.int64) for row in rows])
+    offsets = np.concatenate([np.array(row["offsets"], dtype=np.int64) for row in rows])
+    steps = np.concatenate([np.array(row["steps"], dtype=np.int64) for row in rows])
+    periods = np.repeat(np.array([row["period"] for row in rows], dtype=np.int64), runs)
+    return runs, counts, steps, periods + offsets
+
+
 def packed_times(rows: Sequence[Any]) -> Ints:
     """The times (epoch microseconds) of packed rows, row after row, each row's in the
     order of its `values` array: run r of a row holds counts[r] times steps[r]
@@ -22,14 +34,10 @@ def packed_times(rows: Sequence[Any]) -> Ints:
     as packed_times does in SQL (schema/definitions/035-packing.sql)."""
     if not rows:
         return np.empty(0, dtype=np.int64)
-    runs = np.array([len(row["counts"]) for row in rows], dtype=np.int64)
-    counts = np.concatenate([np.array(row["counts"], dtype=np.int64) for row in rows])
-    offsets = np.concatenate([np.array(row["offsets"], dtype=np.int64) for row in rows])
-    steps = np.concatenate([np.array(row["steps"], dtype=np.int64) for row in rows])
-    periods = np.repeat(np.array([row["period"] for row in rows], dtype=np.int64), runs)
+    _, counts, steps, first = _runs(rows)
     run_start = np.repeat(np.cumsum(counts) - counts, counts)
     within = np.arange(int(counts.sum()), dtype=np.int64) - run_start
-    times: Ints = np.repeat(periods + offsets, counts) + np.repeat(steps, counts) * within
+    times: Ints = np.repeat(first, counts) + np.repeat(steps, counts) * within
     return times
 
 
@@ -39,12 +47,7 @@ def packed_count(rows: Sequence[Any], start_us: int, end_us: int) -> Ints:
     for i in [0, counts[r]), and a run of one time has step 0."""
     if not rows:
         return np.empty(0, dtype=np.int64)
-    runs = np.array([len(row["counts"]) for row in rows], dtype=np.int64)
-    counts = np.concatenate([np.array(row["counts"], dtype=np.int64) for row in rows])
-    offsets = np.concatenate([np.array(row["offsets"], dtype=np.int64) for row in rows])
-    steps = np.concatenate([np.array(row["steps"], dtype=np.int64) for row in rows])
-    periods = np.repeat(np.array([row["period"] for row in rows], dtype=np.int64), runs)
-    first = periods + offsets
+    runs, counts, steps, first = _runs(rows)
     step = np.maximum(steps, 1)  # a run of one time: any step gives that one time
     # The least i with first + step * i >= start, and the least with it >= end (ceiling
     # divisions in integers), each clamped to the run.
