@@ -40,15 +40,7 @@ import polars as pl
 from app.ops.progress import ProgressBar
 from benchmarks.common import DeviceRef, FieldRef, Fleet, KeyRef, Manifest, manifest_path
 from benchmarks.copy_rows import Columns, new_rows
-from benchmarks.packed import (
-    HOURS_NUM_COLUMNS,
-    HOURS_OTHER_COLUMNS,
-    PACKED_COLUMNS,
-    PERIOD_US,
-    ROLLUP_NUM_COLUMNS,
-    ROLLUP_OTHER_COLUMNS,
-    pack_sorted,
-)
+from benchmarks.packed import PERIOD_US, pack_sorted
 from testkit.databases import connect, scratch_database
 
 INTERVAL_S = 15 * 60
@@ -507,16 +499,31 @@ class Layout:
     counters: frozenset[int] = frozenset()  # field nums whose measurement is `counter`
 
 
-def slice_frames(
-    series: Series, layout: Layout, first: int, last: int, seed: int
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """readings_num and readings_other rows of steps [first, last) for every device, as
+@dataclass(frozen=True)
+class SliceSteps:
+    """Steps [first, last) of a dataset's series, generated from `seed`."""
+
+    series: Series
+    layout: Layout
+    first: int
+    last: int
+    seed: int
+
+    def generated(self) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray, np.ndarray]:
+        """The steps, the signals at them ([device, step] arrays), which readings of those
+        arrays flattened are present, and each step's time in epoch microseconds."""
+        steps = np.arange(self.first, self.last)
+        present = self.series.present[:, self.first : self.last].ravel()
+        time_us = (int(self.series.start.timestamp()) + steps * INTERVAL_S) * 1_000_000
+        return steps, signals(self.series, steps, self.seed), present, time_us
+
+
+def slice_frames(span: SliceSteps) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """readings_num and readings_other rows of the slice's steps for every device, as
     polars frames (device_num, field_num, time_us, value, site_num), gaps removed."""
-    steps = np.arange(first, last)
-    values = signals(series, steps, seed)
+    layout = span.layout
+    steps, values, present, time_us = span.generated()
     n = len(layout.device_num)
-    present = series.present[:, first:last].ravel()
-    time_us = (int(series.start.timestamp()) + steps * INTERVAL_S) * 1_000_000
     base = pl.DataFrame(
         {
             "device_num": np.repeat(layout.device_num, len(steps)),
@@ -610,21 +617,14 @@ class SliceLoad:
 
 
 def encode_slice(
-    series: Series,
-    layout: Layout,
-    first: int,
-    last: int,
-    seed: int,
-    connections: int,
-    pack: bool,
-    late: pl.DataFrame | None = None,
+    span: SliceSteps, connections: int, pack: bool, late: pl.DataFrame | None = None
 ) -> SliceLoad:
-    """Steps [first, last) as raw rows or, with `pack`, as packed rows, their hourly
+    """The slice's steps as raw rows or, with `pack`, as packed rows, their hourly
     partials and daily rollups (benchmarks/packed.py) with the `late` readings of the
     week among them, spread over `connections`."""
     if pack:
-        return _packed_slice(series, layout, first, last, seed, connections, late)
-    num_frame, other_frame = slice_frames(series, layout, first, last, seed)
+        return _packed_slice(span, connections, late)
+    num_frame, other_frame = slice_frames(span)
     parts = num_frame.partition_by("device_num", maintain_order=True, as_dict=False)
     groups: list[list[pl.DataFrame]] = [[] for _ in range(connections)]
     for i, part in enumerate(parts):
@@ -637,24 +637,15 @@ def encode_slice(
     return SliceLoad(copies, num_frame.height, other_frame.height)
 
 
-def _packed_slice(
-    series: Series,
-    layout: Layout,
-    first: int,
-    last: int,
-    seed: int,
-    connections: int,
-    late: pl.DataFrame | None = None,
-) -> SliceLoad:
-    """The packed rows of steps [first, last), straight from the generated arrays: each
+def _packed_slice(span: SliceSteps, connections: int, late: pl.DataFrame | None) -> SliceLoad:
+    """The packed rows of the slice's steps, straight from the generated arrays: each
     field's [device, step] array, flattened, already holds every series contiguous and
     in time order (one reading per step), so nothing needs sorting; the week's `late`
     readings are inserted in their places."""
-    steps = np.arange(first, last)
-    values = signals(series, steps, seed)
+    layout = span.layout
+    steps, values, present, step_us = span.generated()
     n = len(layout.device_num)
-    present = series.present[:, first:last].ravel()
-    time_us = np.tile((int(series.start.timestamp()) + steps * INTERVAL_S) * 1_000_000, n)[present]
+    time_us = np.tile(step_us, n)[present]
     device = np.repeat(layout.device_num, len(steps))[present]
     site = np.repeat(layout.site_num, len(steps))[present]
     # Where each reading lies in the arrays' order (device by device, then by time), to
@@ -682,11 +673,7 @@ def _packed_slice(
         packed = pack_sorted(
             field_device, field_num, field_site, field_time, field_value, None, layout.counters
         )
-        copies[i % connections] += [
-            Copy("packed_num", packed.packed, PACKED_COLUMNS),
-            Copy("packed_hours_num", packed.hours, HOURS_NUM_COLUMNS),
-            Copy("rollup_day_num", packed.rollups, ROLLUP_NUM_COLUMNS),
-        ]
+        copies[i % connections] += [Copy(*copy) for copy in packed.tables("num")]
     other = pack_sorted(
         device,
         np.repeat(layout.field_nums["status"], len(steps))[present],
@@ -695,11 +682,7 @@ def _packed_slice(
         values["status"].ravel()[present],
         STATUS_VALUES,
     )
-    copies[-1] += [
-        Copy("packed_other", other.packed, PACKED_COLUMNS),
-        Copy("packed_hours_other", other.hours, HOURS_OTHER_COLUMNS),
-        Copy("rollup_day_other", other.rollups, ROLLUP_OTHER_COLUMNS),
-    ]
+    copies[-1] += [Copy(*copy) for copy in other.tables("other")]
     return SliceLoad(copies, readings_num, len(time_us))
 
 
@@ -852,7 +835,8 @@ async def load_readings(
     def encode(first: int, last: int) -> SliceLoad:
         closed = client_packing and period_of(first) + PERIOD_US <= now_us
         week = late_packed.filter(pl.col("period") == period_of(first)).drop("period")
-        return encode_slice(series, layout, first, last, seed, len(copy_conns), closed, week)
+        span = SliceSteps(series, layout, first, last, seed)
+        return encode_slice(span, len(copy_conns), closed, week)
 
     pack_task: asyncio.Task[Any] | None = None
 
@@ -991,7 +975,7 @@ async def _prime_latest(database_url: str, plan: Plan, series: Series, seed: int
 
 async def _copy_newest_step(database_url: str, series: Series, layout: Layout, seed: int) -> int:
     last = series.steps - 1
-    num_frame, other_frame = slice_frames(series, layout, last, last + 1, seed)
+    num_frame, other_frame = slice_frames(SliceSteps(series, layout, last, last + 1, seed))
     connection = await connect(database_url)
     try:
         await copy_binary(connection, "readings_num", encode_num(num_frame))

@@ -56,6 +56,19 @@ ROLLUP_NUM_COLUMNS = [
 ROLLUP_OTHER_COLUMNS = [
     *SERIES_COLUMNS, "bucket", "n", "last_time", "last_value", "first_time", "durations",
 ]  # fmt: skip
+# The tables of each kind of readings that PackedSlice's payloads go to, in its order.
+PACKED_TABLES = {
+    "num": [
+        ("packed_num", PACKED_COLUMNS),
+        ("packed_hours_num", HOURS_NUM_COLUMNS),
+        ("rollup_day_num", ROLLUP_NUM_COLUMNS),
+    ],
+    "other": [
+        ("packed_other", PACKED_COLUMNS),
+        ("packed_hours_other", HOURS_OTHER_COLUMNS),
+        ("rollup_day_other", ROLLUP_OTHER_COLUMNS),
+    ],
+}
 
 # The key of a packed row, of its hourly partials and of a daily rollup (period or bucket).
 _KEY: Columns = [("device", ">i4"), ("field", ">i4"), ("site", ">i4"), ("start", ">i8")]
@@ -106,6 +119,15 @@ class PackedSlice:
     rollups: bytes
     rows: int  # packed rows
     readings: int
+
+    def tables(self, kind: str) -> list[tuple[str, bytes, list[str]]]:
+        """Each payload with the table of readings of `kind` ("num" or "other") it is
+        copied into, and that table's columns."""
+        payloads = (self.packed, self.hours, self.rollups)
+        return [
+            (table, payload, columns)
+            for (table, columns), payload in zip(PACKED_TABLES[kind], payloads, strict=True)
+        ]
 
 
 @dataclass

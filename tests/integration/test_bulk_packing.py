@@ -34,17 +34,7 @@ from benchmarks.datasets import (
     plan_series,
 )
 from benchmarks.numeric_sums import numeric_sums
-from benchmarks.packed import (
-    HOURS_NUM_COLUMNS,
-    HOURS_OTHER_COLUMNS,
-    PACKED_COLUMNS,
-    PERIOD_US,
-    ROLLUP_NUM_COLUMNS,
-    ROLLUP_OTHER_COLUMNS,
-    PackedSlice,
-    pack_slice,
-    time_runs,
-)
+from benchmarks.packed import PERIOD_US, PackedSlice, pack_slice, time_runs
 from testkit.databases import connect, drop_database, scratch_database
 
 SCALE = Scale("PACK", devices=6, days=23, partners=1, sub_accounts_per_partner=2)
@@ -256,15 +246,8 @@ STATES = ["ok", "low_battery", "alarm", 'say "hi"']
 
 
 async def _copy_packed(connection: Any, kind: str, packed: PackedSlice) -> None:
-    columns = (
-        (PACKED_COLUMNS, HOURS_NUM_COLUMNS, ROLLUP_NUM_COLUMNS)
-        if kind == "num"
-        else (PACKED_COLUMNS, HOURS_OTHER_COLUMNS, ROLLUP_OTHER_COLUMNS)
-    )
-    tables = (f"packed_{kind}", f"packed_hours_{kind}", f"rollup_day_{kind}")
-    payloads = (packed.packed, packed.hours, packed.rollups)
-    for table, payload, names in zip(tables, payloads, columns, strict=True):
-        await copy_binary(connection, table, payload, names)
+    for table, payload, columns in packed.tables(kind):
+        await copy_binary(connection, table, payload, columns)
 
 
 async def _differences(connection: Any, table: str, start: str) -> list[tuple[str, str]]:
