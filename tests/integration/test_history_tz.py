@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import zoneinfo
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -208,16 +209,87 @@ def local_start(at: datetime, zone: zoneinfo.ZoneInfo, resolution: str) -> datet
     return datetime(day.year, day.month, day.day, tzinfo=zone).astimezone(UTC)
 
 
-async def assert_local_buckets(
+def autumn_readings() -> list[tuple[datetime, float]]:
+    """Every 20 minutes for two weeks across Berlin's and New York's autumn changes: days
+    of readings of one sign, days of mixed signs (one with a zero) and a tiny day."""
+    first = datetime(2025, 10, 20, tzinfo=UTC)
+    readings: list[tuple[datetime, float]] = []
+    for step in range(14 * 24 * 3):
+        at = first + timedelta(minutes=20 * step + step % 7)
+        day = step // 72
+        # Days 4 and 9 mix signs (and day 9 holds a zero): read hour by hour.
+        value = (
+            (10.0 + step % 13 / 8) * (10 ** (day % 3)) * (-1 if day % 5 == 4 and step % 2 else 1)
+        )
+        # Day 11 is tiny (its least and greatest values multiply to below the smallest
+        # float, which PostgreSQL refuses as an underflow).
+        value *= 1e-200 if day == 11 else 1.0
+        readings.append((at, 0.0 if day == 9 and step % 72 == 5 else value))
+    return readings
+
+
+def spring_readings() -> list[tuple[datetime, float]]:
+    """Every 30 minutes for 30 days across New York's and Berlin's spring changes
+    (2026-03-08 and 2026-03-29), with hours missing (the first hours of some days, the
+    hours across midnight of others, a whole day) and a day of mixed signs."""
+    first = datetime(2026, 3, 2, tzinfo=UTC)
+    readings: list[tuple[datetime, float]] = []
+    for step in range(30 * 24 * 2):
+        at = first + timedelta(minutes=30 * step + step % 5)
+        day, hour = divmod(step // 2, 24)
+        if (
+            (day % 3 == 1 and hour < 5)  # the first hours of the day (positions shift)
+            or (day % 4 == 2 and hour == 23)  # an hour across Berlin's midnight
+            or (day % 5 == 3 and hour in (4, 22))  # across New York's, and Berlin's in summer
+            or day == 17  # a whole day
+        ):
+            continue
+        sign = -1 if day == 20 and step % 3 == 0 else 1  # day 20 is read hour by hour
+        readings.append((at, sign * (20.0 + step % 11 / 4)))
+    return readings
+
+
+# Readings, the (zone, from, to) ranges read (whole local days, cut inside a day) and the
+# resolutions read over them.
+LOCAL_BUCKET_CASES = [
+    pytest.param(
+        autumn_readings,
+        [("Europe/Berlin", "2025-10-21T00:00:00Z", "2025-11-02T00:00:00Z"),
+         ("Europe/Berlin", "2025-10-20T13:20:00Z", "2025-11-01T07:00:00Z"),
+         ("America/New_York", "2025-10-21T05:00:00Z", "2025-11-03T02:30:00Z")],
+        ("daily",),
+        id="autumn-days",
+    ),
+    pytest.param(
+        spring_readings,
+        [("Europe/Berlin", "2026-03-02T00:00:00Z", "2026-04-01T00:00:00Z"),
+         ("Europe/Berlin", "2026-03-03T09:10:00Z", "2026-03-30T21:00:00Z"),
+         ("America/New_York", "2026-03-02T05:00:00Z", "2026-03-31T03:00:00Z")],
+        ("daily", "P1W", "P1M"),
+        id="spring-days-weeks-months-missing-hours",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("make_readings", "ranges", "resolutions"), LOCAL_BUCKET_CASES)
+async def test_local_buckets_over_packed_weeks_equal_the_readings_on_the_local_clock(
     client: AsyncTestClient,
-    setup: Setup,
-    readings: list[tuple[datetime, float]],
+    pool: asyncpg.Pool,
+    make_readings: Callable[[], list[tuple[datetime, float]]],
     ranges: list[tuple[str, str, str]],
-    resolutions: tuple[str, ...] = ("daily",),
+    resolutions: tuple[str, ...],
 ) -> None:
-    """avg, sum and count of local days, weeks and months over each (zone, from, to) equal
-    the readings bucketed on the local clock (exactly for count, avg and sum within
-    1e-12 of the bucket's greatest value)."""
+    """Local days of avg, sum and count over packed weeks are read as UTC days' rollups
+    with the hours across local midnight moved between them (sql/history/history.sql
+    bucketed_num_local_days), those hours found by their position in a week's hourly
+    arrays, which list only the hours that hold readings. Over each (zone, from, to),
+    local days, weeks and months equal the readings bucketed on the local clock (exactly
+    for count, avg and sum within 1e-12 of the bucket's greatest value): on days read
+    that way (all readings of one sign) and on those read hour by hour (signs mixed, a
+    zero), with hours missing, across the autumn and spring changes, in whole ranges and
+    ranges cut inside a day."""
+    readings = make_readings()
+    setup = await local_days_device(pool, readings)
     for (tz, start, end), resolution in [(r, res) for r in ranges for res in resolutions]:
         zone = zoneinfo.ZoneInfo(tz)
         lo, hi = parse(start), parse(end)
@@ -244,74 +316,3 @@ async def assert_local_buckets(
                 scale = max(abs(v) for v in values) * (len(values) if agg == "sum" else 1)
                 assert math.isclose(value, want, rel_tol=0, abs_tol=1e-12 * scale), (
                     context, bucket, value, want)  # fmt: skip
-
-
-async def test_local_days_from_utc_days_and_moved_hours(
-    client: AsyncTestClient, pool: asyncpg.Pool
-) -> None:
-    """Local days of avg, sum and count over packed weeks are read as UTC days' rollups
-    with the hours across local midnight moved between them (sql/history/history.sql
-    bucketed_num_local_days): they equal the readings bucketed on the local clock, on the
-    days read that way (all readings of one sign) and on those read hour by hour (signs
-    mixed, a zero), across Berlin's and New York's autumn changes, in whole ranges and
-    ranges cut inside a day."""
-    first = datetime(2025, 10, 20, tzinfo=UTC)
-    readings: list[tuple[datetime, float]] = []
-    for step in range(14 * 24 * 3):  # every 20 minutes for two weeks
-        at = first + timedelta(minutes=20 * step + step % 7)
-        day = step // 72
-        # Days 4 and 9 mix signs (and day 9 holds a zero): read hour by hour.
-        value = (
-            (10.0 + step % 13 / 8) * (10 ** (day % 3)) * (-1 if day % 5 == 4 and step % 2 else 1)
-        )
-        # Day 11 is tiny (its least and greatest values multiply to below the smallest
-        # float, which PostgreSQL refuses as an underflow).
-        value *= 1e-200 if day == 11 else 1.0
-        readings.append((at, 0.0 if day == 9 and step % 72 == 5 else value))
-    setup = await local_days_device(pool, readings)
-    await assert_local_buckets(
-        client,
-        setup,
-        readings,
-        [
-            ("Europe/Berlin", "2025-10-21T00:00:00Z", "2025-11-02T00:00:00Z"),
-            ("Europe/Berlin", "2025-10-20T13:20:00Z", "2025-11-01T07:00:00Z"),
-            ("America/New_York", "2025-10-21T05:00:00Z", "2025-11-03T02:30:00Z"),
-        ],
-    )
-
-
-async def test_local_buckets_over_weeks_with_missing_hours_and_spring_changes(
-    client: AsyncTestClient, pool: asyncpg.Pool
-) -> None:
-    """The hours across local midnight are found by their position in a week's hourly
-    arrays, which list only the hours that hold readings: weeks with missing hours (the
-    first hours of some days, the hours across midnight of others, a whole day) give the
-    same local days, weeks and months as the readings, across New York's and Berlin's
-    spring changes (2026-03-08 and 2026-03-29), with a day of mixed signs among them."""
-    first = datetime(2026, 3, 2, tzinfo=UTC)
-    readings: list[tuple[datetime, float]] = []
-    for step in range(30 * 24 * 2):  # every 30 minutes for 30 days
-        at = first + timedelta(minutes=30 * step + step % 5)
-        day, hour = divmod(step // 2, 24)
-        if (
-            (day % 3 == 1 and hour < 5)  # the first hours of the day (positions shift)
-            or (day % 4 == 2 and hour == 23)  # an hour across Berlin's midnight
-            or (day % 5 == 3 and hour in (4, 22))  # across New York's, and Berlin's in summer
-            or day == 17  # a whole day
-        ):
-            continue
-        sign = -1 if day == 20 and step % 3 == 0 else 1  # day 20 is read hour by hour
-        readings.append((at, sign * (20.0 + step % 11 / 4)))
-    setup = await local_days_device(pool, readings)
-    await assert_local_buckets(
-        client,
-        setup,
-        readings,
-        [
-            ("Europe/Berlin", "2026-03-02T00:00:00Z", "2026-04-01T00:00:00Z"),
-            ("Europe/Berlin", "2026-03-03T09:10:00Z", "2026-03-30T21:00:00Z"),
-            ("America/New_York", "2026-03-02T05:00:00Z", "2026-03-31T03:00:00Z"),
-        ],
-        resolutions=("daily", "P1W", "P1M"),
-    )
