@@ -189,6 +189,10 @@ class World:
         field.update(overrides)
         return field
 
+    def fields(self, **data_types: str) -> list[Entity]:
+        """Decoded fields of the given data types by identifier, in the order given."""
+        return [self.field(identifier, dataType=t) for identifier, t in data_types.items()]
+
     def formula(self, identifier: str, formula: str, **overrides: Any) -> Entity:
         """A field computed by `formula` over the profile's other fields."""
         return self.field(identifier, kind="formula", formula=formula, **overrides)

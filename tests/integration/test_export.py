@@ -76,10 +76,7 @@ async def setup(pool: asyncpg.Pool) -> Setup:
     partner = w.partner(plan={"retentionDays": 3650}, features={"multiSite": True}, tier=tier)
     sub, other_sub = w.sub_account(partner), w.sub_account(partner)
     fields = [
-        w.field("temperature"),
-        w.field("label", dataType="string"),
-        w.field("open", dataType="boolean"),
-        w.field("where", dataType="location"),
+        *w.fields(temperature="number", label="string", open="boolean", where="location"),
         w.field("installed", dataType="date", kind="static", default="2026-01-01"),
     ]
     profile = w.profile(partner, fields=fields)
@@ -539,12 +536,7 @@ async def test_wide_rows_with_sparse_fields_and_two_readings_of_a_field_at_one_t
     gives two rows, the second with that field alone."""
     w = World()
     partner = w.partner(plan={"retentionDays": 3650})
-    fields = [
-        w.field("temperature"),
-        w.field("label", dataType="string"),
-        w.field("humidity"),
-        w.field("open", dataType="boolean"),
-    ]
+    fields = w.fields(temperature="number", label="string", humidity="number", open="boolean")
     profile = w.profile(partner, fields=fields)
     sub = w.sub_account(partner)
     devices = sorted((w.device(sub, profile) for _ in range(3)), key=lambda d: d["id"])

@@ -60,15 +60,11 @@ async def world(pool: asyncpg.Pool) -> dict[str, Any]:
     w = World()
     partner = w.partner(plan={"retentionDays": 3650}, features={"multiSite": True})
     sub = w.sub_account(partner)
-    first = [
-        w.field("temperature"),
-        w.field("label", dataType="string"),
-        w.field("open", dataType="boolean"),
-        w.field("where", dataType="location"),
-        w.field("reading"),
-    ]
+    first = w.fields(
+        temperature="number", label="string", open="boolean", where="location", reading="number"
+    )
     # The same identifier a string in a second profile: a text column with numbers in it.
-    second = [w.field("temperature"), w.field("reading", dataType="string")]
+    second = w.fields(temperature="number", reading="string")
     profile_a, profile_b = w.profile(partner, fields=first), w.profile(partner, fields=second)
     devices = [w.device(sub, profile_a), w.device(sub, profile_a), w.device(sub, profile_b)]
     devices.append(w.device(sub, profile_a))  # no readings at all

@@ -46,9 +46,7 @@ async def setup(pool: asyncpg.Pool) -> Setup:
     fields = [
         w.field("temperature"),
         w.field("water", measurement="counter"),
-        w.field("door", dataType="string"),
-        w.field("open", dataType="boolean"),
-        w.field("label", dataType="string"),
+        *w.fields(door="string", open="boolean", label="string"),
     ]
     profile = w.profile(partner, fields=fields)
     devices = [w.device(sub, profile) for _ in range(3)]
