@@ -18,6 +18,8 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
+from app.core.positions import Location
+
 
 class Event(msgspec.Struct, rename="camel"):
     pass
@@ -59,12 +61,6 @@ class JoinEvent(Event):
     device_info: DeviceInfo
     deduplication_id: str = ""
     time: datetime | None = None
-
-
-class Location(Event):
-    latitude: float = 0.0
-    longitude: float = 0.0
-    altitude: float | None = None
 
 
 class LocationEvent(Event):

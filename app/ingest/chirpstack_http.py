@@ -47,11 +47,7 @@ def translate(body: bytes, event: str) -> Translated:
             parsed.battery_level, parsed.external_power_source, parsed.battery_level_unavailable
         )
     elif isinstance(parsed, LocationEvent) and parsed.location is not None:
-        location = {
-            "latitude": parsed.location.latitude,
-            "longitude": parsed.location.longitude,
-            "altitude": parsed.location.altitude,
-        }
+        location = parsed.location.as_event_location()
     return Message(
         parsed.device_info.dev_eui,
         DeviceEvent(

@@ -39,12 +39,7 @@ def translate(body: bytes, _event: str) -> Translated:
         received = message.join_accept.received_at or message.received_at
         return Message(dev_eui, DeviceEvent("join", event_time(received), _dedup("join", message)))
     if message.location_solved is not None:
-        solved = message.location_solved.location
-        location = {
-            "latitude": solved.latitude,
-            "longitude": solved.longitude,
-            "altitude": solved.altitude,
-        }
+        location = message.location_solved.location.as_event_location()
         return Message(
             dev_eui,
             DeviceEvent(

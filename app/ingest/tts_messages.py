@@ -12,6 +12,8 @@ from typing import Any
 
 import msgspec
 
+from app.core.positions import Location
+
 
 class Message(msgspec.Struct):
     pass
@@ -44,12 +46,6 @@ class UplinkMessage(Message):
 
 class JoinAccept(Message):
     received_at: datetime | None = None
-
-
-class Location(Message):
-    latitude: float = 0.0
-    longitude: float = 0.0
-    altitude: float | None = None
 
 
 class LocationSolved(Message):
