@@ -40,7 +40,7 @@ import polars as pl
 from app.ops.progress import ProgressBar
 from benchmarks.common import DeviceRef, FieldRef, Fleet, KeyRef, Manifest, manifest_path
 from benchmarks.copy_rows import Columns, new_rows
-from benchmarks.packed import PERIOD_US, pack_sorted
+from benchmarks.packed import PERIOD_US, frame_arrays, pack_sorted
 from testkit.databases import connect, scratch_database
 
 INTERVAL_S = 15 * 60
@@ -564,25 +564,18 @@ def slice_frames(span: SliceSteps) -> tuple[pl.DataFrame, pl.DataFrame]:
     ), other
 
 
+# A frame of readings' columns in the order pack_num and pack_other take them.
+RAW_ORDER = ("device_num", "field_num", "time_us", "value", "site_num")
+
+
 def encode_num(frame: pl.DataFrame) -> bytes:
-    return pack_num(
-        frame["device_num"].to_numpy(),
-        frame["field_num"].to_numpy(),
-        frame["time_us"].to_numpy(),
-        frame["value"].to_numpy().astype(np.float64),
-        frame["site_num"].to_numpy(),
-    )
+    device, field, time_us, value, site = frame_arrays(frame, RAW_ORDER)
+    return pack_num(device, field, time_us, value.astype(np.float64), site)
 
 
 def encode_other(frame: pl.DataFrame) -> bytes:
-    return pack_other(
-        frame["device_num"].to_numpy(),
-        frame["field_num"].to_numpy(),
-        frame["time_us"].to_numpy(),
-        frame["value"].to_numpy(),
-        frame["site_num"].to_numpy(),
-        STATUS_VALUES,
-    )
+    device, field, time_us, value, site = frame_arrays(frame, RAW_ORDER)
+    return pack_other(device, field, time_us, value, site, STATUS_VALUES)
 
 
 async def copy_binary(

@@ -20,7 +20,7 @@ against the database's own packer.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -263,26 +263,27 @@ def time_runs(row_starts: np.ndarray, offset_us: np.ndarray) -> Runs:
     )
 
 
+# A frame of readings' columns in packed order (by series, site and period, then by
+# (time, value) as the values array is), which is also the order pack_sorted takes them.
+PACKING_ORDER = ("device_num", "field_num", "site_num", "time_us", "value")
+
+
+def frame_arrays(frame: pl.DataFrame, names: Sequence[str]) -> list[np.ndarray]:
+    """The named columns of a frame of readings as numpy arrays, in the order named."""
+    return [frame[name].to_numpy() for name in names]
+
+
 def sort_for_packing(frame: pl.DataFrame) -> pl.DataFrame:
-    """Readings (device_num, field_num, site_num, time_us, value) in packed order: by
-    series, site and period, then by (time, value) as the values array is."""
-    return frame.sort("device_num", "field_num", "site_num", "time_us", "value")
+    """Readings (device_num, field_num, site_num, time_us, value) in packed order."""
+    return frame.sort(*PACKING_ORDER)
 
 
 def pack_slice(
     frame: pl.DataFrame, choices: list[Any] | None = None, counters: Collection[int] = ()
 ) -> PackedSlice:
     """The packed rows and partials of `frame`'s readings, in any order."""
-    frame = sort_for_packing(frame)
-    return pack_sorted(
-        frame["device_num"].to_numpy(),
-        frame["field_num"].to_numpy(),
-        frame["site_num"].to_numpy(),
-        frame["time_us"].to_numpy(),
-        frame["value"].to_numpy(),
-        choices,
-        counters,
-    )
+    device, field, site, time_us, value = frame_arrays(sort_for_packing(frame), PACKING_ORDER)
+    return pack_sorted(device, field, site, time_us, value, choices, counters)
 
 
 def pack_sorted(
