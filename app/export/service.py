@@ -43,11 +43,7 @@ def parse_params(
     tz: str | None,
     resolution: str | None = None,
     agg: str | None = None,
-    fill: str | None = None,
-    fill_max_gap: str | None = None,
-    state: str | None = None,
-    max_points: str | None = None,
-    method: str | None = None,
+    **chart_parameters: str | None,
 ) -> ExportParams:
     # `now`, `now-P1D` as on /history ("as history", integrations.md section 4): one `now`.
     begin, finish, now = parse_range(start, end)
@@ -73,11 +69,8 @@ def parse_params(
         resolution if resolution is not None else "raw", agg, AGGS, begin, finish, cutoff, zone
     )
     # fill, fillMaxGap, maxPoints, downsample and state as /history takes them
-    # (analytics.md section 3).
-    options = chart.parse_chart(
-        bucketed=parsed is not None, agg=agg, now=now, fill=fill, fill_max_gap=fill_max_gap,
-        max_points=max_points, method=method, state=state,
-    )  # fmt: skip
+    # (analytics.md section 3), passed on as chart.parse_chart names them.
+    options = chart.parse_chart(bucketed=parsed is not None, agg=agg, now=now, **chart_parameters)
     return ExportParams(
         fields=wanted,
         start=begin,
