@@ -98,8 +98,10 @@ SELECT s.ord, b.bucket, b.value
         SELECT time_bucket((SELECT $5::text::interval),
                            timezone($12::text, days.day + interval '12 hours')),
                days.n, days.sum
-          FROM days
-         WHERE days.safe
+          FROM days, unsafe x
+         -- A day is whole only when every site's rollup of it is safe: the hours of a day
+         -- with an unsafe rollup are all read below, whatever their site.
+         WHERE NOT days.day = ANY (x.days)
         UNION ALL
         -- The hours across local midnight of the safe days: into their own bucket, out
         -- of their day's home.

@@ -181,9 +181,13 @@ async def test_unknown_zone_is_invalid_parameter(client: AsyncTestClient, setup:
         assert_error(response, 400, "invalid_parameter", "tz")
 
 
-async def local_days_device(pool: asyncpg.Pool, readings: list[tuple[datetime, float]]) -> Setup:
-    """A device whose `level` holds the readings, packed into weeks (hourly partials and
-    daily rollups), as the packing job leaves closed weeks."""
+Reading = tuple[datetime, float] | tuple[datetime, float, int]
+
+
+async def local_days_device(pool: asyncpg.Pool, readings: list[Reading]) -> Setup:
+    """A device whose `level` holds the readings (at site 0, or the site num a reading
+    names), packed into weeks (hourly partials and daily rollups), as the packing job
+    leaves closed weeks."""
     w = World()
     partner = w.partner(plan={"retentionDays": 3650}, tier={"perMinute": 100_000, "perDay": 10**7})
     profile = w.profile(partner, fields=[w.field("level")])
@@ -192,8 +196,8 @@ async def local_days_device(pool: asyncpg.Pool, readings: list[tuple[datetime, f
     await load(pool, w)
     [num] = await nums(pool, "devices", [device["id"]])
     [level] = await nums(pool, "profile_fields", [profile["fields"][0]["id"]])
-    for at, value in readings:
-        await record(pool, num, at, {level: value})
+    for at, value, *site in readings:
+        await record(pool, num, at, {level: value}, site_num=site[0] if site else 0)
     await pool.execute("SELECT pack_closed_chunks(interval '0')")
     assert await pool.fetchval("SELECT count(*) FROM rollup_day_num WHERE device_num = $1", num)
     return Setup(key=key, device=device["id"])
@@ -249,6 +253,22 @@ def spring_readings() -> list[tuple[datetime, float]]:
     return readings
 
 
+def two_sites_readings() -> list[Reading]:
+    """Every 20 minutes for a week at site 0, all of one sign, and on two of its days also
+    at site 4 around local midnight with a zero among them: those days' rollups are safe at
+    site 0 and not at site 4, so the whole day is read hour by hour, every site's hours
+    once."""
+    first = datetime(2025, 10, 6, tzinfo=UTC)
+    readings: list[Reading] = [
+        (first + timedelta(minutes=20 * step), 5.0 + step % 9 / 4) for step in range(7 * 72)
+    ]
+    for day in (2, 4):
+        for minute in range(0, 180, 30):
+            at = first + timedelta(days=day, hours=21, minutes=minute + 7)
+            readings.append((at, 0.0 if minute == 60 else 1.0 + minute / 60, 4))
+    return readings
+
+
 # Readings, the (zone, from, to) ranges read (whole local days, cut inside a day) and the
 # resolutions read over them.
 LOCAL_BUCKET_CASES = [
@@ -268,6 +288,13 @@ LOCAL_BUCKET_CASES = [
         ("daily", "P1W", "P1M"),
         id="spring-days-weeks-months-missing-hours",
     ),
+    pytest.param(
+        two_sites_readings,
+        [("Europe/Berlin", "2025-10-06T00:00:00Z", "2025-10-13T00:00:00Z"),
+         ("Europe/Berlin", "2025-10-07T20:59:59.999999Z", "2025-10-11T00:00:00Z")],
+        ("daily",),
+        id="two-sites-one-unsafe",
+    ),
 ]  # fmt: skip
 
 
@@ -275,7 +302,7 @@ LOCAL_BUCKET_CASES = [
 async def test_local_buckets_over_packed_weeks_equal_the_readings_on_the_local_clock(
     client: AsyncTestClient,
     pool: asyncpg.Pool,
-    make_readings: Callable[[], list[tuple[datetime, float]]],
+    make_readings: Callable[[], list[Reading]],
     ranges: list[tuple[str, str, str]],
     resolutions: tuple[str, ...],
 ) -> None:
@@ -294,7 +321,7 @@ async def test_local_buckets_over_packed_weeks_equal_the_readings_on_the_local_c
         zone = zoneinfo.ZoneInfo(tz)
         lo, hi = parse(start), parse(end)
         buckets: dict[datetime, list[float]] = {}
-        for at, value in readings:
+        for at, value, *_ in readings:
             if lo <= at < hi:
                 buckets.setdefault(local_start(at, zone, resolution), []).append(value)
         for agg in ("avg", "sum", "count"):
