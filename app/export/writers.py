@@ -79,11 +79,14 @@ async def _stream(pool: asyncpg.Pool, settings: Settings, plan: ExportPlan) -> A
     async def put(chunk: bytes) -> None:
         await asyncio.wait_for(queue.put(chunk), settings.export_stall_s)
 
-    produce = _parquet if plan.format == "parquet" else _copy
-    if wide.applies(plan):
-        produce = _wide
+    # Buckets and maxPoints are computed by the service; the raw wide layout without a
+    # time zone is read as stored (wide.applies excludes both); the rest is COPY's.
     if plan.resolution is not None or plan.chart.max_points is not None:
         produce = _buckets
+    elif wide.applies(plan):
+        produce = _wide
+    else:
+        produce = _parquet if plan.format == "parquet" else _copy
     task = asyncio.create_task(produce(pool, settings, plan, put))
     try:
         while True:

@@ -281,13 +281,13 @@ def bucket_point(row: Any, numeric: bool, agg: str, whole: bool = False) -> Hist
 
 
 def numeric_bucket_points(
-    times: str | None, values: list[Any] | None, agg: str
+    times: str | None, values: list[Any] | None, agg: str, whole: bool
 ) -> list[HistoryPoint]:
     """The points of a numeric series' buckets read as arrays (history.device_buckets_num:
     the bucket starts a JSON array, NULLs when none), in their order: what `bucket_point`
     makes of each row, without a call per bucket."""
     if times is None or values is None:
         return []
-    if integral(agg, False):
+    if integral(agg, whole):
         values = [as_int(v) for v in values]
     return list(map(HistoryPoint, _decode_times(times), values))

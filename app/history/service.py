@@ -294,7 +294,9 @@ async def _read(pool: Any, principal: Principal, reference: str, query: HistoryQ
         history.points.reverse()  # newest first on /history
         return history
     if read_together:
-        history.points = numeric_bucket_points(context["buckets"], context["values"], query.agg)
+        history.points = numeric_bucket_points(
+            context["buckets"], context["values"], query.agg, whole
+        )
         return history
     bucketing = Bucketing(query.resolution, query.agg, query.tz)
     (points,) = await read_buckets(pool, [series], start, end, bucketing, site_num)
